@@ -1,0 +1,15 @@
+// Package bootstrap is the only place that knows every adapter: it loads the
+// configuration, picks adapters, wires them with fx into the roles this process
+// runs, and holds the command line. Business code never imports it or fx.
+package bootstrap
+
+import (
+	"fmt"
+	"os"
+)
+
+// Run executes the command line and returns the process exit code.
+func Run(args []string) int {
+	fmt.Fprintln(os.Stderr, "engram: not wired yet")
+	return 1
+}

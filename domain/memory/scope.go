@@ -1,0 +1,40 @@
+package memory
+
+import (
+	"unicode/utf8"
+
+	"engram/domain/invalid"
+)
+
+// MaxUserIDLen bounds a tenant's own user id.
+const MaxUserIDLen = 128
+
+// Scope is whose memory this is: every read and write is confined to one tenant and
+// one of that tenant's users.
+type Scope struct {
+	Tenant string
+	User   string
+}
+
+// ParseScope validates the user id a client sent; the tenant comes from authentication
+// and is trusted.
+func ParseScope(tenant, user string) (Scope, error) {
+	if err := ValidateUserID("user", user); err != nil {
+		return Scope{}, err
+	}
+	return Scope{Tenant: tenant, User: user}, nil
+}
+
+// ValidateUserID checks a user id (1–128 characters, no control characters).
+func ValidateUserID(field, user string) error {
+	n := utf8.RuneCountInString(user)
+	if n == 0 || n > MaxUserIDLen {
+		return invalid.Field(field, "must be 1 to %d characters, got %d", MaxUserIDLen, n)
+	}
+	for _, r := range user {
+		if r < 0x20 || r == 0x7f || r == utf8.RuneError {
+			return invalid.Field(field, "must not contain control characters or invalid UTF-8")
+		}
+	}
+	return nil
+}

@@ -1,0 +1,278 @@
+package textanalysis
+
+import (
+	"sync"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/kljensen/snowball/english"
+
+	"engram/ports"
+)
+
+var _ ports.TextAnalyzer = (*Analyzer)(nil)
+
+// Kind says what a token is.
+type Kind uint8
+
+const (
+	KindWord   Kind = iota // a run of letters and digits with at least one letter
+	KindNumber             // a run of digits
+	KindCJK                // a character bigram (or a lone character) of Han, kana or Hangul
+)
+
+// Token is one unit of analysed text.
+type Token struct {
+	// Surface is the lower-cased word as written, apostrophes removed; for CJK the
+	// bigram or lone character itself.
+	Surface string
+	// Term is what an index stores: the English stem for words, Surface otherwise.
+	Term string
+	Kind Kind
+	// Stop is true for English stop words; Terms leaves them out.
+	Stop bool
+}
+
+// Options choose the analysis. The zero value is the product's default.
+type Options struct {
+	// NoStem keeps words unstemmed ("running" stays "running").
+	NoStem bool
+	// KeepStopWords keeps English stop words in Terms.
+	KeepStopWords bool
+	// CJKUnigrams also emits every CJK character on its own, besides the bigrams.
+	// Off by default: see the package doc for the measurement.
+	CJKUnigrams bool
+}
+
+// Analyzer is safe for concurrent use. Build it with New; it holds a bounded cache
+// of stems because the stemmer allocates and vocabularies repeat.
+type Analyzer struct {
+	opts  Options
+	stems *stemCache
+}
+
+// New returns an analyzer with the given options.
+func New(opts Options) *Analyzer {
+	return &Analyzer{opts: opts, stems: newStemCache(1 << 16)}
+}
+
+// Terms returns the index terms of text: stems of the words that are not stop
+// words, numbers as written, and CJK bigrams, in order, repeats kept.
+func (a *Analyzer) Terms(text string) []string {
+	terms := make([]string, 0, len(text)/4+1)
+	a.Analyze(text, func(t Token) {
+		if !t.Stop || a.opts.KeepStopWords {
+			terms = append(terms, t.Term)
+		}
+	})
+	return terms
+}
+
+// Analyze calls emit for every token of text in order, stop words included (marked).
+// It allocates only the strings of new words.
+func (a *Analyzer) Analyze(text string, emit func(Token)) {
+	var (
+		word    []byte // the current word, lower-cased
+		letters bool   // the current word has a letter
+		cjk     []int  // byte offsets of the current run of CJK characters, and its end
+		buf     [64]byte
+		cjkBuf  [64]int
+	)
+	word = buf[:0]
+	cjk = cjkBuf[:0]
+	flushWord := func() {
+		if len(word) == 0 {
+			return
+		}
+		a.emitWord(word, letters, emit)
+		word = word[:0]
+		letters = false
+	}
+	flushCJK := func() {
+		if len(cjk) == 0 {
+			return
+		}
+		a.emitCJK(text, cjk, emit)
+		cjk = cjk[:0]
+	}
+	for i := 0; i < len(text); {
+		r, size := rune(text[i]), 1
+		if r >= utf8.RuneSelf {
+			r, size = utf8.DecodeRuneInString(text[i:])
+		}
+		next := i + size
+		switch {
+		case r < utf8.RuneSelf:
+			switch {
+			case r >= 'a' && r <= 'z':
+				flushCJK()
+				word = append(word, byte(r))
+				letters = true
+			case r >= 'A' && r <= 'Z':
+				flushCJK()
+				word = append(word, byte(r+'a'-'A'))
+				letters = true
+			case r >= '0' && r <= '9':
+				flushCJK()
+				word = append(word, byte(r))
+			case r == '\'' && len(word) > 0 && letters && next < len(text) && isWordRune(text[next:]):
+				word = append(word, '\'')
+			default:
+				flushWord()
+				flushCJK()
+			}
+		case isCJK(r):
+			flushWord()
+			if len(cjk) == 0 {
+				cjk = append(cjk, i)
+			}
+			cjk = append(cjk, next)
+		case r == '’' && len(word) > 0 && letters && next < len(text) && isWordRune(text[next:]):
+			word = append(word, '\'')
+		case unicode.IsLetter(r) || unicode.IsMark(r):
+			flushCJK()
+			word = utf8.AppendRune(word, unicode.ToLower(r))
+			letters = true
+		case unicode.IsDigit(r):
+			flushCJK()
+			word = utf8.AppendRune(word, r)
+		default:
+			flushWord()
+			flushCJK()
+		}
+		i = next
+	}
+	flushWord()
+	flushCJK()
+}
+
+func (a *Analyzer) emitWord(word []byte, letters bool, emit func(Token)) {
+	if !letters {
+		s := string(word)
+		emit(Token{Surface: s, Term: s, Kind: KindNumber})
+		return
+	}
+	// Possessives: "Caroline's" is about Caroline.
+	if n := len(word); n > 2 && word[n-2] == '\'' && word[n-1] == 's' {
+		word = word[:n-2]
+	}
+	stop := IsStopWord(string(word)) // no allocation: the compiler keeps the key on the stack
+	if i := indexByte(word, '\''); i >= 0 {
+		word = removeApostrophes(word)
+		stop = stop || IsStopWord(string(word))
+	}
+	if a.opts.NoStem || stop {
+		s := string(word)
+		emit(Token{Surface: s, Term: s, Kind: KindWord, Stop: stop})
+		return
+	}
+	surface, term := a.stems.get(word)
+	emit(Token{Surface: surface, Term: term, Kind: KindWord})
+}
+
+// emitCJK emits the bigrams of one run of CJK characters; offsets holds the byte
+// offset of each character and then the run's end, so every token is a substring
+// of text and costs no allocation.
+func (a *Analyzer) emitCJK(text string, offsets []int, emit func(Token)) {
+	chars := len(offsets) - 1
+	if chars == 1 {
+		s := text[offsets[0]:offsets[1]]
+		emit(Token{Surface: s, Term: s, Kind: KindCJK})
+		return
+	}
+	for i := 0; i+1 < chars; i++ {
+		if a.opts.CJKUnigrams {
+			s := text[offsets[i]:offsets[i+1]]
+			emit(Token{Surface: s, Term: s, Kind: KindCJK})
+		}
+		s := text[offsets[i]:offsets[i+2]]
+		emit(Token{Surface: s, Term: s, Kind: KindCJK})
+	}
+	if a.opts.CJKUnigrams {
+		s := text[offsets[chars-1]:offsets[chars]]
+		emit(Token{Surface: s, Term: s, Kind: KindCJK})
+	}
+}
+
+// isCJK reports the scripts written without spaces between words (Han, kana) and
+// Hangul, whose words are best matched by character bigrams.
+func isCJK(r rune) bool {
+	switch {
+	case r < 0x1100:
+		return false
+	case r >= 0x4E00 && r <= 0x9FFF, r >= 0x3041 && r <= 0x30FA, r >= 0xAC00 && r <= 0xD7A3:
+		return true // the common blocks, without a table search
+	}
+	return unicode.Is(unicode.Han, r) || unicode.Is(unicode.Hiragana, r) ||
+		unicode.Is(unicode.Katakana, r) || unicode.Is(unicode.Hangul, r)
+}
+
+// isWordRune reports whether s starts with a letter that may continue a word after
+// an apostrophe ("don't", "O’Brien").
+func isWordRune(s string) bool {
+	r, _ := utf8.DecodeRuneInString(s)
+	return unicode.IsLetter(r) && !isCJK(r)
+}
+
+func indexByte(b []byte, c byte) int {
+	for i, x := range b {
+		if x == c {
+			return i
+		}
+	}
+	return -1
+}
+
+func removeApostrophes(word []byte) []byte {
+	out := word[:0]
+	for _, c := range word {
+		if c != '\'' {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// stemCache remembers the stems of recent words. When full it starts again: a
+// simple bound that costs one re-stem per word after a reset, never unbounded memory.
+type stemCache struct {
+	mu    sync.RWMutex
+	max   int
+	stems map[string]stemEntry
+}
+
+type stemEntry struct{ surface, stem string }
+
+func newStemCache(max int) *stemCache {
+	return &stemCache{max: max, stems: make(map[string]stemEntry, 1024)}
+}
+
+func (c *stemCache) get(word []byte) (surface, stem string) {
+	c.mu.RLock()
+	e, ok := c.stems[string(word)]
+	c.mu.RUnlock()
+	if ok {
+		return e.surface, e.stem
+	}
+	surface = string(word)
+	stem = surface
+	if len(word) > 2 && isASCII(word) {
+		stem = english.Stem(surface, true)
+	}
+	c.mu.Lock()
+	if len(c.stems) >= c.max {
+		c.stems = make(map[string]stemEntry, 1024)
+	}
+	c.stems[surface] = stemEntry{surface: surface, stem: stem}
+	c.mu.Unlock()
+	return surface, stem
+}
+
+func isASCII(b []byte) bool {
+	for _, c := range b {
+		if c >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,196 @@
+package candidate
+
+import (
+	"strings"
+	"unicode/utf8"
+)
+
+// Prefilter decides, without a model, whether a user message can carry anything
+// worth keeping. When it says no, the pipeline marks the message SKIPPED with the
+// reason and spends no LLM call on it.
+//
+// It is conservative: a message is skipped only when every clause of it is small talk
+// (greeting, thanks, acknowledgement, farewell), a question, or a request for the
+// current turn, and nothing in it speaks about the user ("I'm vegetarian, what should
+// I cook?" passes) or asks for something lasting ("from now on", "记住", "以后都…").
+// Plain statements pass even without "I", because an answer such as "Berlin." may
+// complete a question the assistant asked. reason is a Reason, empty when worth.
+func Prefilter(text string) (worth bool, reason string) {
+	r := PrefilterReason(text)
+	return r == "", string(r)
+}
+
+// PrefilterReason is Prefilter returning the Reason itself ("" when worth keeping).
+func PrefilterReason(text string) Reason {
+	t := strings.TrimSpace(text)
+	if t == "" {
+		return ReasonEmptyMessage
+	}
+	low := lowerASCII(Fold(t))
+	if contentRunes(low) < 2 {
+		return ReasonTooShort
+	}
+	if firstMatch(low, standingEN, standingZH) != "" || firstMatch(low, selfEN, selfZH) != "" {
+		return ""
+	}
+	if firstMatch(low, reminderEN, reminderZH) != "" && firstMatch(low, conditionEN, conditionZH) != "" {
+		return "" // "remind me to take an umbrella when it rains": a standing rule
+	}
+	seen := map[Reason]bool{}
+	for _, s := range sentences(low) {
+		question := isQuestionSentence(s)
+		for _, c := range clauses(s) {
+			k := classifyClause(c, question)
+			if k == "" {
+				return ""
+			}
+			seen[k] = true
+		}
+	}
+	for _, r := range []Reason{ReasonQuestion, ReasonCommand, ReasonThanks, ReasonGreeting, ReasonFarewell, ReasonAck} {
+		if seen[r] {
+			return r
+		}
+	}
+	return ReasonTooShort // only punctuation-separated fragments without content
+}
+
+func isQuestionSentence(s string) bool {
+	s = strings.TrimSpace(s)
+	if strings.HasSuffix(s, "?") || strings.HasSuffix(s, "？") {
+		return true
+	}
+	return false
+}
+
+// classifyClause names the kind of a non-informative clause, or "" for content.
+func classifyClause(c string, inQuestion bool) Reason {
+	c = trimPunct(c)
+	if c == "" || stripVocatives(c) == "" {
+		return ReasonAck // punctuation or a bare form of address ("my friend")
+	}
+	zh := hasCJK(c)
+	// Leading acknowledgements ("okay I'll try", "好的我会…") are peeled off so the
+	// rest is judged on its own.
+	for {
+		p := firstPrefixWord(c, ackEN)
+		if p == "" && zh {
+			p = firstPrefixWord(c, ackZH)
+		}
+		if p == "" || len(p) == len(c) {
+			break
+		}
+		rest := trimPunct(c[len(p):])
+		if rest == "" {
+			break
+		}
+		c = rest
+	}
+	if firstPrefixWord(c, thanksEN) != "" || firstPrefixWord(c, thanksZH) != "" {
+		return ReasonThanks
+	}
+	if isGreeting(c) {
+		return ReasonGreeting
+	}
+	if firstPrefixWord(c, farewellEN) != "" || firstPrefixWord(c, farewellZH) != "" {
+		return ReasonFarewell
+	}
+	if isExact(c, ackEN) || isExact(c, ackZH) || firstPrefixWord(c, ackPrefixEN) != "" || firstPrefixWord(c, ackPrefixZH) != "" {
+		return ReasonAck
+	}
+	if inQuestion || isQuestionClause(c) {
+		return ReasonQuestion
+	}
+	if isCommand(c) {
+		return ReasonCommand
+	}
+	return ""
+}
+
+func isExact(c string, list []string) bool {
+	c = stripVocatives(c)
+	for _, p := range list {
+		if c == p {
+			return true
+		}
+	}
+	return false
+}
+
+func isGreeting(c string) bool {
+	if firstMatch(c, greetingContains, greetingContains) != "" {
+		return true
+	}
+	p := firstPrefixWord(c, greetingEN)
+	if p == "" {
+		p = firstPrefixWord(c, greetingZH)
+	}
+	if p == "" {
+		return false
+	}
+	rest := stripVocatives(trimPunct(c[len(p):]))
+	if hasCJK(rest) {
+		return utf8.RuneCountInString(rest) <= 4
+	}
+	return len(words(rest)) <= 2 // "hi luna", "hello there my friend"
+}
+
+// stripVocatives drops forms of address ("friend", "AI伴侣") wherever they stand.
+func stripVocatives(c string) string {
+	for _, v := range vocativesZH {
+		c = strings.ReplaceAll(c, v, "")
+	}
+	ws := words(c)
+	if len(ws) == 0 || hasCJK(c) {
+		return trimPunct(c)
+	}
+	joined := " " + strings.Join(ws, " ") + " "
+	for _, v := range vocativesEN {
+		joined = strings.ReplaceAll(joined, " "+v+" ", " ")
+	}
+	return strings.TrimSpace(joined)
+}
+
+func isQuestionClause(c string) bool {
+	if hasCJK(c) {
+		for _, e := range questionEndZH {
+			if strings.HasSuffix(c, e) {
+				return true
+			}
+		}
+		for _, q := range questionZH {
+			if strings.Contains(c, q) {
+				return true
+			}
+		}
+	}
+	ws := words(c)
+	if len(ws) == 0 {
+		return false
+	}
+	if len(ws) > 1 && (ws[0] == "is" && ws[1] == "there" || ws[0] == "are" && ws[1] == "there") {
+		return true
+	}
+	for _, q := range questionStartEN {
+		if ws[0] == q {
+			// "do you…", "can I…", "how …": the auxiliary opens a question only when
+			// a subject follows; a wh-word always does.
+			return true
+		}
+	}
+	return strings.HasPrefix(c, "how about") || strings.HasPrefix(c, "what about")
+}
+
+func isCommand(c string) bool {
+	if firstPrefixWord(c, commandZH) != "" {
+		return true
+	}
+	ws := words(c)
+	if len(ws) == 0 {
+		return false
+	}
+	if ws[0] == "please" || ws[0] == "pls" || ws[0] == "plz" || ws[0] == "kindly" {
+		return true
+	}
+	return firstPrefixWord(c, commandEN) != ""
+}

@@ -27,7 +27,6 @@ const (
 	ChannelTool          Channel = "tool"          // explicit memory_* calls by an agent
 	ChannelExtraction    Channel = "extraction"    // the asynchronous pipeline over conversations
 	ChannelConsolidation Channel = "consolidation" // background clean-up
-	ChannelUser          Channel = "user"          // the user undoing a change (revert)
 )
 
 // Source says where a change came from, so a user can trace a memory to the message

@@ -1,0 +1,137 @@
+// Package httpapi is engram's HTTP API on huma v2: typed operations whose tags drive
+// validation and the OpenAPI 3.1 document, authentication, and the one place where
+// errors become HTTP status codes (RFC 9457 problem+json).
+//
+// It calls app/ use cases and knows nothing of storage or drivers.
+package httpapi
+
+import (
+	"bufio"
+	"context"
+	"io"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/danielgtaylor/huma/v2"
+	"github.com/danielgtaylor/huma/v2/adapters/humago"
+)
+
+// Version is the API version in the OpenAPI document.
+const Version = "1.0.0"
+
+// Options shape the API.
+type Options struct {
+	MaxBodyBytes int64        // request bodies above this are refused with 413
+	Logger       *slog.Logger // 5xx causes are logged here, never sent to clients
+	Observer     Observer     // request metrics; nil for none
+}
+
+// Observer receives one call per finished request.
+type Observer interface {
+	ObserveRequest(operation string, status int, elapsed time.Duration)
+}
+
+// API is the huma API plus the /v1 group that requires authentication.
+type API struct {
+	Root huma.API // unauthenticated: health, readiness
+	V1   huma.API // /v1, authenticated
+	handler http.Handler
+	opts    Options
+}
+
+// Handler serves every route; use it as the http.Server's handler.
+func (a *API) Handler() http.Handler { return a.handler }
+
+// New builds the API on a standard library mux. Operations are added with the
+// Register* functions; the mux also serves /openapi.json and /docs.
+func New(mux *http.ServeMux, opts Options, authn Authenticator) *API {
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	cfg := huma.DefaultConfig("engram", Version)
+	cfg.CreateHooks = nil // no "$schema" links in bodies: API.md's shapes are the contract
+	cfg.Info.Description = "Long-term and short-term memory for LLM agents. Errors are RFC 9457 problem+json."
+	cfg.Components.SecuritySchemes = map[string]*huma.SecurityScheme{
+		"bearer": {Type: "http", Scheme: "bearer", Description: "An engram API key; it names the tenant."},
+	}
+	handler := lenientJSON(mux)
+	root := humago.New(handler, cfg)
+	root.UseMiddleware(observe(root, opts.Observer))
+	v1 := huma.NewGroup(root, "/v1")
+	v1.UseMiddleware(authenticate(root, authn, opts.Logger))
+	v1.UseModifier(func(op *huma.Operation, next func(*huma.Operation)) {
+		op.Security = []map[string][]string{{"bearer": {}}}
+		if op.MaxBodyBytes == 0 {
+			op.MaxBodyBytes = opts.MaxBodyBytes
+		}
+		op.Errors = appendMissing(op.Errors, http.StatusUnauthorized)
+		next(op)
+	})
+	// Anything the mux does not know is a problem+json 404 too, not a text page.
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		writeProblem(w, http.StatusNotFound, "no such endpoint: "+r.Method+" "+r.URL.Path+"; see /docs")
+	})
+	return &API{Root: root, V1: v1, handler: handler, opts: opts}
+}
+
+// lenientJSON treats a body sent as form data that is really JSON (what `curl -d`
+// sends without -H) as JSON, so the first try from a terminal works.
+type lenientMux struct{ *http.ServeMux }
+
+func lenientJSON(mux *http.ServeMux) lenientMux { return lenientMux{mux} }
+
+func (m lenientMux) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Header.Get("Content-Type") == "application/x-www-form-urlencoded" && r.Body != nil {
+		body := bufio.NewReader(r.Body)
+		if first, err := body.Peek(1); err == nil && (first[0] == '{' || first[0] == '[') {
+			r.Header.Set("Content-Type", "application/json")
+		}
+		r.Body = readCloser{Reader: body, Closer: r.Body}
+	}
+	m.ServeMux.ServeHTTP(w, r)
+}
+
+type readCloser struct {
+	io.Reader
+	io.Closer
+}
+
+func appendMissing(codes []int, code int) []int {
+	for _, c := range codes {
+		if c == code {
+			return codes
+		}
+	}
+	return append(codes, code)
+}
+
+func observe(api huma.API, o Observer) func(huma.Context, func(huma.Context)) {
+	return func(ctx huma.Context, next func(huma.Context)) {
+		if o == nil {
+			next(ctx)
+			return
+		}
+		start := time.Now()
+		next(ctx)
+		op := "unknown"
+		if ctx.Operation() != nil {
+			op = ctx.Operation().OperationID
+		}
+		status := ctx.Status()
+		if status == 0 {
+			status = http.StatusOK
+		}
+		o.ObserveRequest(op, status, time.Since(start))
+	}
+}
+
+type ctxKey int
+
+const tenantKey ctxKey = iota
+
+// tenantFrom returns the tenant the auth middleware established.
+func tenantFrom(ctx context.Context) string {
+	t, _ := ctx.Value(tenantKey).(string)
+	return t
+}

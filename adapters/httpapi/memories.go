@@ -1,0 +1,246 @@
+package httpapi
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/danielgtaylor/huma/v2"
+
+	"engram/app/memories"
+	"engram/domain/memory"
+)
+
+// UserPath is the {user} parameter every per-user operation has.
+type UserPath struct {
+	User string `path:"user" minLength:"1" maxLength:"128" doc:"The tenant's own id for the user."`
+}
+
+type KeyPath struct {
+	UserPath
+	Key string `path:"key" minLength:"1" maxLength:"512" doc:"Memory key; normalised (lower case, [a-z0-9_.-]) before use."`
+}
+
+// SaveMemoryRequest is the body of memory_save.
+type SaveMemoryRequest struct {
+	Type       string   `json:"type" enum:"preference,fact,goal,project,constraint"`
+	Content    string   `json:"content" minLength:"1" maxLength:"1000" doc:"At most 1000 characters."`
+	Importance *int     `json:"importance,omitempty" minimum:"1" maximum:"5" doc:"Default 3."`
+	Confidence *float64 `json:"confidence,omitempty" minimum:"0" maximum:"1" doc:"Default 0.8."`
+	TTLDays    *int     `json:"ttl_days,omitempty" minimum:"1" maximum:"36500" doc:"Days until the memory expires; default from LONG_TERM_MEMORY_DEFAULT_TTL_DAYS."`
+}
+
+type saveInput struct {
+	KeyPath
+	Body SaveMemoryRequest
+}
+
+type saveOutput struct {
+	Status int
+	Body   Memory
+}
+
+// AppendMemoryRequest is the body of memory_append.
+type AppendMemoryRequest struct {
+	Content string `json:"content" minLength:"1" maxLength:"1000" doc:"Text to add; the memory must stay within 1000 characters."`
+}
+
+type appendInput struct {
+	KeyPath
+	Body AppendMemoryRequest
+}
+
+type memoryOutput struct {
+	Body Memory
+}
+
+type getInput struct {
+	KeyPath
+	IncludeInactive bool `query:"include_inactive" doc:"Also return a deleted or expired memory."`
+}
+
+type listInput struct {
+	UserPath
+	Type            []string `query:"type,explode" doc:"Only these types (repeat or comma-separate)."`
+	IncludeInactive bool     `query:"include_inactive" doc:"Also deleted and expired memories."`
+	Q               string   `query:"q" maxLength:"200" doc:"Case-insensitive substring of the key or content."`
+	Limit           int      `query:"limit" minimum:"1" maximum:"1000" default:"100"`
+	Cursor          string   `query:"cursor" maxLength:"512" doc:"next_cursor of the previous page."`
+}
+
+// MemoryList is one page of memory_list.
+type MemoryList struct {
+	Items      []Memory `json:"items"`
+	NextCursor string   `json:"next_cursor,omitempty" doc:"Absent on the last page."`
+}
+
+type listOutput struct {
+	Body MemoryList
+}
+
+// MemoryHistory is every change of one memory, oldest first.
+type MemoryHistory struct {
+	Events []MemoryEvent `json:"events"`
+}
+
+type historyOutput struct {
+	Body MemoryHistory
+}
+
+// RevertRequest names the event whose result the memory returns to.
+type RevertRequest struct {
+	EventID string `json:"event_id" minLength:"1" maxLength:"64"`
+}
+
+type revertInput struct {
+	KeyPath
+	Body RevertRequest
+}
+
+// Memories is what the memory operations need.
+type Memories interface {
+	Save(ctx context.Context, cmd memories.Save) (memories.SaveResult, error)
+	Append(ctx context.Context, cmd memories.Append) (memory.Memory, error)
+	Delete(ctx context.Context, cmd memories.Delete) error
+	Get(ctx context.Context, q memories.Get) (memory.Memory, error)
+	List(ctx context.Context, q memories.List) (memories.ListResult, error)
+	History(ctx context.Context, q memories.History) ([]memory.Event, error)
+	Revert(ctx context.Context, cmd memories.Revert) (memory.Memory, error)
+}
+
+// RegisterMemories adds the explicit tools channel: API.md "Long-term memories".
+func RegisterMemories(api *API, svc Memories) {
+	log := api.opts.Logger
+	tags := []string{"memories"}
+	scope := func(ctx context.Context, user string) (memory.Scope, error) {
+		s, err := memory.ParseScope(tenantFrom(ctx), user)
+		return s, problem(ctx, log, err, "path")
+	}
+
+	huma.Register(api.V1, huma.Operation{
+		OperationID: "memory_save", Method: http.MethodPut, Path: "/users/{user}/memories/{key}",
+		Summary: "Save a memory (create or overwrite by key)", Tags: tags, DefaultStatus: http.StatusOK,
+		Description: "201 when the key is new to the user (or was deleted), 200 when replaced. Noise keys are refused with 422.",
+		Responses: map[string]*huma.Response{"201": {Description: "Created"}},
+		Errors:    []int{http.StatusBadRequest, http.StatusRequestEntityTooLarge, http.StatusUnprocessableEntity},
+	}, func(ctx context.Context, in *saveInput) (*saveOutput, error) {
+		sc, err := scope(ctx, in.User)
+		if err != nil {
+			return nil, err
+		}
+		res, err := svc.Save(ctx, memories.Save{Scope: sc, Key: in.Key, Draft: memory.DraftInput{
+			Type: in.Body.Type, Content: in.Body.Content, Importance: in.Body.Importance,
+			Confidence: in.Body.Confidence, TTLDays: in.Body.TTLDays,
+		}})
+		if err != nil {
+			return nil, problem(ctx, log, err, "body")
+		}
+		status := http.StatusOK
+		if res.Created {
+			status = http.StatusCreated
+		}
+		return &saveOutput{Status: status, Body: fromMemory(res.Memory)}, nil
+	})
+
+	huma.Register(api.V1, huma.Operation{
+		OperationID: "memory_append", Method: http.MethodPost, Path: "/users/{user}/memories/{key}/append",
+		Summary: "Append to a memory", Tags: tags,
+		Errors: []int{http.StatusNotFound, http.StatusUnprocessableEntity},
+	}, func(ctx context.Context, in *appendInput) (*memoryOutput, error) {
+		sc, err := scope(ctx, in.User)
+		if err != nil {
+			return nil, err
+		}
+		m, err := svc.Append(ctx, memories.Append{Scope: sc, Key: in.Key, Content: in.Body.Content})
+		if err != nil {
+			return nil, problem(ctx, log, err, "body")
+		}
+		return &memoryOutput{Body: fromMemory(m)}, nil
+	})
+
+	huma.Register(api.V1, huma.Operation{
+		OperationID: "memory_delete", Method: http.MethodDelete, Path: "/users/{user}/memories/{key}",
+		Summary: "Delete a memory", Tags: tags, DefaultStatus: http.StatusNoContent,
+		Description: "The memory is deactivated; its history keeps it and it can be reverted.",
+		Errors:      []int{http.StatusNotFound},
+	}, func(ctx context.Context, in *KeyPath) (*struct{}, error) {
+		sc, err := scope(ctx, in.User)
+		if err != nil {
+			return nil, err
+		}
+		if err := svc.Delete(ctx, memories.Delete{Scope: sc, Key: in.Key}); err != nil {
+			return nil, problem(ctx, log, err, "path")
+		}
+		return nil, nil
+	})
+
+	huma.Register(api.V1, huma.Operation{
+		OperationID: "memory_get", Method: http.MethodGet, Path: "/users/{user}/memories/{key}",
+		Summary: "Read a memory", Tags: tags, Errors: []int{http.StatusNotFound},
+	}, func(ctx context.Context, in *getInput) (*memoryOutput, error) {
+		sc, err := scope(ctx, in.User)
+		if err != nil {
+			return nil, err
+		}
+		m, err := svc.Get(ctx, memories.Get{Scope: sc, Key: in.Key, IncludeInactive: in.IncludeInactive})
+		if err != nil {
+			return nil, problem(ctx, log, err, "query")
+		}
+		return &memoryOutput{Body: fromMemory(m)}, nil
+	})
+
+	huma.Register(api.V1, huma.Operation{
+		OperationID: "memory_list", Method: http.MethodGet, Path: "/users/{user}/memories",
+		Summary: "List memories", Tags: tags, Errors: []int{http.StatusUnprocessableEntity},
+		Description: "Ordered by key. Deleted, expired and noise-key memories are left out unless include_inactive (noise keys always).",
+	}, func(ctx context.Context, in *listInput) (*listOutput, error) {
+		sc, err := scope(ctx, in.User)
+		if err != nil {
+			return nil, err
+		}
+		res, err := svc.List(ctx, memories.List{Scope: sc, Types: in.Type, IncludeInactive: in.IncludeInactive,
+			Contains: in.Q, Limit: in.Limit, Cursor: in.Cursor})
+		if err != nil {
+			return nil, problem(ctx, log, err, "query")
+		}
+		out := &listOutput{Body: MemoryList{Items: make([]Memory, 0, len(res.Items)), NextCursor: res.NextCursor}}
+		for _, m := range res.Items {
+			out.Body.Items = append(out.Body.Items, fromMemory(m))
+		}
+		return out, nil
+	})
+
+	huma.Register(api.V1, huma.Operation{
+		OperationID: "memory_history", Method: http.MethodGet, Path: "/users/{user}/memories/{key}/history",
+		Summary: "Every change of a memory", Tags: tags, Errors: []int{http.StatusNotFound},
+	}, func(ctx context.Context, in *KeyPath) (*historyOutput, error) {
+		sc, err := scope(ctx, in.User)
+		if err != nil {
+			return nil, err
+		}
+		events, err := svc.History(ctx, memories.History{Scope: sc, Key: in.Key})
+		if err != nil {
+			return nil, problem(ctx, log, err, "path")
+		}
+		out := &historyOutput{Body: MemoryHistory{Events: make([]MemoryEvent, 0, len(events))}}
+		for _, e := range events {
+			out.Body.Events = append(out.Body.Events, fromEvent(e))
+		}
+		return out, nil
+	})
+
+	huma.Register(api.V1, huma.Operation{
+		OperationID: "memory_revert", Method: http.MethodPost, Path: "/users/{user}/memories/{key}/revert",
+		Summary: "Return a memory to what it was after an event", Tags: tags,
+		Errors: []int{http.StatusNotFound, http.StatusUnprocessableEntity},
+	}, func(ctx context.Context, in *revertInput) (*memoryOutput, error) {
+		sc, err := scope(ctx, in.User)
+		if err != nil {
+			return nil, err
+		}
+		m, err := svc.Revert(ctx, memories.Revert{Scope: sc, Key: in.Key, EventID: in.Body.EventID})
+		if err != nil {
+			return nil, problem(ctx, log, err, "body")
+		}
+		return &memoryOutput{Body: fromMemory(m)}, nil
+	})
+}

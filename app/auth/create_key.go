@@ -1,0 +1,33 @@
+package auth
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"fmt"
+
+	"engram/ports"
+)
+
+// KeyPrefix marks engram keys so that secret scanners can find leaked ones.
+const KeyPrefix = "engram_"
+
+// CreateKey makes a new key for tenant, stores its hash and returns the secret,
+// which is shown once and never again.
+func (a *Authenticator) CreateKey(ctx context.Context, tenant string) (string, error) {
+	var raw [32]byte
+	if _, err := rand.Read(raw[:]); err != nil {
+		return "", fmt.Errorf("random key: %w", err)
+	}
+	secret := KeyPrefix + base64.RawURLEncoding.EncodeToString(raw[:])
+	err := a.store.CreateAPIKey(ctx, ports.APIKey{
+		ID:        a.ids.New(),
+		Tenant:    tenant,
+		Hash:      HashKey(secret),
+		CreatedAt: a.clock.Now(),
+	})
+	if err != nil {
+		return "", fmt.Errorf("store API key: %w", err)
+	}
+	return secret, nil
+}

@@ -1,0 +1,43 @@
+package memories
+
+import (
+	"context"
+	"fmt"
+
+	"engram/domain/invalid"
+	"engram/domain/memory"
+	"engram/ports"
+)
+
+// Revert makes a memory say again what it said right after one of its events.
+type Revert struct {
+	Scope   memory.Scope
+	Key     string
+	EventID string
+}
+
+// Revert records a REVERT event, so an undo can itself be undone.
+func (s *Service) Revert(ctx context.Context, cmd Revert) (memory.Memory, error) {
+	key, err := memory.ParseKey(cmd.Key)
+	if err != nil {
+		return memory.Memory{}, err
+	}
+	if cmd.EventID == "" {
+		return memory.Memory{}, invalid.Field("event_id", "is required: pick an id from the memory's history")
+	}
+	event, err := s.store.Event(ctx, cmd.Scope, cmd.EventID)
+	if err != nil {
+		return memory.Memory{}, fmt.Errorf("event %q: %w", cmd.EventID, err)
+	}
+	if event.Key != key {
+		return memory.Memory{}, invalid.FieldValue("event_id", cmd.EventID,
+			"belongs to memory %q, not %q", event.Key, key)
+	}
+	return s.store.Update(ctx, cmd.Scope, key, func(current *memory.Memory) (memory.Change, error) {
+		if current == nil {
+			return memory.Change{}, fmt.Errorf("memory %q: %w", key, ports.ErrNotFound)
+		}
+		next := current.RevertTo(event.After, toolSource, s.clock.Now())
+		return memory.Change{Memory: next, Event: memory.NewEvent(s.ids.New(), memory.OpRevert, current, next)}, nil
+	})
+}

@@ -1,0 +1,138 @@
+package bootstrap
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"go.uber.org/fx"
+
+	"engram/adapters/httpapi"
+	"engram/adapters/metrics"
+	"engram/app/auth"
+	"engram/app/memories"
+	"engram/bootstrap/config"
+	"engram/ports"
+)
+
+// Route adds operations to the API. Modules contribute routes to the "routes" group,
+// so a new capability plugs in without this file changing.
+type Route func(api *httpapi.API)
+
+// AsRoute annotates a constructor of a Route for the routes group.
+func AsRoute(f any) any {
+	return fx.Annotate(f, fx.ResultTags(`group:"routes"`))
+}
+
+var apiModule = fx.Module("api",
+	fx.Provide(
+		fx.Private,
+		newAPIAuthenticator,
+		newHTTPAPI,
+	),
+	fx.Provide(
+		AsRoute(memoryRoutes),
+		AsRoute(opsRoutes),
+	),
+	fx.Invoke(registerRoutes, startHTTPServer),
+)
+
+// newAPIAuthenticator decides between open mode and keys, and refuses open mode on
+// an address other machines can reach.
+func newAPIAuthenticator(cfg config.Config, s *storage, clk ports.Clock, ids ports.IDs, log *slog.Logger) (*auth.Authenticator, error) {
+	configured, _ := config.ParseAPIKeys(cfg.Auth.APIKeys)
+	open := false
+	if len(configured) == 0 {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		stored, err := s.hasAPIKeys(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("check stored API keys: %w", err)
+		}
+		open = !stored
+	}
+	if open {
+		if !config.IsLoopback(cfg.HTTP.Addr) {
+			return nil, fmt.Errorf("ENGRAM_HTTP_ADDR: refusing to listen on %s without API keys; set ENGRAM_API_KEYS or run `engram keys create --tenant T`, or listen on 127.0.0.1", cfg.HTTP.Addr)
+		}
+		log.Warn("open mode: no API key configured, every request is tenant \"default\"; loopback only")
+	}
+	return auth.New(auth.Options{Configured: configured, Open: open}, s.apiKeys, clk, ids), nil
+}
+
+type httpAPIParams struct {
+	fx.In
+	Config  config.Config
+	Log     *slog.Logger
+	Metrics *metrics.Metrics
+	Auth    *auth.Authenticator
+}
+
+func newHTTPAPI(p httpAPIParams) *httpapi.API {
+	mux := http.NewServeMux()
+	api := httpapi.New(mux, httpapi.Options{
+		MaxBodyBytes: p.Config.HTTP.MaxBodyBytes,
+		Logger:       p.Log,
+		Observer:     p.Metrics,
+	}, p.Auth)
+	mux.Handle("GET /metrics", p.Metrics.Handler())
+	return api
+}
+
+func memoryRoutes(svc *memories.Service) Route {
+	return func(api *httpapi.API) { httpapi.RegisterMemories(api, svc) }
+}
+
+func opsRoutes(s *storage) Route {
+	return func(api *httpapi.API) {
+		httpapi.RegisterOps(api, httpapi.Checks{SQL: s.ping})
+	}
+}
+
+type routesParams struct {
+	fx.In
+	API    *httpapi.API
+	Routes []Route `group:"routes"`
+}
+
+func registerRoutes(p routesParams) {
+	for _, r := range p.Routes {
+		r(p.API)
+	}
+}
+
+// startHTTPServer listens when the app starts (so a taken port fails start-up) and
+// drains in-flight requests when it stops.
+func startHTTPServer(lc fx.Lifecycle, cfg config.Config, api *httpapi.API, log *slog.Logger) {
+	srv := &http.Server{
+		Addr:              cfg.HTTP.Addr,
+		Handler:           api.Handler(),
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
+	lc.Append(fx.Hook{
+		OnStart: func(ctx context.Context) error {
+			ln, err := net.Listen("tcp", cfg.HTTP.Addr)
+			if err != nil {
+				return fmt.Errorf("ENGRAM_HTTP_ADDR: listen on %s: %w", cfg.HTTP.Addr, err)
+			}
+			log.Info("engram listening", "addr", ln.Addr().String(), "roles", cfg.Roles)
+			go func() {
+				if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+					log.Error("http server stopped", "error", err)
+				}
+			}()
+			return nil
+		},
+		OnStop: func(ctx context.Context) error {
+			ctx, cancel := context.WithTimeout(ctx, time.Duration(cfg.HTTP.ShutdownTimeoutSec)*time.Second)
+			defer cancel()
+			return srv.Shutdown(ctx)
+		},
+	})
+}

@@ -1,0 +1,460 @@
+// Package config is engram's one typed configuration: defaults from the embedded
+// configs/engram.yaml, then an optional file, then environment variables (seed 000's
+// LONG_TERM_MEMORY_* and MEMORY_* names, ENGRAM_* for engram's own settings).
+// Validation names the setting to fix by its environment variable.
+package config
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"net"
+	"net/url"
+	"os"
+	"reflect"
+	"slices"
+	"strings"
+
+	"github.com/caarlos0/env/v11"
+	"go.yaml.in/yaml/v3"
+
+	"engram/configs"
+)
+
+// Config is every setting of one engram process.
+type Config struct {
+	HTTP        HTTP        `yaml:"http"`
+	DataDir     string      `yaml:"data_dir" env:"ENGRAM_DATA_DIR"`
+	Database    Database    `yaml:"database"`
+	Roles       []string    `yaml:"roles" env:"ENGRAM_ROLES" envSeparator:","`
+	Auth        Auth        `yaml:"auth"`
+	Log         Log         `yaml:"log"`
+	Memory      Memory      `yaml:"memory"`
+	IndexWorker IndexWorker `yaml:"index_worker"`
+	Embedding   Embedding   `yaml:"embedding"`
+	Vector      Vector      `yaml:"vector"`
+	LLM         LLM         `yaml:"llm"`
+}
+
+type HTTP struct {
+	Addr               string `yaml:"addr" env:"ENGRAM_HTTP_ADDR"`
+	MaxBodyBytes       int64  `yaml:"max_body_bytes" env:"ENGRAM_HTTP_MAX_BODY_BYTES"`
+	ShutdownTimeoutSec int    `yaml:"shutdown_timeout_sec" env:"ENGRAM_HTTP_SHUTDOWN_TIMEOUT_SEC"`
+}
+
+type Database struct {
+	URL          string `yaml:"url" env:"ENGRAM_DATABASE_URL" secret:"url"`
+	MaxOpenConns int    `yaml:"max_open_conns" env:"ENGRAM_DATABASE_MAX_OPEN_CONNS"`
+	AutoMigrate  bool   `yaml:"auto_migrate" env:"ENGRAM_DATABASE_AUTO_MIGRATE"`
+}
+
+type Auth struct {
+	APIKeys string `yaml:"api_keys" env:"ENGRAM_API_KEYS" secret:"keys"`
+}
+
+type Log struct {
+	Level  string `yaml:"level" env:"ENGRAM_LOG_LEVEL"`
+	Format string `yaml:"format" env:"ENGRAM_LOG_FORMAT"`
+}
+
+// Memory is seed 000's LONG_TERM_MEMORY_* table.
+type Memory struct {
+	Enabled                bool    `yaml:"enabled" env:"LONG_TERM_MEMORY_ENABLED"`
+	DefaultTTLDays         int     `yaml:"default_ttl_days" env:"LONG_TERM_MEMORY_DEFAULT_TTL_DAYS"`
+	RetrieveMode           string  `yaml:"retrieve_mode" env:"LONG_TERM_MEMORY_RETRIEVE_MODE"`
+	RetrieveLimit          int     `yaml:"retrieve_limit" env:"LONG_TERM_MEMORY_RETRIEVE_LIMIT"`
+	RetrieveScanLimit      int     `yaml:"retrieve_scan_limit" env:"LONG_TERM_MEMORY_RETRIEVE_SCAN_LIMIT"`
+	MinConfidence          float64 `yaml:"min_confidence" env:"LONG_TERM_MEMORY_MIN_CONFIDENCE"`
+	MaxWriteItems          int     `yaml:"max_write_items" env:"LONG_TERM_MEMORY_MAX_WRITE_ITEMS"`
+	DebounceSec            float64 `yaml:"debounce_sec" env:"LONG_TERM_MEMORY_DEBOUNCE_SEC"`
+	ExtractTimeoutSec      int     `yaml:"extract_timeout_sec" env:"LONG_TERM_MEMORY_EXTRACT_TIMEOUT_SEC"`
+	UpsertTimeoutSec       int     `yaml:"upsert_timeout_sec" env:"LONG_TERM_MEMORY_UPSERT_TIMEOUT_SEC"`
+	ExtractContextMaxChars int     `yaml:"extract_context_max_chars" env:"LONG_TERM_MEMORY_EXTRACT_CONTEXT_MAX_CHARS"`
+	ScanEnabled            bool    `yaml:"scan_enabled" env:"LONG_TERM_MEMORY_SCAN_ENABLED"`
+	ScanIntervalSec        int     `yaml:"scan_interval_sec" env:"LONG_TERM_MEMORY_SCAN_INTERVAL_SEC"`
+	MaxAttempts            int     `yaml:"max_attempts" env:"LONG_TERM_MEMORY_MAX_ATTEMPTS"`
+	ClaimLeaseSec          int     `yaml:"claim_lease_sec" env:"LONG_TERM_MEMORY_CLAIM_LEASE_SEC"`
+	DuplicateSimilarity    float64 `yaml:"duplicate_similarity" env:"LONG_TERM_MEMORY_DUPLICATE_SIMILARITY"`
+	MergeSimilarity        float64 `yaml:"merge_similarity" env:"LONG_TERM_MEMORY_MERGE_SIMILARITY"`
+}
+
+// IndexWorker is seed 000's MEMORY_INDEX_WORKER_* table.
+type IndexWorker struct {
+	Enabled     bool `yaml:"enabled" env:"MEMORY_INDEX_WORKER_ENABLED"`
+	IntervalSec int  `yaml:"interval_sec" env:"MEMORY_INDEX_WORKER_INTERVAL_SEC"`
+	BatchSize   int  `yaml:"batch_size" env:"MEMORY_INDEX_WORKER_BATCH_SIZE"`
+}
+
+type Embedding struct {
+	Provider string `yaml:"provider" env:"ENGRAM_EMBEDDER"`
+	Model    string `yaml:"model" env:"MEMORY_EMBEDDING_MODEL"`
+	Dim      int    `yaml:"dim" env:"MEMORY_EMBEDDING_DIM"`
+	LocalDim int    `yaml:"local_dim" env:"ENGRAM_LOCAL_EMBEDDING_DIM"`
+	APIBase  string `yaml:"api_base" env:"MEMORY_EMBEDDING_API_BASE"`
+	APIKey   string `yaml:"api_key" env:"MEMORY_EMBEDDING_API_KEY" secret:"value"`
+}
+
+type Vector struct {
+	Backend            string `yaml:"backend" env:"ENGRAM_VECTOR_BACKEND"`
+	SearchTimeoutMS    int    `yaml:"search_timeout_ms" env:"ENGRAM_VECTOR_SEARCH_TIMEOUT_MS"`
+	BreakerFailures    int    `yaml:"breaker_failures" env:"ENGRAM_VECTOR_BREAKER_FAILURES"`
+	BreakerCooldownSec int    `yaml:"breaker_cooldown_sec" env:"ENGRAM_VECTOR_BREAKER_COOLDOWN_SEC"`
+	Milvus             Milvus `yaml:"milvus"`
+}
+
+// Milvus is seed 000's MEMORY_MILVUS_* table.
+type Milvus struct {
+	Enabled    bool   `yaml:"enabled" env:"MEMORY_MILVUS_ENABLED"`
+	URI        string `yaml:"uri" env:"MEMORY_MILVUS_URI"`
+	Token      string `yaml:"token" env:"MEMORY_MILVUS_TOKEN" secret:"value"`
+	Collection string `yaml:"collection" env:"MEMORY_MILVUS_COLLECTION"`
+}
+
+// LLM uses seed 003's names for the endpoint.
+type LLM struct {
+	Provider   string `yaml:"provider" env:"ENGRAM_LLM_PROVIDER"`
+	APIBase    string `yaml:"api_base" env:"LLM_API_BASE"`
+	APIKey     string `yaml:"api_key" env:"LLM_API_KEY" secret:"value"`
+	Model      string `yaml:"model" env:"LLM_MODEL"`
+	MaxRetries int    `yaml:"max_retries" env:"LLM_MAX_RETRIES"`
+	PromptsDir string `yaml:"prompts_dir" env:"ENGRAM_PROMPTS_DIR"`
+}
+
+// Roles of one process.
+const (
+	RoleAPI       = "api"
+	RoleWorker    = "worker"
+	RoleIndexer   = "indexer"
+	RoleScheduler = "scheduler"
+)
+
+// AllRoles in the order they are started.
+var AllRoles = []string{RoleAPI, RoleWorker, RoleIndexer, RoleScheduler}
+
+// Load reads the defaults, then file (if not empty), then the environment
+// (environ is os.Environ()'s form), and validates the result.
+func Load(file string, environ []string) (Config, error) {
+	var c Config
+	if err := decodeYAML(configs.Default, &c); err != nil {
+		return Config{}, fmt.Errorf("embedded defaults: %w", err)
+	}
+	if file != "" {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			return Config{}, fmt.Errorf("config file: %w", err)
+		}
+		if err := decodeYAML(data, &c); err != nil {
+			return Config{}, fmt.Errorf("config file %s: %w", file, err)
+		}
+	}
+	if err := env.ParseWithOptions(&c, env.Options{Environment: envMap(environ)}); err != nil {
+		return Config{}, fmt.Errorf("environment: %w", err)
+	}
+	c.normalize()
+	if err := c.Validate(); err != nil {
+		return Config{}, err
+	}
+	return c, nil
+}
+
+func decodeYAML(data []byte, c *Config) error {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true) // a misspelt setting is an error, not a silent default
+	if err := dec.Decode(c); err != nil && !errors.Is(err, io.EOF) {
+		return err
+	}
+	return nil
+}
+
+func envMap(environ []string) map[string]string {
+	m := make(map[string]string, len(environ))
+	for _, kv := range environ {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			m[k] = v
+		}
+	}
+	return m
+}
+
+func (c *Config) normalize() {
+	for i, r := range c.Roles {
+		c.Roles[i] = strings.ToLower(strings.TrimSpace(r))
+	}
+	c.Embedding.Provider = strings.ToLower(strings.TrimSpace(c.Embedding.Provider))
+	c.Vector.Backend = strings.ToLower(strings.TrimSpace(c.Vector.Backend))
+	c.LLM.Provider = strings.ToLower(strings.TrimSpace(c.LLM.Provider))
+	c.Memory.RetrieveMode = strings.ToLower(strings.TrimSpace(c.Memory.RetrieveMode))
+	if c.Vector.Milvus.Enabled && c.Vector.Backend == "local" {
+		// seed 000's switch: MEMORY_MILVUS_ENABLED=true selects Milvus.
+		c.Vector.Backend = "milvus"
+	}
+	if c.Embedding.APIBase == "" {
+		c.Embedding.APIBase = c.LLM.APIBase
+	}
+	if c.Embedding.APIKey == "" {
+		c.Embedding.APIKey = c.LLM.APIKey
+	}
+}
+
+// HasRole reports whether this process runs role.
+func (c Config) HasRole(role string) bool {
+	for _, r := range c.Roles {
+		if r == role {
+			return true
+		}
+	}
+	return false
+}
+
+// IsPostgres reports whether the truth store is PostgreSQL.
+func (c Config) IsPostgres() bool {
+	return strings.HasPrefix(c.Database.URL, "postgres://") || strings.HasPrefix(c.Database.URL, "postgresql://")
+}
+
+// Validate checks every setting and names the first ones that are wrong.
+func (c Config) Validate() error {
+	var errs []error
+	bad := func(name, format string, args ...any) {
+		errs = append(errs, fmt.Errorf("%s: "+format, append([]any{name}, args...)...))
+	}
+	if _, _, err := net.SplitHostPort(c.HTTP.Addr); err != nil {
+		bad("ENGRAM_HTTP_ADDR", "must be host:port, got %q", c.HTTP.Addr)
+	}
+	if c.HTTP.MaxBodyBytes < 1024 {
+		bad("ENGRAM_HTTP_MAX_BODY_BYTES", "must be at least 1024, got %d", c.HTTP.MaxBodyBytes)
+	}
+	if c.HTTP.ShutdownTimeoutSec < 1 {
+		bad("ENGRAM_HTTP_SHUTDOWN_TIMEOUT_SEC", "must be at least 1, got %d", c.HTTP.ShutdownTimeoutSec)
+	}
+	if c.DataDir == "" {
+		bad("ENGRAM_DATA_DIR", "must not be empty")
+	}
+	if c.Database.URL != "" {
+		if !c.IsPostgres() {
+			bad("ENGRAM_DATABASE_URL", "must be empty (SQLite) or a postgres:// URL")
+		} else if _, err := url.Parse(c.Database.URL); err != nil {
+			bad("ENGRAM_DATABASE_URL", "is not a valid URL")
+		}
+	}
+	if c.Database.MaxOpenConns < 1 {
+		bad("ENGRAM_DATABASE_MAX_OPEN_CONNS", "must be at least 1, got %d", c.Database.MaxOpenConns)
+	}
+	if len(c.Roles) == 0 {
+		bad("ENGRAM_ROLES", "must name at least one of %s", strings.Join(AllRoles, ", "))
+	}
+	for _, r := range c.Roles {
+		if !slices.Contains(AllRoles, r) {
+			bad("ENGRAM_ROLES", "unknown role %q; roles are %s", r, strings.Join(AllRoles, ", "))
+		}
+	}
+	if _, err := ParseAPIKeys(c.Auth.APIKeys); err != nil {
+		bad("ENGRAM_API_KEYS", "%v", err)
+	}
+	if !slices.Contains([]string{"debug", "info", "warn", "error"}, strings.ToLower(c.Log.Level)) {
+		bad("ENGRAM_LOG_LEVEL", "must be debug, info, warn or error, got %q", c.Log.Level)
+	}
+	if !slices.Contains([]string{"text", "json"}, strings.ToLower(c.Log.Format)) {
+		bad("ENGRAM_LOG_FORMAT", "must be text or json, got %q", c.Log.Format)
+	}
+	m := c.Memory
+	if m.DefaultTTLDays < 0 || m.DefaultTTLDays > 36500 {
+		bad("LONG_TERM_MEMORY_DEFAULT_TTL_DAYS", "must be between 0 (never expire) and 36500, got %d", m.DefaultTTLDays)
+	}
+	if !slices.Contains([]string{"auto", "dense", "lexical", "full_inject"}, m.RetrieveMode) {
+		bad("LONG_TERM_MEMORY_RETRIEVE_MODE", "must be auto, dense, lexical or full_inject, got %q", m.RetrieveMode)
+	}
+	if m.RetrieveLimit < 1 || m.RetrieveLimit > 100 {
+		bad("LONG_TERM_MEMORY_RETRIEVE_LIMIT", "must be between 1 and 100, got %d", m.RetrieveLimit)
+	}
+	if m.RetrieveScanLimit < m.RetrieveLimit || m.RetrieveScanLimit > 10000 {
+		bad("LONG_TERM_MEMORY_RETRIEVE_SCAN_LIMIT", "must be between the retrieve limit and 10000, got %d", m.RetrieveScanLimit)
+	}
+	if !(m.MinConfidence >= 0 && m.MinConfidence <= 1) {
+		bad("LONG_TERM_MEMORY_MIN_CONFIDENCE", "must be between 0 and 1, got %v", m.MinConfidence)
+	}
+	if m.MaxWriteItems < 1 || m.MaxWriteItems > 100 {
+		bad("LONG_TERM_MEMORY_MAX_WRITE_ITEMS", "must be between 1 and 100, got %d", m.MaxWriteItems)
+	}
+	if m.DebounceSec < 0 || m.DebounceSec > 3600 {
+		bad("LONG_TERM_MEMORY_DEBOUNCE_SEC", "must be between 0 and 3600, got %v", m.DebounceSec)
+	}
+	positive := map[string]int{
+		"LONG_TERM_MEMORY_EXTRACT_TIMEOUT_SEC":       m.ExtractTimeoutSec,
+		"LONG_TERM_MEMORY_UPSERT_TIMEOUT_SEC":        m.UpsertTimeoutSec,
+		"LONG_TERM_MEMORY_EXTRACT_CONTEXT_MAX_CHARS": m.ExtractContextMaxChars,
+		"LONG_TERM_MEMORY_SCAN_INTERVAL_SEC":         m.ScanIntervalSec,
+		"LONG_TERM_MEMORY_MAX_ATTEMPTS":              m.MaxAttempts,
+		"LONG_TERM_MEMORY_CLAIM_LEASE_SEC":           m.ClaimLeaseSec,
+		"MEMORY_INDEX_WORKER_INTERVAL_SEC":           c.IndexWorker.IntervalSec,
+		"MEMORY_INDEX_WORKER_BATCH_SIZE":             c.IndexWorker.BatchSize,
+		"ENGRAM_LOCAL_EMBEDDING_DIM":                 c.Embedding.LocalDim,
+		"ENGRAM_VECTOR_SEARCH_TIMEOUT_MS":            c.Vector.SearchTimeoutMS,
+		"ENGRAM_VECTOR_BREAKER_FAILURES":             c.Vector.BreakerFailures,
+		"ENGRAM_VECTOR_BREAKER_COOLDOWN_SEC":         c.Vector.BreakerCooldownSec,
+	}
+	for _, name := range slices.Sorted(maps.Keys(positive)) {
+		if positive[name] < 1 {
+			bad(name, "must be at least 1, got %d", positive[name])
+		}
+	}
+	for name, v := range map[string]float64{
+		"LONG_TERM_MEMORY_DUPLICATE_SIMILARITY": m.DuplicateSimilarity,
+		"LONG_TERM_MEMORY_MERGE_SIMILARITY":     m.MergeSimilarity,
+	} {
+		if !(v > 0 && v <= 1) {
+			bad(name, "must be in (0, 1], got %v", v)
+		}
+	}
+	if m.MergeSimilarity < m.DuplicateSimilarity {
+		bad("LONG_TERM_MEMORY_MERGE_SIMILARITY", "must not be below LONG_TERM_MEMORY_DUPLICATE_SIMILARITY")
+	}
+	switch c.Embedding.Provider {
+	case "local":
+	case "openai", "ollama":
+		if c.Embedding.Dim < 1 {
+			bad("MEMORY_EMBEDDING_DIM", "must be at least 1, got %d", c.Embedding.Dim)
+		}
+		if c.Embedding.Model == "" {
+			bad("MEMORY_EMBEDDING_MODEL", "must name the embedding model for %s", c.Embedding.Provider)
+		}
+	default:
+		bad("ENGRAM_EMBEDDER", "must be local, openai or ollama, got %q", c.Embedding.Provider)
+	}
+	switch c.Vector.Backend {
+	case "local":
+	case "pgvector":
+		if !c.IsPostgres() {
+			bad("ENGRAM_VECTOR_BACKEND", "pgvector needs ENGRAM_DATABASE_URL to be a postgres:// URL")
+		}
+	case "milvus":
+		if c.Vector.Milvus.URI == "" {
+			bad("MEMORY_MILVUS_URI", "must be set when the vector backend is milvus")
+		}
+	default:
+		bad("ENGRAM_VECTOR_BACKEND", "must be local, pgvector or milvus, got %q", c.Vector.Backend)
+	}
+	switch c.LLM.Provider {
+	case "rules":
+	case "openai", "ollama":
+		if c.LLM.Model == "" {
+			bad("LLM_MODEL", "must name the model for provider %s", c.LLM.Provider)
+		}
+		if c.LLM.Provider == "openai" && c.LLM.APIBase == "" && c.LLM.APIKey == "" {
+			bad("LLM_API_KEY", "must be set (or LLM_API_BASE for a keyless endpoint) for provider openai")
+		}
+	default:
+		bad("ENGRAM_LLM_PROVIDER", "must be rules, openai or ollama, got %q", c.LLM.Provider)
+	}
+	if c.LLM.MaxRetries < 0 || c.LLM.MaxRetries > 10 {
+		bad("LLM_MAX_RETRIES", "must be between 0 and 10, got %d", c.LLM.MaxRetries)
+	}
+	return errors.Join(errs...)
+}
+
+// ParseAPIKeys reads "tenant=key,tenant2=key2". Keys must be long enough to resist
+// guessing; tenants are 1–64 characters of [A-Za-z0-9_.-].
+func ParseAPIKeys(s string) (map[string]string, error) {
+	keys := map[string]string{} // key -> tenant
+	if strings.TrimSpace(s) == "" {
+		return keys, nil
+	}
+	for i, pair := range strings.Split(s, ",") {
+		tenant, key, ok := strings.Cut(strings.TrimSpace(pair), "=")
+		tenant, key = strings.TrimSpace(tenant), strings.TrimSpace(key)
+		if !ok || tenant == "" || key == "" {
+			return nil, fmt.Errorf("entry %d must look like tenant=key", i+1)
+		}
+		if !ValidTenant(tenant) {
+			return nil, fmt.Errorf("entry %d: tenant must be 1-64 characters of A-Z a-z 0-9 _ . -", i+1)
+		}
+		if len(key) < 16 {
+			return nil, fmt.Errorf("entry %d: the key for tenant %s must be at least 16 characters", i+1, tenant)
+		}
+		if _, dup := keys[key]; dup {
+			return nil, fmt.Errorf("entry %d: the same key is given twice", i+1)
+		}
+		keys[key] = tenant
+	}
+	return keys, nil
+}
+
+// ValidTenant reports whether a tenant name is acceptable.
+func ValidTenant(t string) bool {
+	if len(t) == 0 || len(t) > 64 {
+		return false
+	}
+	for _, r := range t {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '.' || r == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+// IsLoopback reports whether the listen address only accepts local connections.
+func IsLoopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// Masked returns a copy with every secret replaced, for printing.
+func (c Config) Masked() Config {
+	v := reflect.ValueOf(&c).Elem()
+	maskSecrets(v)
+	return c
+}
+
+func maskSecrets(v reflect.Value) {
+	t := v.Type()
+	for i := 0; i < t.NumField(); i++ {
+		f := v.Field(i)
+		switch f.Kind() {
+		case reflect.Struct:
+			maskSecrets(f)
+		case reflect.String:
+			kind := t.Field(i).Tag.Get("secret")
+			if kind == "" || f.String() == "" {
+				continue
+			}
+			f.SetString(mask(kind, f.String()))
+		}
+	}
+}
+
+func mask(kind, s string) string {
+	switch kind {
+	case "url":
+		u, err := url.Parse(s)
+		if err != nil {
+			return "****"
+		}
+		if _, has := u.User.Password(); has {
+			u.User = url.UserPassword(u.User.Username(), "****")
+		}
+		return u.String()
+	case "keys":
+		keys, _ := ParseAPIKeys(s)
+		tenants := make([]string, 0, len(keys))
+		for _, t := range keys {
+			tenants = append(tenants, t+"=****")
+		}
+		slices.Sort(tenants)
+		return strings.Join(tenants, ",")
+	default:
+		return "****"
+	}
+}
+
+// YAML renders the configuration (mask it first).
+func (c Config) YAML() ([]byte, error) {
+	return yaml.Marshal(c)
+}

@@ -1,0 +1,49 @@
+package bootstrap
+
+import (
+	"context"
+
+	"go.uber.org/fx"
+
+	"engram/adapters/clock"
+	"engram/adapters/metrics"
+	"engram/adapters/ulids"
+	"engram/app/memories"
+	"engram/bootstrap/config"
+	"engram/domain/memory"
+	"engram/ports"
+)
+
+// coreModule is what every role needs: logging, time, ids, metrics, the truth store
+// and the memory use cases.
+var coreModule = fx.Module("core",
+	fx.Provide(
+		newLogger,
+		systemClock,
+		newIDs,
+		metrics.New,
+		provideStorage,
+		func(s *storage, m *metrics.Metrics) ports.MemoryStore { return m.MemoryStore(s.memories) },
+		func(s *storage) ports.APIKeyStore { return s.apiKeys },
+		newMemoriesService,
+	),
+)
+
+func systemClock() ports.Clock { return clock.System{} }
+
+func newIDs() ports.IDs { return ulids.New() }
+
+func newMemoriesService(store ports.MemoryStore, clk ports.Clock, ids ports.IDs, cfg config.Config) *memories.Service {
+	return memories.New(store, clk, ids, memory.Policy{DefaultTTLDays: cfg.Memory.DefaultTTLDays})
+}
+
+// provideStorage opens the database when the process starts and closes it last.
+func provideStorage(lc fx.Lifecycle, cfg config.Config, m *metrics.Metrics) (*storage, error) {
+	s, err := openStorage(context.Background(), cfg, cfg.Database.AutoMigrate || !cfg.IsPostgres())
+	if err != nil {
+		return nil, err
+	}
+	m.GaugeFunc("engram_memories_active", "Active memories across all tenants.", s.countActive)
+	lc.Append(fx.StopHook(s.Close))
+	return s, nil
+}

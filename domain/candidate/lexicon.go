@@ -131,6 +131,7 @@ var thanksEN = []string{"thank", "thanks", "thx", "ty", "many thanks", "apprecia
 var thanksZH = []string{"谢谢", "感谢", "多谢", "非常感谢", "太感谢", "谢啦", "谢了"}
 var farewellEN = []string{"bye", "goodbye", "good bye", "see you", "see ya", "talk later", "talk to you later", "good night", "goodnight", "catch you later", "let's chat again", "let's talk again"}
 var farewellZH = []string{"再见", "拜拜", "晚安", "下次再聊", "回头聊", "改天聊", "下次聊", "先这样"}
+
 // greetingContains are phrases that make a clause small talk wherever they stand.
 var greetingContains = []string{"chat with you", "for a chat", "talk with you", "talk to you", "来找你聊天", "找你聊", "和你聊", "跟你聊", "聊聊天", "来找你了"}
 

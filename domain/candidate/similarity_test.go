@@ -60,9 +60,9 @@ func TestGrounded(t *testing.T) {
 		want    bool
 	}{
 		{"User is allergic to peanuts.", user, true},
-		{"User dislikes cilantro.", user, true},          // one of two terms paraphrased
-		{"User lives in Berlin.", user, false},           // nothing the user said
-		{"User likes The Little Prince.", user, false},   // the assistant's recommendation
+		{"User dislikes cilantro.", user, true},        // one of two terms paraphrased
+		{"User lives in Berlin.", user, false},         // nothing the user said
+		{"User likes The Little Prince.", user, false}, // the assistant's recommendation
 		{"用户要求以后都用中文回复。", userZH, true},
 		{"用户对花生过敏。", userZH, true},
 		{"用户喜欢《小王子》和《傲慢与偏见》。", userZH, false},

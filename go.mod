@@ -8,6 +8,7 @@ require (
 	github.com/chewxy/math32 v1.10.1 // indirect
 	github.com/coder/hnsw v0.6.1 // indirect
 	github.com/danielgtaylor/huma/v2 v2.37.2 // indirect
+	github.com/dlclark/regexp2 v1.10.0 // indirect
 	github.com/dustin/go-humanize v1.1.0 // indirect
 	github.com/google/renameio v1.0.1 // indirect
 	github.com/google/uuid v1.6.0 // indirect
@@ -20,6 +21,7 @@ require (
 	github.com/ncruces/go-strftime v1.1.0 // indirect
 	github.com/oklog/ulid/v2 v2.1.2 // indirect
 	github.com/pgvector/pgvector-go v0.3.0 // indirect
+	github.com/pkoukk/tiktoken-go v0.1.6 // indirect
 	github.com/prometheus/client_golang v1.25.0 // indirect
 	github.com/puzpuzpuz/xsync/v3 v3.5.1 // indirect
 	github.com/redis/rueidis v1.0.79 // indirect

@@ -96,6 +96,26 @@ func (ix *Index) Len() int { return len(ix.ids) }
 // limit (all when limit ≤ 0), highest score first, ties by insertion order. A term
 // repeated in the query counts as often as it is repeated.
 func (ix *Index) Search(queryTerms []string, limit int) []Scored {
+	weighted := make([]QueryTerm, len(queryTerms))
+	for i, t := range queryTerms {
+		weighted[i] = QueryTerm{Term: t, Weight: 1}
+	}
+	return ix.SearchWeighted(weighted, limit)
+}
+
+// QueryTerm is a query term with its weight (1 for the words the user typed).
+type QueryTerm struct {
+	Term   string
+	Weight float64
+}
+
+// IDF is the inverse document frequency of term in this index.
+func (ix *Index) IDF(term string) float64 {
+	return IDF(len(ix.postings[term]), len(ix.ids))
+}
+
+// SearchWeighted is Search with a weight per query term.
+func (ix *Index) SearchWeighted(query []QueryTerm, limit int) []Scored {
 	if len(ix.ids) == 0 {
 		return nil
 	}
@@ -103,14 +123,14 @@ func (ix *Index) Search(queryTerms []string, limit int) []Scored {
 	avg := ix.totalLen / float64(n)
 	scores := make([]float64, n)
 	matched := make([]bool, n)
-	for _, t := range queryTerms {
-		ps := ix.postings[t]
-		if len(ps) == 0 {
+	for _, q := range query {
+		ps := ix.postings[q.Term]
+		if len(ps) == 0 || q.Weight == 0 {
 			continue
 		}
 		idf := IDF(len(ps), n)
 		for _, p := range ps {
-			scores[p.doc] += ix.params.TermScore(idf, p.tf, ix.lengths[p.doc], avg)
+			scores[p.doc] += q.Weight * ix.params.TermScore(idf, p.tf, ix.lengths[p.doc], avg)
 			matched[p.doc] = true
 		}
 	}

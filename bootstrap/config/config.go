@@ -149,8 +149,9 @@ func Load(file string, environ []string) (Config, error) {
 			return Config{}, fmt.Errorf("config file %s: %w", file, err)
 		}
 	}
-	if err := env.ParseWithOptions(&c, env.Options{Environment: envMap(environ)}); err != nil {
-		return Config{}, fmt.Errorf("environment: %w", err)
+	vars := envMap(environ)
+	if err := env.ParseWithOptions(&c, env.Options{Environment: vars}); err != nil {
+		return Config{}, nameBadVariable(vars, err)
 	}
 	c.normalize()
 	if err := c.Validate(); err != nil {
@@ -166,6 +167,23 @@ func decodeYAML(data []byte, c *Config) error {
 		return err
 	}
 	return nil
+}
+
+// nameBadVariable finds which variable failed to parse: the library reports the Go
+// field, but the operator needs the variable's name.
+func nameBadVariable(vars map[string]string, err error) error {
+	params, _ := env.GetFieldParams(&Config{})
+	for _, p := range params {
+		v, set := vars[p.Key]
+		if !set {
+			continue
+		}
+		var probe Config
+		if env.ParseWithOptions(&probe, env.Options{Environment: map[string]string{p.Key: v}}) != nil {
+			return fmt.Errorf("%s: cannot use %q: %w", p.Key, v, err)
+		}
+	}
+	return fmt.Errorf("environment: %w", err)
 }
 
 func envMap(environ []string) map[string]string {

@@ -120,8 +120,8 @@ func RegisterMemories(api *API, svc Memories) {
 		OperationID: "memory_save", Method: http.MethodPut, Path: "/users/{user}/memories/{key}",
 		Summary: "Save a memory (create or overwrite by key)", Tags: tags, DefaultStatus: http.StatusOK,
 		Description: "201 when the key is new to the user (or was deleted), 200 when replaced. Noise keys are refused with 422.",
-		Responses: map[string]*huma.Response{"201": {Description: "Created"}},
-		Errors:    []int{http.StatusBadRequest, http.StatusRequestEntityTooLarge, http.StatusUnprocessableEntity},
+		Responses:   map[string]*huma.Response{"201": {Description: "Created"}},
+		Errors:      []int{http.StatusBadRequest, http.StatusRequestEntityTooLarge, http.StatusUnprocessableEntity},
 	}, func(ctx context.Context, in *saveInput) (*saveOutput, error) {
 		sc, err := scope(ctx, in.User)
 		if err != nil {

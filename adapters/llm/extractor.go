@@ -1,0 +1,319 @@
+package llm
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"engram/configs/prompts"
+	"engram/domain/candidate"
+	"engram/domain/conversation"
+	"engram/domain/memory"
+	"engram/ports"
+)
+
+// Defaults of the extractor.
+const (
+	DefaultContextMaxChars = 8000 // LONG_TERM_MEMORY_EXTRACT_CONTEXT_MAX_CHARS
+	DefaultMaxCandidates   = 12
+)
+
+// ExtractorOptions configures stage 1.
+type ExtractorOptions struct {
+	Prompts *prompts.Set // nil: the embedded prompts
+	// ContextMaxChars bounds the context messages shown to the model (the most
+	// recent are kept) and, separately, the summary. 0: DefaultContextMaxChars.
+	ContextMaxChars int
+	// MaxCandidates bounds the candidates taken from one answer (the model is told
+	// the same). The pipeline's write limit (LONG_TERM_MEMORY_MAX_WRITE_ITEMS)
+	// applies later. 0: DefaultMaxCandidates.
+	MaxCandidates int
+	Logger        *slog.Logger // rejected candidates are logged here; nil: not logged
+}
+
+// Extractor is the LLM extractor of stage 1.
+type Extractor struct {
+	chat            Chatter
+	prompts         *prompts.Set
+	contextMaxChars int
+	maxCandidates   int
+	log             *slog.Logger
+}
+
+var _ ports.Extractor = (*Extractor)(nil)
+
+// NewExtractor builds an extractor over a chat client.
+func NewExtractor(chat Chatter, opts ExtractorOptions) *Extractor {
+	e := &Extractor{chat: chat, prompts: opts.Prompts, contextMaxChars: opts.ContextMaxChars,
+		maxCandidates: opts.MaxCandidates, log: opts.Logger}
+	if e.prompts == nil {
+		e.prompts = prompts.Default()
+	}
+	if e.contextMaxChars <= 0 {
+		e.contextMaxChars = DefaultContextMaxChars
+	}
+	if e.maxCandidates <= 0 {
+		e.maxCandidates = DefaultMaxCandidates
+	}
+	if e.log == nil {
+		e.log = slog.New(slog.DiscardHandler)
+	}
+	return e
+}
+
+// Extraction is everything stage 1 learned from one call, for the trace.
+type Extraction struct {
+	Candidates    []candidate.Candidate
+	Rejected      []Rejection // answer items left out, with the reason
+	Usage         ports.LLMUsage
+	Answer        string // the model's raw answer
+	PromptVersion string // which extract.tmpl produced it
+}
+
+// Extract implements ports.Extractor. Rejected candidates are logged, not returned.
+func (e *Extractor) Extract(ctx context.Context, in ports.ExtractionInput) ([]candidate.Candidate, ports.LLMUsage, error) {
+	x, err := e.ExtractDetailed(ctx, in)
+	for _, r := range x.Rejected {
+		e.log.InfoContext(ctx, "llm extractor dropped a candidate",
+			"conversation", in.ConversationID, "item", r.Index, "key", r.Key, "reason", r.Reason)
+	}
+	return x.Candidates, x.Usage, err
+}
+
+// ExtractDetailed is Extract with the rejected items and the raw answer. The usage
+// is filled in even when err is not nil.
+func (e *Extractor) ExtractDetailed(ctx context.Context, in ports.ExtractionInput) (Extraction, error) {
+	data, sources := e.extractData(in)
+	x := Extraction{PromptVersion: e.prompts.Version(prompts.Extract)}
+	if len(sources) == 0 {
+		return x, nil // no user message, nothing can be a fact
+	}
+	p, err := e.prompts.Render(prompts.Extract, data)
+	if err != nil {
+		return x, fmt.Errorf("llm: extract: %w", err)
+	}
+	reply, err := e.chat.Chat(ctx, ChatRequest{JSON: true, Messages: []ChatMessage{
+		{Role: RoleSystem, Content: p.System},
+		{Role: RoleUser, Content: p.User},
+	}})
+	x.Usage, x.Answer = reply.Usage, reply.Content
+	if err != nil {
+		return x, err
+	}
+	items, err := findItems(reply.Content, []string{"candidates", "memories"}, []string{"content", "memory_type"})
+	if err != nil {
+		return x, badOutput("extract", reply.Content, "%v", err)
+	}
+	x.Candidates, x.Rejected = e.validate(items, sources)
+	return x, nil
+}
+
+// extractData builds the prompt data and the IDs of the numbered user messages.
+func (e *Extractor) extractData(in ports.ExtractionInput) (prompts.ExtractData, []string) {
+	data := prompts.ExtractData{MaxCandidates: e.maxCandidates, Today: "unknown"}
+	if !in.Now.IsZero() {
+		data.Today = in.Now.UTC().Format(time.DateOnly)
+	}
+	for _, r := range memory.NoiseRules {
+		data.NoisePrefixes = append(data.NoisePrefixes, r.Prefix)
+	}
+	data.Summary = clipHead(strings.TrimSpace(in.Summary), e.contextMaxChars)
+
+	// Only user messages are sources; anything else among the new messages is
+	// context, after the older context so the order stays roughly chronological.
+	judgement := append([]conversation.Message(nil), in.Context...)
+	var sources []string
+	for _, m := range in.Messages {
+		if m.Role != conversation.RoleUser {
+			judgement = append(judgement, m)
+			continue
+		}
+		if strings.TrimSpace(m.Content) == "" {
+			continue
+		}
+		sources = append(sources, m.ID)
+		data.Messages = append(data.Messages, prompts.Line{N: len(sources), Role: string(m.Role), Name: m.Name, Text: m.Content})
+	}
+	data.Context, data.ContextOmitted = trimContext(judgement, e.contextMaxChars)
+	return data, sources
+}
+
+// trimContext keeps the most recent messages whose text fits in maxChars; when even
+// the newest one does not fit, its end is kept.
+func trimContext(msgs []conversation.Message, maxChars int) ([]prompts.Line, int) {
+	budget := maxChars
+	first := len(msgs)
+	var newestClipped string
+	for i := len(msgs) - 1; i >= 0; i-- {
+		n := utf8.RuneCountInString(msgs[i].Content)
+		if n > budget {
+			if i == len(msgs)-1 && budget > 0 {
+				newestClipped = "…" + string([]rune(msgs[i].Content)[n-budget+1:])
+				first = i
+			}
+			break
+		}
+		budget -= n
+		first = i
+	}
+	lines := make([]prompts.Line, 0, len(msgs)-first)
+	for i := first; i < len(msgs); i++ {
+		text := msgs[i].Content
+		if i == len(msgs)-1 && newestClipped != "" {
+			text = newestClipped
+		}
+		lines = append(lines, prompts.Line{N: len(lines) + 1, Role: string(msgs[i].Role), Name: msgs[i].Name, Text: text})
+	}
+	return lines, first
+}
+
+// clipHead keeps the first n characters of s.
+func clipHead(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	return string([]rune(s)[:n-1]) + "…"
+}
+
+// rawCandidate is one item of the answer, read leniently.
+type rawCandidate struct {
+	Op            field `json:"op"`
+	MemoryType    field `json:"memory_type"`
+	Type          field `json:"type"`
+	Key           field `json:"key"`
+	Content       field `json:"content"`
+	Importance    field `json:"importance"`
+	Confidence    field `json:"confidence"`
+	TTLDays       field `json:"ttl_days"`
+	SourceMessage field `json:"source_message"`
+}
+
+func (e *Extractor) validate(items []json.RawMessage, sources []string) ([]candidate.Candidate, []Rejection) {
+	var (
+		out      []candidate.Candidate
+		rejected []Rejection
+		seen     = map[string]bool{}
+	)
+	for i, item := range items {
+		var raw rawCandidate
+		if err := json.Unmarshal(item, &raw); err != nil {
+			rejected = append(rejected, Rejection{Index: i, Reason: "not a JSON object: " + snippet(string(item), 40)})
+			continue
+		}
+		c, problem := toCandidate(raw, sources)
+		if problem != "" {
+			key, _ := raw.Key.text()
+			rejected = append(rejected, Rejection{Index: i, Key: key, Reason: problem})
+			continue
+		}
+		if dup := c.Key + "\x00" + c.Content; seen[dup] {
+			rejected = append(rejected, Rejection{Index: i, Key: c.Key, Reason: "repeats an earlier candidate"})
+			continue
+		}
+		seen[c.Key+"\x00"+c.Content] = true
+		if len(out) >= e.maxCandidates {
+			rejected = append(rejected, Rejection{Index: i, Key: c.Key, Reason: fmt.Sprintf("over the limit of %d candidates per call", e.maxCandidates)})
+			continue
+		}
+		out = append(out, c)
+	}
+	return out, rejected
+}
+
+// toCandidate validates one item field by field; problem says what is wrong.
+func toCandidate(raw rawCandidate, sources []string) (c candidate.Candidate, problem string) {
+	op, ok := raw.Op.text()
+	if !ok {
+		return c, "op " + raw.Op.rawText() + " is not a string"
+	}
+	switch c.Op = candidate.Op(strings.ToUpper(strings.TrimSpace(op))); c.Op {
+	case "":
+		c.Op = candidate.OpAdd
+	case candidate.OpAdd, candidate.OpUpdate, candidate.OpAppend, candidate.OpDelete:
+	default:
+		return c, fmt.Sprintf("op %q is not ADD, UPDATE, APPEND or DELETE", op)
+	}
+
+	typeField := raw.MemoryType
+	if !typeField.set {
+		typeField = raw.Type
+	}
+	typ, _ := typeField.text()
+	if strings.EqualFold(strings.TrimSpace(typ), "profile") {
+		return c, "identity-profile fields do not belong in long-term memory"
+	}
+	t, err := memory.ParseType(typ)
+	if err != nil {
+		return c, fmt.Sprintf("memory_type %q is not one of preference, fact, goal, project, constraint", typ)
+	}
+	c.Type = t
+
+	rawKey, _ := raw.Key.text()
+	key, err := memory.ParseKey(rawKey)
+	if err != nil {
+		return c, fmt.Sprintf("key %q has no letter or digit from a-z or 0-9", snippet(rawKey, 40))
+	}
+	if rule, noisy := memory.NoiseRuleFor(key); noisy {
+		return c, fmt.Sprintf("key %q is in the noise family %s*: %s", key, rule.Prefix, rule.Reason)
+	}
+	c.Key = string(key)
+
+	content, ok := raw.Content.text()
+	if !ok {
+		return c, "content " + raw.Content.rawText() + " is not a string"
+	}
+	c.Content = strings.TrimSpace(content)
+	if err := memory.ValidateContent("content", c.Content); err != nil {
+		return c, err.Error()
+	}
+
+	c.Importance = memory.DefaultImportance
+	if raw.Importance.set {
+		n, ok := raw.Importance.integer()
+		if !ok || n < memory.MinImportance || n > memory.MaxImportance {
+			return c, fmt.Sprintf("importance %s is not a whole number from %d to %d", raw.Importance.rawText(), memory.MinImportance, memory.MaxImportance)
+		}
+		c.Importance = n
+	}
+
+	c.Confidence = memory.DefaultConfidence
+	if raw.Confidence.set {
+		x, ok := raw.Confidence.number()
+		if !ok || x < 0 || x > 1 {
+			return c, fmt.Sprintf("confidence %s is not a number from 0 to 1", raw.Confidence.rawText())
+		}
+		c.Confidence = x
+	}
+
+	if raw.TTLDays.set {
+		n, ok := raw.TTLDays.integer()
+		if !ok || n < 0 || n > memory.MaxTTLDays {
+			return c, fmt.Sprintf("ttl_days %s is not a whole number from 0 to %d", raw.TTLDays.rawText(), memory.MaxTTLDays)
+		}
+		c.TTLDays = n
+	}
+
+	c.SourceMessageID = sources[sourceIndex(raw.SourceMessage, len(sources))]
+	return c, ""
+}
+
+// sourceIndex reads "source_message" (2, "2", "M2") into an index of sources; a
+// missing or impossible value means the last message, the one that triggered the run.
+func sourceIndex(f field, n int) int {
+	last := n - 1
+	s, ok := f.text()
+	if !f.set || !ok {
+		return last
+	}
+	s = strings.TrimPrefix(strings.ToUpper(strings.TrimSpace(s)), "M")
+	k, err := strconv.Atoi(s)
+	if err != nil || k < 1 || k > n {
+		return last
+	}
+	return k - 1
+}

@@ -244,8 +244,8 @@ func TestChat_ollama(t *testing.T) {
 func TestNewClient_refusesBadOptions(t *testing.T) {
 	t.Parallel()
 	for _, opts := range []Options{
-		{Provider: ProviderOpenAI},                          // no model
-		{Provider: "anthropic", Model: "m"},                 // unknown provider
+		{Provider: ProviderOpenAI},                           // no model
+		{Provider: "anthropic", Model: "m"},                  // unknown provider
 		{Provider: ProviderOpenAI, Model: "m", BaseURL: ":"}, // not a URL
 		{Provider: ProviderOllama, Model: "m", BaseURL: "localhost:11434"},
 	} {

@@ -181,4 +181,9 @@ func (f field) integer() (int, bool) {
 }
 
 // rawText is how a bad value is shown in a rejection reason.
-func (f field) rawText() string { return snippet(string(f.raw), 40) }
+func (f field) rawText() string {
+	if !f.set {
+		return "(missing)"
+	}
+	return snippet(string(f.raw), 40)
+}

@@ -1,0 +1,156 @@
+package localvec
+
+import (
+	"sync"
+
+	"github.com/viterin/vek/vek32"
+
+	"engram/ports"
+)
+
+// partKey names a partition: one tenant's user's vectors of one kind. Searches only
+// ever open the partitions of the asking user, so other users' vectors are never
+// candidates, and a kind filter picks partitions instead of dropping hits.
+type partKey struct {
+	tenant string
+	user   string
+	kind   ports.VectorKind
+}
+
+// record is one stored vector. vec is normalised and never written after the record
+// is created, so a graph may share it.
+type record struct {
+	id             string
+	memoryType     string
+	conversationID string
+	atMillis       int64
+	vec            []float32
+	seq            uint64 // version of this slot's content; graph nodes are keyed by it
+	live           bool
+}
+
+// partition holds the vectors of one partKey in slots; deleted slots are reused.
+type partition struct {
+	mu      sync.RWMutex
+	kind    ports.VectorKind
+	records []record
+	slotOf  map[string]int32 // id → slot of the live record
+	free    []int32
+	lastSeq uint64
+
+	graph    *graphIndex // nil: exact scan only
+	building bool        // a graph build for this partition is running
+}
+
+func newPartition(kind ports.VectorKind) *partition {
+	return &partition{kind: kind, slotOf: make(map[string]int32)}
+}
+
+func (p *partition) live() int { return len(p.slotOf) }
+
+// put stores r, replacing the record with the same id. Callers hold p.mu.
+func (p *partition) put(r record) {
+	p.remove(r.id)
+	p.lastSeq++
+	r.seq, r.live = p.lastSeq, true
+	var slot int32
+	if n := len(p.free); n > 0 {
+		slot = p.free[n-1]
+		p.free = p.free[:n-1]
+		p.records[slot] = r
+	} else {
+		slot = int32(len(p.records))
+		p.records = append(p.records, r)
+	}
+	p.slotOf[r.id] = slot
+	if p.graph != nil {
+		p.graph.added(slot)
+	}
+}
+
+// remove deletes the live record with this id, if any. Callers hold p.mu.
+func (p *partition) remove(id string) bool {
+	slot, ok := p.slotOf[id]
+	if !ok {
+		return false
+	}
+	if p.graph != nil {
+		p.graph.removed(slot, p.records[slot].seq)
+	}
+	delete(p.slotOf, id)
+	p.records[slot] = record{} // drop the vector so the memory can be reclaimed
+	p.free = append(p.free, slot)
+	return true
+}
+
+// search adds this partition's best matches for q to top. Callers hold p.mu for
+// reading. The graph answers only unfiltered searches: a filter is applied to every
+// record before it is scored, which a graph walk cannot do.
+func (p *partition) search(q []float32, f filter, top *topK, hnswEf int) {
+	if p.graph != nil && !f.restricts() {
+		p.graph.search(p, q, top, hnswEf)
+		return
+	}
+	restricted := f.restricts()
+	for i := range p.records {
+		r := &p.records[i]
+		if !r.live || (restricted && !f.match(r)) {
+			continue
+		}
+		p.offer(top, r, q)
+	}
+}
+
+func (p *partition) offer(top *topK, r *record, q []float32) {
+	score := float64(vek32.Dot(q, r.vec))
+	// Normalised vectors can overshoot ±1 by a rounding error.
+	score = max(-1, min(1, score))
+	if top.wants(score) {
+		top.push(ports.VectorHit{ID: r.id, Kind: p.kind, Score: score})
+	}
+}
+
+// filter is a query's restrictions inside one user's partition.
+type filter struct {
+	memoryTypes    []string
+	conversationID string
+	since, until   int64 // unix ms; since inclusive, until exclusive
+	hasSince       bool
+	hasUntil       bool
+}
+
+func newFilter(q ports.VectorQuery) filter {
+	f := filter{memoryTypes: q.MemoryTypes, conversationID: q.ConversationID}
+	if !q.Since.IsZero() {
+		f.since, f.hasSince = q.Since.UnixMilli(), true
+	}
+	if !q.Until.IsZero() {
+		f.until, f.hasUntil = q.Until.UnixMilli(), true
+	}
+	return f
+}
+
+func (f filter) restricts() bool {
+	return len(f.memoryTypes) > 0 || f.conversationID != "" || f.hasSince || f.hasUntil
+}
+
+func (f filter) match(r *record) bool {
+	if f.conversationID != "" && r.conversationID != f.conversationID {
+		return false
+	}
+	if f.hasSince && r.atMillis < f.since {
+		return false
+	}
+	if f.hasUntil && r.atMillis >= f.until {
+		return false
+	}
+	if len(f.memoryTypes) == 0 {
+		return true
+	}
+	for _, t := range f.memoryTypes {
+		if r.memoryType == t {
+			return true
+		}
+	}
+	return false
+}

@@ -319,3 +319,37 @@ func testWriteTx(t *testing.T, dialect Dialect) {
 		}
 	})
 }
+
+func TestOpen_SQLiteConnectionsUseWALAndWait(t *testing.T) {
+	t.Parallel()
+	db := openSQLiteForTest(t)
+	ctx := testContext(t)
+	// Ask several connections at once so that more than one of the pool answers.
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			conn, err := db.Bun().Conn(ctx)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			defer conn.Close()
+			for pragma, want := range map[string]string{
+				"journal_mode": "wal",
+				"synchronous":  "1", // NORMAL
+				"foreign_keys": "1",
+				"busy_timeout": "5000",
+			} {
+				var got string
+				if err := conn.QueryRowContext(ctx, "PRAGMA "+pragma).Scan(&got); err != nil {
+					t.Errorf("pragma %s: %v", pragma, err)
+				} else if got != want {
+					t.Errorf("pragma %s = %s, want %s", pragma, got, want)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+}

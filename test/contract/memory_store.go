@@ -128,6 +128,31 @@ func RunMemoryStore(t *testing.T, open func(t *testing.T) ports.MemoryStore) {
 		}
 	})
 
+	t.Run("text is stored as written, up to 1000 characters of Chinese", func(t *testing.T) {
+		t.Parallel()
+		store, ctx := open(t), memTestContext(t)
+		for key, content := range map[memory.Key]string{
+			"long.chinese": strings.Repeat("记", memory.MaxContentLen), // 3000 bytes, 1000 characters
+			"quotes":       `it's "quoted"; DROP TABLE x; -- \ %_`,
+			"emoji":        "likes 🌶️ and 🐼\nsecond line\ttab",
+		} {
+			saved, err := memSave(ctx, store, memScope1, key, memDraft(t, memory.TypeFact, content, 3, 0.8, 0, memory.Source{}), memNow)
+			if err != nil {
+				t.Fatalf("save %s: %v", key, err)
+			}
+			got, err := store.Get(ctx, memScope1, key)
+			if err != nil {
+				t.Fatalf("get %s: %v", key, err)
+			}
+			if got.Content() != content || saved.Content() != content {
+				t.Errorf("%s: stored %q, want %q", key, got.Content(), content)
+			}
+			if after := memHistory(t, ctx, store, memScope1, key)[0].After.Content; after != content {
+				t.Errorf("%s: the event says %q, want %q", key, after, content)
+			}
+		}
+	})
+
 	t.Run("overwrite bumps the version and keeps id and created_at", func(t *testing.T) {
 		t.Parallel()
 		store, ctx := open(t), memTestContext(t)

@@ -5,7 +5,7 @@
 // A text is analysed by textanalysis (the same analyzer lexical search uses); every
 // content word contributes its stem, and its character n-grams (3 to 5 characters of
 // the word padded with boundary marks, fastText-style); CJK text contributes its
-// bigrams and single characters. Each feature is hashed (FNV-1a, 64 bit) to one of
+// bigrams as words and its single characters as sub-word features. Each feature is hashed (FNV-1a, 64 bit) to one of
 // Dimension buckets with a sign taken from another bit of the hash, so collisions
 // cancel out on average instead of piling up; counts are damped (1 + ln tf); the
 // vector is L2-normalised, so a dot product is the cosine.
@@ -46,8 +46,9 @@ const DefaultDimension = 512
 type Options struct {
 	// Dimension of the vectors; 0 means DefaultDimension.
 	Dimension int
-	// NGramWeight is the total weight of one word's character n-grams relative to
-	// the word's stem (1). 0 means the default, 0.5; negative turns n-grams off.
+	// NGramWeight is the weight (L2 norm) of one word's character n-grams together,
+	// relative to the word's stem (1). 0 means the default, 0.5; negative turns
+	// n-grams off.
 	NGramWeight float64
 	// Analyzer defaults to textanalysis.New(textanalysis.Options{}).
 	Analyzer *textanalysis.Analyzer
@@ -118,13 +119,12 @@ func (e *Embedder) embedOne(text string, counts map[uint64]float64) []float32 {
 		}
 		switch t.Kind {
 		case textanalysis.KindCJK:
-			counts[hashString(seedTerm, t.Term)]++
-			if e.ngramWeight > 0 {
-				// Single characters let a one-character word match inside bigrams.
-				w := e.ngramWeight / float64(runeCount(t.Surface))
-				for _, r := range t.Surface {
-					counts[hashRune(seedChar, r)] += w
-				}
+			// Bigrams are the words; single characters (which the analyzer emits
+			// too) are the sub-word features, weighted like n-grams.
+			if runeCount(t.Surface) > 1 {
+				counts[hashString(seedTerm, t.Term)]++
+			} else if e.ngramWeight > 0 {
+				counts[hashString(seedChar, t.Term)] += e.ngramWeight
 			}
 		case textanalysis.KindNumber:
 			counts[hashString(seedTerm, t.Term)]++
@@ -165,8 +165,9 @@ func (e *Embedder) embedOne(text string, counts map[uint64]float64) []float32 {
 	return vec
 }
 
-// addNGrams adds the 3-, 4- and 5-grams of "<word>" with a total weight of weight,
-// so a long word does not outweigh a short one.
+// addNGrams adds the 3-, 4- and 5-grams of "<word>", each at weight/√count, so that
+// one word's n-grams together have an L2 norm of weight (what cosine sees), however
+// long the word.
 func addNGrams(counts map[uint64]float64, word string, weight float64) {
 	var runes [48]rune
 	n := 0
@@ -190,7 +191,7 @@ func addNGrams(counts map[uint64]float64, word string, weight float64) {
 	if total == 0 {
 		return
 	}
-	w := weight / float64(total)
+	w := weight / math.Sqrt(float64(total))
 	for size := 3; size <= 5; size++ {
 		for i := 0; i+size <= n; i++ {
 			counts[hashRunes(seedNGram, runes[i:i+size])] += w
@@ -233,8 +234,6 @@ func hashRunes(seed uint64, rs []rune) uint64 {
 	}
 	return mix(h)
 }
-
-func hashRune(seed uint64, r rune) uint64 { return hashRunes(seed, []rune{r}) }
 
 // mix is the splitmix64 finaliser: FNV's low bits are weak, and both the bucket and
 // the sign come from them.

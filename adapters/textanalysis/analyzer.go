@@ -39,9 +39,9 @@ type Options struct {
 	NoStem bool
 	// KeepStopWords keeps English stop words in Terms.
 	KeepStopWords bool
-	// CJKUnigrams also emits every CJK character on its own, besides the bigrams.
-	// Off by default: see the package doc for the measurement.
-	CJKUnigrams bool
+	// CJKBigramsOnly leaves out the single CJK characters that are emitted by
+	// default besides the bigrams (see the package doc for the measurement).
+	CJKBigramsOnly bool
 }
 
 // Analyzer is safe for concurrent use. Build it with New; it holds a bounded cache
@@ -57,7 +57,7 @@ func New(opts Options) *Analyzer {
 }
 
 // Terms returns the index terms of text: stems of the words that are not stop
-// words, numbers as written, and CJK bigrams, in order, repeats kept.
+// words, numbers as written, and CJK characters and bigrams, in order, repeats kept.
 func (a *Analyzer) Terms(text string) []string {
 	terms := make([]string, 0, len(text)/4+1)
 	a.Analyze(text, func(t Token) {
@@ -170,7 +170,8 @@ func (a *Analyzer) emitWord(word []byte, letters bool, emit func(Token)) {
 	emit(Token{Surface: surface, Term: term, Kind: KindWord})
 }
 
-// emitCJK emits the bigrams of one run of CJK characters; offsets holds the byte
+// emitCJK emits the characters and bigrams of one run of CJK characters, in
+// reading order ("品茶" → 品, 品茶, 茶); offsets holds the byte
 // offset of each character and then the run's end, so every token is a substring
 // of text and costs no allocation.
 func (a *Analyzer) emitCJK(text string, offsets []int, emit func(Token)) {
@@ -181,14 +182,14 @@ func (a *Analyzer) emitCJK(text string, offsets []int, emit func(Token)) {
 		return
 	}
 	for i := 0; i+1 < chars; i++ {
-		if a.opts.CJKUnigrams {
+		if !a.opts.CJKBigramsOnly {
 			s := text[offsets[i]:offsets[i+1]]
 			emit(Token{Surface: s, Term: s, Kind: KindCJK})
 		}
 		s := text[offsets[i]:offsets[i+2]]
 		emit(Token{Surface: s, Term: s, Kind: KindCJK})
 	}
-	if a.opts.CJKUnigrams {
+	if !a.opts.CJKBigramsOnly {
 		s := text[offsets[chars-1]:offsets[chars]]
 		emit(Token{Surface: s, Term: s, Kind: KindCJK})
 	}

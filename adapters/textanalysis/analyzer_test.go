@@ -23,12 +23,13 @@ func TestTerms(t *testing.T) {
 		{"ambiguous contraction forms stay words", Options{}, "a sea shell, she was ill", []string{"sea", "shell", "ill"}},
 		{"no stemming", Options{NoStem: true}, "running dogs", []string{"running", "dogs"}},
 		{"keep stop words", Options{KeepStopWords: true, NoStem: true}, "the dog", []string{"the", "dog"}},
-		{"chinese bigrams", Options{}, "我喜欢绘画", []string{"我喜", "喜欢", "欢绘", "绘画"}},
+		{"chinese characters and bigrams", Options{}, "我喜欢绘画", []string{"我", "我喜", "喜", "喜欢", "欢", "欢绘", "绘", "绘画", "画"}},
+		{"chinese bigrams only", Options{CJKBigramsOnly: true}, "我喜欢绘画", []string{"我喜", "喜欢", "欢绘", "绘画"}},
 		{"lone han character", Options{}, "茶", []string{"茶"}},
-		{"chinese punctuation splits runs", Options{}, "你好，世界", []string{"你好", "世界"}},
-		{"mixed chinese and english", Options{}, "我在学Python编程", []string{"我在", "在学", "python", "编程"}},
-		{"cjk unigrams option", Options{CJKUnigrams: true}, "品茶", []string{"品", "品茶", "茶"}},
-		{"japanese kana", Options{}, "ありがとう", []string{"あり", "りが", "がと", "とう"}},
+		{"chinese punctuation splits runs", Options{CJKBigramsOnly: true}, "你好，世界", []string{"你好", "世界"}},
+		{"mixed chinese and english", Options{CJKBigramsOnly: true}, "我在学Python编程", []string{"我在", "在学", "python", "编程"}},
+		{"two characters", Options{}, "品茶", []string{"品", "品茶", "茶"}},
+		{"japanese kana", Options{CJKBigramsOnly: true}, "ありがとう", []string{"あり", "りが", "がと", "とう"}},
 		{"letters and digits join", Options{}, "mp3 player", []string{"mp3", "player"}},
 		{"empty", Options{}, "  ,,, ", []string{}},
 	}
@@ -51,7 +52,9 @@ func TestAnalyze_marksStopWordsAndKinds(t *testing.T) {
 		{Surface: "the", Term: "the", Kind: KindWord, Stop: true},
 		{Surface: "2", Term: "2", Kind: KindNumber},
 		{Surface: "cats", Term: "cat", Kind: KindWord},
+		{Surface: "喝", Term: "喝", Kind: KindCJK},
 		{Surface: "喝茶", Term: "喝茶", Kind: KindCJK},
+		{Surface: "茶", Term: "茶", Kind: KindCJK},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("Analyze = %+v, want %+v", got, want)

@@ -32,7 +32,7 @@ const (
 	DefaultOpenAIBaseURL  = "https://api.openai.com/v1"
 	DefaultOllamaBaseURL  = "http://127.0.0.1:11434"
 	DefaultTimeout        = 90 * time.Second // LONG_TERM_MEMORY_EXTRACT_TIMEOUT_SEC's default
-	DefaultMaxRetries     = 3
+	DefaultMaxRetries     = 3 // what configs/engram.yaml sets; the zero value means no retries
 	DefaultRetryBaseDelay = 500 * time.Millisecond
 	DefaultRetryMaxDelay  = 20 * time.Second
 )
@@ -48,7 +48,8 @@ type Options struct {
 	// retries included. 0: DefaultTimeout.
 	Timeout time.Duration
 	// MaxRetries is how many times a transient failure (HTTP 429, 5xx, 408, a
-	// timeout, a dropped connection) is retried. 0: DefaultMaxRetries; negative: never.
+	// timeout, a dropped connection) is retried after the first attempt
+	// (LLM_MAX_RETRIES). 0 or negative: never; DefaultMaxRetries is the usual value.
 	MaxRetries int
 	// RetryBaseDelay and RetryMaxDelay shape the exponential backoff with jitter.
 	// A Retry-After longer than RetryMaxDelay ends the call at once (the worker's
@@ -325,12 +326,7 @@ func newRetrier(timeout time.Duration, maxRetries int, base, maxDelay time.Durat
 	if r.timeout <= 0 {
 		r.timeout = DefaultTimeout
 	}
-	switch {
-	case r.maxRetries == 0:
-		r.maxRetries = DefaultMaxRetries
-	case r.maxRetries < 0:
-		r.maxRetries = 0
-	}
+	r.maxRetries = max(r.maxRetries, 0)
 	if r.baseDelay <= 0 {
 		r.baseDelay = DefaultRetryBaseDelay
 	}

@@ -51,6 +51,12 @@ func newTestClient(t *testing.T, srv *fakellm.Server, opts Options) (*Client, *s
 	if opts.Timeout == 0 {
 		opts.Timeout = 10 * time.Second
 	}
+	switch opts.MaxRetries {
+	case 0:
+		opts.MaxRetries = DefaultMaxRetries
+	case -1:
+		opts.MaxRetries = 0 // a test that wants no retries says -1
+	}
 	c, err := NewClient(opts)
 	if err != nil {
 		t.Fatal(err)
@@ -275,5 +281,19 @@ func TestParseRetryAfter(t *testing.T) {
 		if got != tc.want || ok != tc.ok {
 			t.Errorf("parseRetryAfter(%q) = %v, %v; want %v, %v", tc.in, got, ok, tc.want, tc.ok)
 		}
+	}
+}
+
+func TestChat_zeroMaxRetriesMeansOneAttempt(t *testing.T) {
+	t.Parallel()
+	srv := fakellm.New(t)
+	srv.EnqueueChat(fakellm.Fail(503, "overloaded"))
+	c, s := newTestClient(t, srv, Options{MaxRetries: -1})
+	if c.retry.maxRetries != 0 {
+		t.Fatalf("maxRetries = %d", c.retry.maxRetries)
+	}
+	_, err := c.Chat(context.Background(), hello)
+	if !errors.Is(err, ports.ErrUnavailable) || len(srv.ChatRequests()) != 1 || len(s.all()) != 0 {
+		t.Fatalf("err %v after %d requests", err, len(srv.ChatRequests()))
 	}
 }

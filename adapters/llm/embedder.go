@@ -34,7 +34,7 @@ type EmbedderOptions struct {
 	BatchSize         int // texts per request; 0: DefaultEmbedBatchSize
 
 	Timeout        time.Duration // per request; 0: DefaultTimeout
-	MaxRetries     int           // 0: DefaultMaxRetries; negative: never
+	MaxRetries     int           // retries of a transient failure per batch; 0: never
 	RetryBaseDelay time.Duration
 	RetryMaxDelay  time.Duration
 }

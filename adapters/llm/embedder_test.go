@@ -28,6 +28,9 @@ func newTestEmbedder(t *testing.T, srv *fakellm.Server, opts EmbedderOptions) *E
 	if opts.Dimension == 0 {
 		opts.Dimension = 8
 	}
+	if opts.MaxRetries == 0 {
+		opts.MaxRetries = DefaultMaxRetries
+	}
 	e, err := NewEmbedder(opts)
 	if err != nil {
 		t.Fatal(err)

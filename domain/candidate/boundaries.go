@@ -245,6 +245,21 @@ func profileKey(lowKey string) Screening {
 			return drop(ReasonProfileSlot, "key names the profile field "+quote(p))
 		}
 	}
+	// "emoji" alone is the profile's emoji; under reply/style/format it is a style
+	// rule ("never use emojis in answers"), which is a legitimate constraint.
+	segments := strings.FieldsFunc(unified, func(r rune) bool { return r == '-' || r == '_' })
+	styleContext := false
+	for _, s := range segments {
+		switch s {
+		case "reply", "replies", "style", "output", "format", "response", "responses", "answer", "answers", "writing":
+			styleContext = true
+		}
+	}
+	for _, s := range segments {
+		if (s == "emoji" || s == "emojis") && !styleContext {
+			return drop(ReasonProfileSlot, "key names the profile field \"emoji\"")
+		}
+	}
 	for _, p := range profileKeyZH {
 		if strings.Contains(lowKey, p) {
 			return drop(ReasonProfileSlot, "key names the profile field "+quote(p))

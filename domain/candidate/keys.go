@@ -32,16 +32,24 @@ const MaxSlugWords = 4
 // HashSlug(value) when it has none.
 func Slug(value string) string {
 	low := strings.ToLower(Fold(value))
-	var kept []string
+	var kept, numbers []string
 	for _, w := range words(low) {
 		w = strings.Trim(w, "'")
 		if !isASCIIWord(w) || englishStop[w] || slugStop[w] {
 			continue
 		}
-		kept = append(kept, strings.ReplaceAll(w, "'", ""))
-		if len(kept) == MaxSlugWords {
-			break
+		w = strings.ReplaceAll(w, "'", "")
+		if onlyDigits(w) {
+			// Values change ("my locker code is 4512"); the key names the thing.
+			numbers = append(numbers, w)
+			continue
 		}
+		if len(kept) < MaxSlugWords {
+			kept = append(kept, w)
+		}
+	}
+	if len(kept) == 0 && len(numbers) > 0 {
+		kept = numbers[:1]
 	}
 	if len(kept) == 0 {
 		return HashSlug(value)

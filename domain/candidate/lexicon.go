@@ -103,7 +103,7 @@ var streamingZH = []string{"流式", "流式输出", "流式响应"}
 
 // profileKeyParts are key words of identity-profile slots, which live in profiles,
 // not in long-term memory. Matched against the normalised key with separators unified.
-var profileKeyParts = []string{"nickname", "nick_name", "nick-name", "emoji", "avatar", "persona", "ai-name", "ai_name", "ainame", "assistant-name", "assistant_name", "bot-name", "bot_name", "agent-name", "agent_name", "ai-nickname"}
+var profileKeyParts = []string{"nickname", "nick_name", "nick-name", "avatar", "persona", "ai-name", "ai_name", "ainame", "assistant-name", "assistant_name", "bot-name", "bot_name", "agent-name", "agent_name", "ai-nickname"}
 var profileKeyZH = []string{"昵称", "ai名字", "ai名称", "ai的名字", "助手名字", "助手名称", "表情", "头像", "人设"}
 
 // profileContentEN/ZH say the content is about the assistant's identity or a

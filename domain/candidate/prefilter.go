@@ -194,3 +194,11 @@ func isCommand(c string) bool {
 	}
 	return firstPrefixWord(c, commandEN) != ""
 }
+
+// LooksLikeQuestion reports whether a clause or sentence asks rather than states:
+// it ends with a question mark, opens with a question word or auxiliary ("how",
+// "do you"), or carries a Chinese question word or particle (什么, 吗).
+func LooksLikeQuestion(text string) bool {
+	low := lowerASCII(Fold(strings.TrimSpace(text)))
+	return isQuestionSentence(low) || isQuestionClause(trimPunct(low))
+}

@@ -181,6 +181,14 @@ func firstPrefixWord(s string, phrases []string) string {
 	return ""
 }
 
+// Sentences splits text at sentence ends, keeping each terminator with its
+// sentence (a final "?" marks a question). Fold the text first.
+func Sentences(s string) []string { return sentences(s) }
+
+// LowerASCII lower-cases A-Z only, so byte offsets of the result match the input and
+// a match found in the lower-cased copy can be cut from the original.
+func LowerASCII(s string) string { return lowerASCII(s) }
+
 // sentences splits text at sentence ends (. ! ? ; 。 and newlines). A period only
 // ends a sentence before a space, a CJK character or the end, so "3.5" and "e.g"
 // inside words survive.

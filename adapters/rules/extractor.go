@@ -1,0 +1,473 @@
+package rules
+
+import (
+	"context"
+	"strings"
+	"unicode/utf8"
+
+	"engram/domain/candidate"
+	"engram/domain/conversation"
+	"engram/domain/memory"
+	"engram/ports"
+)
+
+var _ ports.Extractor = (*Extractor)(nil)
+
+// DefaultMaxCandidates bounds what one Extract call proposes; the pipeline applies
+// its own per-turn write limit after refinement.
+const DefaultMaxCandidates = 12
+
+// Remembering explicitly ("remember that…", "记住…") raises confidence and importance.
+const (
+	rememberConfidence = 0.95
+	rememberImportance = 1
+)
+
+// ExtractorOptions configure the rule extractor. The zero value is usable.
+type ExtractorOptions struct {
+	Boundaries    candidate.Boundaries // candidates that fail them are not proposed
+	MaxCandidates int                  // per call; 0 means DefaultMaxCandidates
+}
+
+// Extractor is the offline stage-1 extractor: trigger phrases and patterns in English
+// and Chinese over user messages, no network, deterministic. It learns what users
+// state plainly about themselves and stays silent otherwise.
+type Extractor struct {
+	opts ExtractorOptions
+}
+
+// NewExtractor builds a rule extractor.
+func NewExtractor(opts ExtractorOptions) *Extractor {
+	if opts.MaxCandidates <= 0 {
+		opts.MaxCandidates = DefaultMaxCandidates
+	}
+	return &Extractor{opts: opts}
+}
+
+// Extract proposes candidates from the user messages of in.Messages. Context and
+// summary are not used: the rules only trust what the user says in the message
+// itself. It never calls a model, so usage is always zero.
+func (e *Extractor) Extract(ctx context.Context, in ports.ExtractionInput) ([]candidate.Candidate, ports.LLMUsage, error) {
+	var out []candidate.Candidate
+	for _, m := range in.Messages {
+		if err := ctx.Err(); err != nil {
+			return nil, ports.LLMUsage{}, err
+		}
+		if m.Role != conversation.RoleUser {
+			continue // assistant and system text is never a source of facts
+		}
+		out = append(out, e.ExtractMessage(m.ID, m.Content)...)
+	}
+	out = lastPerKey(out)
+	if len(out) > e.opts.MaxCandidates {
+		out = out[len(out)-e.opts.MaxCandidates:]
+	}
+	return out, ports.LLMUsage{}, nil
+}
+
+// ExtractMessage runs the rules over one user message. It applies the pre-filter
+// first and the boundaries last, so what it returns is ready for refinement.
+func (e *Extractor) ExtractMessage(messageID, text string) []candidate.Candidate {
+	if worth, _ := candidate.Prefilter(text); !worth {
+		return nil
+	}
+	folded := candidate.Fold(strings.TrimSpace(text))
+	var drafts []draft
+	for _, s := range candidate.Sentences(folded) {
+		drafts = append(drafts, extractSentence(s, false)...)
+	}
+	var out []candidate.Candidate
+	for _, d := range drafts {
+		c := d.candidate(messageID)
+		if ok, _ := e.opts.Boundaries.Screen(c); ok {
+			out = append(out, c)
+		}
+	}
+	return lastPerKey(out)
+}
+
+// lastPerKey keeps, for each key, the last candidate: a later statement in the same
+// turn corrects an earlier one ("I live in Berlin… actually, Munich").
+func lastPerKey(cs []candidate.Candidate) []candidate.Candidate {
+	last := map[string]int{}
+	for i, c := range cs {
+		last[c.Key] = i
+	}
+	out := cs[:0:0]
+	for i, c := range cs {
+		if last[c.Key] == i {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// draft is a candidate before it has a source.
+type draft struct {
+	typ        memory.Type
+	key        string
+	content    string
+	importance int
+	confidence float64
+}
+
+func (d draft) candidate(messageID string) candidate.Candidate {
+	imp := d.importance
+	if imp > memory.MaxImportance {
+		imp = memory.MaxImportance
+	}
+	conf := d.confidence
+	if conf > 1 {
+		conf = 1
+	}
+	return candidate.Candidate{
+		Op:              candidate.OpAdd,
+		Type:            d.typ,
+		Key:             d.key,
+		Content:         d.content,
+		Importance:      imp,
+		Confidence:      conf,
+		SourceMessageID: messageID,
+	}
+}
+
+// extractSentence walks the clause starts of one folded sentence and applies the
+// first matching pattern at each. boost marks text under an explicit "remember".
+func extractSentence(s string, boost bool) []draft {
+	low := candidate.LowerASCII(s)
+	question := strings.HasSuffix(strings.TrimSpace(s), "?")
+	var out []draft
+	for pos := 0; pos < len(s); {
+		ds, next := extractClause(s, low, pos, question, boost)
+		out = append(out, ds...)
+		if next <= pos {
+			next = pos + 1
+		}
+		// After a match that stopped inside its clause ("I live in Berlin and I work
+		// at Siemens"), go on from there; otherwise move to the next clause.
+		end := clauseEnd(low, next)
+		if len(ds) > 0 && next < end && strings.TrimSpace(s[next:end]) != "" {
+			pos = next
+			continue
+		}
+		if end >= len(s) {
+			break
+		}
+		pos = end + 1
+	}
+	return out
+}
+
+// extractClause tries the patterns at the clause starting at start; it returns the
+// drafts and the offset up to which the sentence has been consumed.
+func extractClause(s, low string, start int, question, boost bool) ([]draft, int) {
+	i, hedged := skipOpeners(low, start)
+	if i >= len(s) {
+		return nil, len(s)
+	}
+	rest, restLow := s[i:], low[i:]
+	end := clauseEnd(low, i)
+	if question && candidate.LooksLikeQuestion(low[i:end]) {
+		return nil, end
+	}
+	hypothetical := prefixWord(restLow, hypotheticalEN) != "" || prefixWord(restLow, hypotheticalZH) != ""
+	for pi := range patterns {
+		p := &patterns[pi]
+		if hypothetical && p.kind != kindReminder {
+			continue
+		}
+		loc := p.re.FindStringSubmatchIndex(restLow)
+		if loc == nil {
+			continue
+		}
+		m := &match{head: rest[:loc[1]], zh: hasCJK(rest[:loc[1]])}
+		for g := 0; g+1 < len(loc); g += 2 {
+			if loc[g] < 0 {
+				m.groups = append(m.groups, "")
+				continue
+			}
+			m.groups = append(m.groups, rest[loc[g]:loc[g+1]])
+		}
+		ds, consumed, ok := p.apply(m, rest, restLow, loc, question, boost)
+		if !ok {
+			continue
+		}
+		for k := range ds {
+			if hedged {
+				ds[k].confidence -= hedgePenalty
+			}
+			if boost {
+				ds[k].confidence = rememberConfidence
+				ds[k].importance += rememberImportance
+			}
+		}
+		return ds, i + consumed
+	}
+	return nil, end
+}
+
+// apply turns a match into drafts. ok=false means the pattern did not fit after all
+// and the next one should be tried.
+func (p *pattern) apply(m *match, rest, restLow string, loc []int, question, boost bool) ([]draft, int, bool) {
+	switch p.kind {
+	case kindRemember:
+		return applyRemember(rest, loc[1])
+	case kindReminder:
+		return p.applyReminder(m, rest)
+	case kindRule:
+		return p.applyRule(m, rest, loc[1])
+	case kindWhole:
+		whole, n := cutObject(rest[:loc[1]], m.zh, false)
+		m.item = whole
+		if m.zh {
+			m.item = m.head
+		}
+		key, ok := p.key(m)
+		if !ok {
+			return nil, 0, false
+		}
+		return []draft{p.draft(key, statement(whole, m.zh))}, n, true
+	}
+	// kindObject
+	var obj string
+	consumed := loc[1]
+	if p.group > 0 {
+		// The object is a submatch; alternations may put it in a later group.
+		for g := p.group; g < len(m.groups); g++ {
+			if m.groups[g] != "" {
+				obj = trimObject(m.groups[g], m.zh)
+				break
+			}
+		}
+	} else {
+		var n int
+		obj, n = cutObject(rest[loc[1]:], m.zh || hasCJK(rest[loc[1]:]), question)
+		consumed += n
+	}
+	if obj == "" {
+		return nil, 0, false
+	}
+	zh := m.zh || hasCJK(obj)
+	items := []string{obj}
+	if p.group == 0 && p.content == nil {
+		items = splitList(obj, zh)
+	}
+	var out []draft
+	for _, item := range items {
+		if !validObject(item, zh) {
+			continue
+		}
+		m.item = item
+		key, ok := p.key(m)
+		if !ok {
+			continue
+		}
+		var content string
+		switch {
+		case p.content != nil:
+			content = p.content(m)
+		case zh:
+			content = sentenceZH(thirdPersonZH(m.head + item))
+		default:
+			content = sentenceEN(thirdPersonEN(m.head) + " " + objectEN(item))
+		}
+		out = append(out, p.draft(key, content))
+	}
+	if len(out) == 0 {
+		return nil, 0, false
+	}
+	return out, consumed, true
+}
+
+func (p *pattern) draft(key, content string) draft {
+	return draft{typ: p.typ, key: key, content: content, importance: p.imp, confidence: p.conf}
+}
+
+// statement rewrites a whole first-person clause in the third person.
+func statement(clause string, zh bool) string {
+	if zh {
+		return sentenceZH(thirdPersonZH(clause))
+	}
+	return sentenceEN(thirdPersonEN(clause))
+}
+
+// applyRemember extracts what follows "remember (that)". If no pattern matches, a
+// first-person statement of at least three words is kept as a note in the user's
+// own words; "remember to buy milk" is a to-do and yields nothing.
+func applyRemember(rest string, headEnd int) ([]draft, int, bool) {
+	body := strings.TrimSpace(rest[headEnd:])
+	body = strings.TrimLeft(body, ",:;，：； ")
+	if body == "" {
+		return nil, len(rest), true
+	}
+	low := candidate.LowerASCII(body)
+	if strings.HasPrefix(low, "to ") || strings.HasPrefix(low, "去") {
+		return nil, len(rest), true
+	}
+	ds := extractSentence(body, true)
+	if len(ds) > 0 {
+		return ds, len(rest), true
+	}
+	zh := hasCJK(body)
+	firstPerson := strings.Contains(body, "我")
+	if !zh {
+		for _, w := range strings.Fields(low) {
+			switch strings.Trim(w, ".,!;:") {
+			case "i", "my", "me", "i'm", "i've", "mine":
+				firstPerson = true
+			}
+		}
+	}
+	if !firstPerson || candidate.LooksLikeQuestion(body) {
+		return nil, len(rest), true
+	}
+	if (zh && utf8.RuneCountInString(body) < 4) || (!zh && len(strings.Fields(body)) < 3) {
+		return nil, len(rest), true
+	}
+	d := draft{typ: memory.TypeFact, key: "note." + slugOf(body), importance: 3 + rememberImportance, confidence: rememberConfidence}
+	if zh {
+		d.content = sentenceZH(thirdPersonZH(strings.TrimRight(body, "。.!！")))
+	} else {
+		d.content = "User said: \"" + strings.TrimRight(body, ".!") + ".\""
+	}
+	return []draft{d}, len(rest), true
+}
+
+// applyRule handles "from now on …", "always …", "以后都…": the rule is the rest of
+// the clause (Chinese rules may run over a comma after a condition: "以后回答我的问
+// 题时，请用中文").
+func (p *pattern) applyRule(m *match, rest string, headEnd int) ([]draft, int, bool) {
+	zh := m.zh || hasCJK(rest)
+	var body string
+	var n int
+	if zh {
+		body, n = cutRuleZH(rest[headEnd:])
+	} else {
+		body, n = cutObject(rest[headEnd:], false, false)
+	}
+	body = strings.TrimLeft(body, ",:; ")
+	if !validRule(body, zh, m.head) {
+		return nil, 0, false
+	}
+	var content string
+	if zh {
+		content = sentenceZH(thirdPersonZH(m.head + body))
+	} else {
+		head := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(m.head), "please "))
+		head = strings.TrimPrefix(head, "Please ")
+		if strings.HasSuffix(head, "ever") || head == "always" || head == "never" || strings.EqualFold(head, "always") || strings.EqualFold(head, "never") {
+			content = sentenceEN(head + " " + objectRuleEN(body))
+		} else {
+			content = sentenceEN(head + ", " + objectRuleEN(body))
+		}
+	}
+	return []draft{p.draft(ruleKey(body), content)}, headEnd + n, true
+}
+
+// objectRuleEN turns "answer me in English" into "answer the user in English".
+func objectRuleEN(body string) string {
+	ws := strings.Fields(body)
+	for i, w := range ws {
+		switch strings.ToLower(strings.Trim(w, ".,")) {
+		case "me":
+			ws[i] = "the user"
+		case "my":
+			ws[i] = "the user's"
+		case "i":
+			ws[i] = "the user"
+		case "i'm":
+			ws[i] = "the user is"
+		}
+	}
+	return strings.Join(ws, " ")
+}
+
+func cutRuleZH(raw string) (string, int) {
+	end := len(raw)
+	for _, stop := range []string{"。", "!", "?", ";", "吗", "好吗", "可以吗", "行吗"} {
+		if i := strings.Index(raw, stop); i >= 0 && i < end {
+			end = i
+		}
+	}
+	// A comma ends the rule unless a condition comes before it.
+	for from := 0; from < end; {
+		i := strings.IndexByte(raw[from:end], ',')
+		if i < 0 {
+			break
+		}
+		i += from
+		before := raw[:i]
+		if !(strings.HasSuffix(before, "时") || strings.HasSuffix(before, "时候") || strings.HasSuffix(before, "的话")) {
+			end = i
+			break
+		}
+		from = i + 1
+	}
+	return trimObject(raw[:end], true), end
+}
+
+// ruleVerbsZH: a Chinese rule must ask for something ("以后再说" does not).
+var ruleVerbsZH = []string{"用", "回复", "回答", "叫我", "称呼", "不要", "别", "请", "你", "都要", "一律", "提醒", "记得", "给我",
+	"帮我", "说", "写", "少", "多", "避免", "尽量", "不用", "不能", "必须", "应该", "只", "加上", "带上", "先"}
+
+func validRule(body string, zh bool, head string) bool {
+	if zh {
+		if utf8.RuneCountInString(body) < 2 || utf8.RuneCountInString(body) > 60 {
+			return false
+		}
+		for _, p := range []string{"再", "见", "有空", "有机会", "聊", "还是", "也许", "可能", "会"} {
+			if strings.HasPrefix(body, p) {
+				return false // "以后再说", "以后有机会…": not a request
+			}
+		}
+		for _, v := range ruleVerbsZH {
+			if strings.Contains(body, v) {
+				return true
+			}
+		}
+		return false
+	}
+	ws := strings.Fields(body)
+	if len(ws) < 2 || len(ws) > 25 {
+		return false
+	}
+	switch strings.ToLower(ws[0]) {
+	case "mind", "mind,", "again", "before", "been":
+		return false
+	}
+	return true
+}
+
+// applyReminder keeps "remind me to X when Y" / "Y时提醒我X" as a constraint.
+func (p *pattern) applyReminder(m *match, rest string) ([]draft, int, bool) {
+	end := len(rest)
+	if m.zh {
+		for _, stop := range []string{"。", "!", "?", ";"} {
+			if i := strings.Index(rest, stop); i >= 0 && i < end {
+				end = i
+			}
+		}
+	} else {
+		_, end = cutObject(rest, false, false)
+		// the reminder clause legitimately contains a comma ("When it rains, remind me…")
+		if low := candidate.LowerASCII(rest); strings.Contains(low[end:], "remind me") {
+			end = len(rest)
+		}
+	}
+	clause := trimObject(rest[:end], m.zh)
+	// The key names the action ("take an umbrella", "带伞"), whichever way round the
+	// user put the condition.
+	action := m.group(1)
+	if m.zh {
+		action = m.group(2)
+	} else if action == "" {
+		action = m.group(4)
+	}
+	var content string
+	if m.zh {
+		content = sentenceZH(thirdPersonZH(clause))
+	} else {
+		content = sentenceEN(objectRuleEN(clause))
+	}
+	return []draft{p.draft("rule.remind."+slugOf(trimObject(action, m.zh)), content)}, end, true
+}

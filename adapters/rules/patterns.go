@@ -1,0 +1,513 @@
+package rules
+
+import (
+	"regexp"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"engram/domain/candidate"
+	"engram/domain/memory"
+)
+
+// kind is how a pattern turns its match into candidates.
+type kind int
+
+const (
+	kindObject   kind = iota // head + object (possibly a list): one candidate per item
+	kindWhole                // the match itself is the statement ("I'm vegetarian")
+	kindRemember             // "remember …": extract what follows, with more confidence
+	kindRule                 // "from now on …", "always …", "以后都…": a standing constraint
+	kindReminder             // "remind me to X when Y": a conditional standing constraint
+)
+
+// pattern is one trigger. re is matched at the start of a clause of lower-cased
+// text; the object is submatch group (when > 0) or whatever follows the match.
+type pattern struct {
+	name  string
+	re    *regexp.Regexp
+	kind  kind
+	typ   memory.Type
+	conf  float64
+	imp   int
+	group int
+	// key names the memory for one object item; ok=false rejects the item (e.g.
+	// "I'm a bit tired" is not a profession).
+	key func(m *match) (key string, ok bool)
+	// content overrides the default "head + object" statement.
+	content func(m *match) string
+}
+
+// match is what a pattern found in one clause.
+type match struct {
+	head   string   // the matched text, original case
+	groups []string // submatches, lower case
+	item   string   // the current object item, original case
+	zh     bool
+}
+
+func (m *match) group(i int) string {
+	if i < len(m.groups) {
+		return m.groups[i]
+	}
+	return ""
+}
+
+func re(s string) *regexp.Regexp { return regexp.MustCompile(`^(?:` + s + `)`) }
+
+// slugOf gives an object's key segment: an English slug of a known Chinese word, the
+// ASCII words of the object, or a hash.
+func slugOf(obj string) string {
+	obj = strings.TrimSpace(obj)
+	if hasCJK(obj) {
+		if s, ok := zhSlugs[stripZHVerb(obj)]; ok {
+			return s
+		}
+		for _, e := range zhSlugsByLength {
+			// "很多川菜", "各种爵士乐": a short qualifier before a known object
+			if strings.HasSuffix(obj, e.zh) && utf8.RuneCountInString(obj)-utf8.RuneCountInString(e.zh) <= 2 {
+				return e.slug
+			}
+		}
+	}
+	return candidate.Slug(obj)
+}
+
+// zhSlugsByLength is zhSlugs for suffix look-ups, longest first so 乌龙茶 beats 茶.
+var zhSlugsByLength = func() []struct{ zh, slug string } {
+	var out []struct{ zh, slug string }
+	for zh, s := range zhSlugs {
+		out = append(out, struct{ zh, slug string }{zh, s})
+	}
+	for i := 1; i < len(out); i++ { // insertion sort: small list, no sort import needed for one init
+		for j := i; j > 0 && (len(out[j].zh) > len(out[j-1].zh) || len(out[j].zh) == len(out[j-1].zh) && out[j].zh < out[j-1].zh); j-- {
+			out[j], out[j-1] = out[j-1], out[j]
+		}
+	}
+	return out
+}()
+
+func relationKey(relation string) func(m *match) (string, bool) {
+	return func(m *match) (string, bool) {
+		s := slugOf(m.item)
+		d := domainOf(s)
+		if s == d {
+			return d + "." + relation, true
+		}
+		return d + "." + relation + "." + s, true
+	}
+}
+
+func fixedKey(k string) func(m *match) (string, bool) {
+	return func(*match) (string, bool) { return k, true }
+}
+
+func familyKey(family string) func(m *match) (string, bool) {
+	return func(m *match) (string, bool) { return family + "." + slugOf(m.item), true }
+}
+
+// homeKey is home.city for a named place ("Berlin", "武汉") and home.location for a
+// description ("a small apartment", "一个小区").
+func homeKey(m *match) (string, bool) {
+	r := []rune(m.item)
+	if len(r) == 0 {
+		return "", false
+	}
+	if m.zh || candidate.IsCJK(r[0]) {
+		if strings.HasPrefix(m.item, "一") || strings.HasPrefix(m.item, "这") || strings.HasPrefix(m.item, "那") {
+			return "home.location", true
+		}
+		return "home.city", true
+	}
+	if unicode.IsUpper(r[0]) {
+		return "home.city", true
+	}
+	return "home.location", true
+}
+
+func professionEN(m *match) (string, bool) {
+	ws := strings.Fields(strings.ToLower(m.item))
+	if len(ws) == 0 || len(ws) > 4 || !professions[strings.Trim(ws[len(ws)-1], ".,")] {
+		return "", false
+	}
+	return "work.role", true
+}
+
+func professionZH(m *match) (string, bool) {
+	for _, s := range zhProfessionSuffixes {
+		if strings.HasSuffix(m.item, s) {
+			return "work.role", true
+		}
+	}
+	return "", false
+}
+
+// petOrFamily accepts "a dog", "two lovely cats", "a daughter named Anna".
+func petOrFamily(m *match) (string, bool) {
+	ws := strings.Fields(strings.ToLower(m.item))
+	for i, w := range ws {
+		if i > 3 {
+			break
+		}
+		w = strings.Trim(w, ".,")
+		single := strings.TrimSuffix(w, "s")
+		if w == "children" {
+			single = "child"
+		}
+		if w == "puppies" {
+			single = "puppy"
+		}
+		if pets[w] {
+			return "pet." + single, true
+		}
+		if relatives[w] {
+			return "family." + single, true
+		}
+	}
+	return "", false
+}
+
+func petZH(m *match) (string, bool) {
+	if s, ok := zhSlugs[strings.TrimSuffix(strings.TrimSuffix(m.group(1), "狗"), "咪")]; ok && m.group(1) != "狗狗" {
+		return "pet." + s, true
+	}
+	switch m.group(1) {
+	case "狗狗":
+		return "pet.dog", true
+	case "猫咪":
+		return "pet.cat", true
+	}
+	if s, ok := zhSlugs[m.group(1)]; ok {
+		return "pet." + s, true
+	}
+	return "pet." + slugOf(m.group(1)), true
+}
+
+func relativeZH(m *match) (string, bool) {
+	if s, ok := zhSlugs[m.group(1)]; ok {
+		return "family." + s, true
+	}
+	return "family." + slugOf(m.group(1)), true
+}
+
+// nameValue accepts a plausible name: one to three words or up to six CJK characters.
+func nameKey(k string) func(m *match) (string, bool) {
+	return func(m *match) (string, bool) {
+		if hasCJK(m.item) {
+			n := len([]rune(m.item))
+			if n > 6 || strings.ContainsAny(m.item, "了过你他她去来做帮回吃起") {
+				return "", false
+			}
+			return k, true
+		}
+		ws := strings.Fields(m.item)
+		if len(ws) == 0 || len(ws) > 3 {
+			return "", false
+		}
+		switch strings.ToLower(ws[0]) {
+		case "back", "later", "when", "if", "tomorrow", "tonight", "anytime", "now", "and", "to", "at", "on":
+			return "", false
+		}
+		return k, true
+	}
+}
+
+func projectEN(m *match) (string, bool) {
+	low := strings.ToLower(m.item)
+	for _, marker := range []string{" called ", " named "} {
+		if i := strings.Index(low, marker); i >= 0 {
+			return "project." + candidate.Slug(low[i+len(marker):]), true
+		}
+	}
+	for _, w := range []string{"project", "app", "application", "website", "site", "startup", "library", "framework",
+		"game", "novel", "book", "thesis", "dissertation", "platform", "tool", "service", "company", "business", "podcast", "channel"} {
+		if containsWordASCII(low, w) {
+			return "project." + candidate.Slug(strings.ReplaceAll(low, w, " ")+" "+w), true
+		}
+	}
+	// A named thing ("I'm building Engram") is a project too.
+	for i, w := range strings.Fields(m.item) {
+		if i > 0 || !deicticEN[strings.ToLower(w)] {
+			if r := firstRune(w); unicode.IsUpper(r) {
+				return "project." + candidate.Slug(w), true
+			}
+		}
+	}
+	return "", false
+}
+
+func containsWordASCII(s, w string) bool {
+	for _, f := range strings.FieldsFunc(s, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+		if f == w || f == w+"s" {
+			return true
+		}
+	}
+	return false
+}
+
+func favoriteKey(m *match) (string, bool) {
+	thing := m.group(1)
+	if thing == "" {
+		return "", false
+	}
+	return "favorite." + slugOf(thing), true
+}
+
+func birthKey(m *match) (string, bool) {
+	if yearRe.MatchString(strings.TrimSpace(m.item)) {
+		return "birth.year", true
+	}
+	return "birthplace", true
+}
+
+var yearRe = regexp.MustCompile(`^(19|20)\d\d$`)
+
+// Patterns, most specific first: the first that matches a clause wins.
+var patterns = []pattern{
+	// ---- explicit requests --------------------------------------------------------
+	{name: "remember", kind: kindRemember, re: re(`(?:please |pls |also |and |oh and )?(?:do )?(?:remember|note|keep in mind|don't forget|do not forget|never forget|make a note)(?: that| this| of this| please)?(?:\s*[:,]|\s|$)`)},
+	{name: "记住", kind: kindRemember, re: re(`(?:请|你要|帮我|麻烦你?|一定要|要|你)?(?:记住|记下|记着|记好|别忘了|不要忘了|不要忘记|千万别忘了|记得)(?:吧|哦|啊|了)?(?:\s*[:,])?\s*(?:这一点|这件事|一件事)?`)},
+	{name: "remind-when", kind: kindReminder, typ: memory.TypeConstraint, conf: 0.85, imp: 3,
+		re: re(`(?:please )?remind me (?:to )?(.+?) (?:when|whenever|if|every time|each time) (.+)|(?:when|whenever|if|every time|each time) (.+?),? (?:please )?remind me (?:to )?(.+)`)},
+	{name: "提醒-时", kind: kindReminder, typ: memory.TypeConstraint, conf: 0.85, imp: 3,
+		re: re(`(?:每当|如果|要是|每次|当)?(.{1,40}?)(?:时|的时候|时候)\s*,?\s*(?:请|都|就)?(?:提醒我|叫我|告诉我|通知我)(.+)`)},
+	{name: "from-now-on", kind: kindRule, typ: memory.TypeConstraint, conf: 0.9, imp: 4,
+		re: re(`(?:please )?(?:from now on|going forward|in (?:the )?future|from today on(?:wards?)?|starting (?:today|now)|henceforth|for all future (?:conversations|chats|answers))\b`)},
+	{name: "always-never", kind: kindRule, typ: memory.TypeConstraint, conf: 0.85, imp: 4,
+		re: re(`(?:please )?(?:always|never|don't ever|do not ever)\s`)},
+	{name: "以后", kind: kindRule, typ: memory.TypeConstraint, conf: 0.9, imp: 4,
+		re: re(`(?:请|麻烦)?(?:以后|今后|从现在起|从现在开始|从今天起|从今天开始|往后|每次)`)},
+
+	// ---- identity ---------------------------------------------------------------
+	{name: "my-name", typ: memory.TypeFact, conf: 0.9, imp: 4, key: nameKey("name"),
+		re: re(`my (?:full )?name(?: is|'s)\s+|i'm called\s+|i am called\s+`)},
+	{name: "call-me", typ: memory.TypePreference, conf: 0.9, imp: 4, key: nameKey("name.preferred"),
+		re:      re(`(?:you can |please |just |you may |everyone |people )?calls? me\s+`),
+		content: func(m *match) string { return "User wants to be called " + m.item + "." }},
+	{name: "我叫", typ: memory.TypeFact, conf: 0.9, imp: 4, key: nameKey("name"),
+		re: re(`我的名字(?:是|叫)|我叫(?:做)?`)},
+	{name: "叫我", typ: memory.TypePreference, conf: 0.9, imp: 4, key: nameKey("name.preferred"),
+		re:      re(`(?:你可以|可以|请|以后|就|你就|大家都)?叫我`),
+		content: func(m *match) string { return "用户希望被称呼为" + m.item + "。" }},
+
+	// ---- health and diet ----------------------------------------------------------
+	{name: "allergic", typ: memory.TypeFact, conf: 0.9, imp: 5, key: familyKey("allergy"),
+		re: re(`i(?:'m| am)(?: (?:also|very|severely|seriously|highly|quite|a bit|slightly|really|deathly|mildly))? allergic to\s+`)},
+	{name: "allergy", typ: memory.TypeFact, conf: 0.9, imp: 5, key: familyKey("allergy"), group: 1, kind: kindObject,
+		re:      re(`i (?:also )?have an? ([a-z]+(?: [a-z]+)?) allergy`),
+		content: func(m *match) string { return "User is allergic to " + m.item + "." }},
+	{name: "过敏", typ: memory.TypeFact, conf: 0.9, imp: 5, key: familyKey("allergy"), group: 1,
+		re:      re(`我(?:也|还|从小|一直)?对(.{1,12}?)(?:很|非常|特别|有点|严重|有些)?过敏|我(?:也|还)?(.{1,8}?)过敏`),
+		content: func(m *match) string { return "用户对" + m.item + "过敏。" }},
+	{name: "vegetarian", kind: kindWhole, typ: memory.TypeFact, conf: 0.9, imp: 4, key: fixedKey("diet"),
+		re: re(`i(?:'m| am)(?: (?:also|now|strictly|a|an|strict))* (?:vegetarian|vegan|pescatarian|pescetarian)\b`)},
+	{name: "素食", kind: kindWhole, typ: memory.TypeFact, conf: 0.9, imp: 4, key: fixedKey("diet"),
+		re: re(`我(?:是|现在是)?(?:一个|一名|一位|个)?(?:素食者|素食主义者|吃素的|纯素食者)|我(?:现在|一直|从小)?(?:只)?吃素`)},
+	{name: "dont-eat", typ: memory.TypeConstraint, conf: 0.85, imp: 4, key: familyKey("food.avoids"),
+		re: re(`i (?:don't|do not|can't|cannot|never|no longer) eat\s+`)},
+	{name: "不吃", typ: memory.TypeConstraint, conf: 0.85, imp: 4, key: familyKey("food.avoids"),
+		re: re(`我(?:从来|从|一直|现在|也)?不(?:吃|能吃|碰)`)},
+
+	// ---- likes and dislikes -------------------------------------------------------
+	{name: "favorite", typ: memory.TypePreference, conf: 0.85, imp: 3, key: favoriteKey,
+		re: re(`my (?:all-time |absolute |very )?(?:favorite|favourite) ([a-z][a-z ]{1,30}?) (?:is|are|was)\s+`)},
+	{name: "最喜欢的", typ: memory.TypePreference, conf: 0.85, imp: 3, key: favoriteKey,
+		re: re(`我最喜欢的(.{1,10}?)是`)},
+	{name: "dislike", typ: memory.TypePreference, conf: 0.8, imp: 3, key: relationKey("dislikes"),
+		re: re(`i(?: (?:really|just|absolutely|truly|honestly|also|still|kind of|totally|personally))* (?:don't|do not|dont)(?: really| much| particularly)? (?:like|enjoy|love|care for)\s+|i(?: (?:really|absolutely|truly|also|just|totally))* (?:hate|dislike|detest|despise|can't stand|cannot stand)\s+`)},
+	{name: "不喜欢", typ: memory.TypePreference, conf: 0.8, imp: 3, key: relationKey("dislikes"),
+		re: re(`我(?:真的|很|非常|特别|最|一直|也|还|有点|比较|超|挺|确实|向来)*(?:不喜欢|不爱|讨厌|受不了|不太喜欢|反感|厌恶|不感兴趣)`)},
+	{name: "prefer", typ: memory.TypePreference, conf: 0.85, imp: 3, key: prefersKey,
+		re: re(`i(?: (?:much|really|generally|usually|strongly|would|also|definitely|always|personally|still))* prefer\s+`)},
+	{name: "偏好", typ: memory.TypePreference, conf: 0.85, imp: 3, key: prefersKey,
+		re: re(`我(?:更|比较|一般|通常|还是)?(?:偏好|偏爱|倾向于|更喜欢|比较喜欢|还是喜欢)`)},
+	{name: "like", typ: memory.TypePreference, conf: 0.8, imp: 3, key: relationKey("likes"),
+		re: re(`i(?: (?:really|also|truly|absolutely|just|do|still|especially|totally|quite|particularly|genuinely|simply|sincerely|always|very much|kind of|sort of|personally|deeply|definitely))* (?:like|love|enjoy|adore)\s+`)},
+	{name: "fan", typ: memory.TypePreference, conf: 0.8, imp: 3, key: relationKey("likes"),
+		re: re(`i(?:'m| am)(?: (?:also|really|very|quite|so|a|an|big|huge|super|totally|deeply))* (?:fan of|into|fond of|passionate about|obsessed with|keen on|interested in|crazy about)\s+`)},
+	{name: "喜欢", typ: memory.TypePreference, conf: 0.8, imp: 3, key: relationKey("likes"),
+		re: re(`我(?:真的|很|非常|特别|最|一直|也|还|都|挺|超|比较|超级|十分|尤其|蛮|相当|向来|从小就|从小|就|一直都|本身就)*(?:喜欢|热爱|喜爱|钟爱|迷上了|爱上了|痴迷于|沉迷于|爱)(?:上了)?`)},
+	{name: "感兴趣", typ: memory.TypePreference, conf: 0.8, imp: 3, key: relationKey("likes"), group: 1,
+		re:      re(`我(?:很|非常|特别|也|还|一直|最近)*对(.{1,12}?)(?:很|非常|特别|比较|挺)?(?:感兴趣|有兴趣)`),
+		content: func(m *match) string { return "用户对" + m.item + "感兴趣。" }},
+
+	// ---- where, work, when ----------------------------------------------------------
+	{name: "live", typ: memory.TypeFact, conf: 0.85, imp: 4, key: homeKey,
+		re: re(`i(?: (?:currently|now|still|also))? (?:live|am living|'m living|reside|am based|'m based)(?: in| at)\s+|i(?:'m| am)(?: (?:currently|now))? (?:living|based) in\s+`)},
+	{name: "住在", typ: memory.TypeFact, conf: 0.85, imp: 4, key: homeKey,
+		re: re(`我(?:现在|目前|一直|也|还|家)?(?:住在|家住|家在|常住|定居在|生活在|居住在)`)},
+	{name: "在…生活", typ: memory.TypeFact, conf: 0.85, imp: 4, key: homeKey, group: 1,
+		re:      re(`我(?:现在|目前|一直)?在(.{1,12}?)(?:生活|居住|定居)`),
+		content: func(m *match) string { return "用户住在" + m.item + "。" }},
+	{name: "from", typ: memory.TypeFact, conf: 0.85, imp: 3, key: fixedKey("hometown"),
+		re: re(`i(?:'m| am)(?: originally)? from\s+|i (?:originally )?come from\s+|i grew up in\s+`)},
+	{name: "来自", typ: memory.TypeFact, conf: 0.85, imp: 3, key: fixedKey("hometown"),
+		re: re(`我(?:来自|的老家(?:是|在)|老家(?:是|在))`)},
+	{name: "born-in", typ: memory.TypeFact, conf: 0.85, imp: 3, key: birthKey,
+		re: re(`i was born in\s+`)},
+	{name: "birthday", typ: memory.TypeFact, conf: 0.9, imp: 3, key: fixedKey("birthday"),
+		re: re(`my birthday(?: is|'s)\s+|i was born on\s+`)},
+	{name: "生日", typ: memory.TypeFact, conf: 0.9, imp: 3, key: fixedKey("birthday"),
+		re: re(`我的生日(?:是|在)`)},
+	{name: "work-at", typ: memory.TypeFact, conf: 0.85, imp: 3, key: fixedKey("work.place"),
+		re: re(`i(?: (?:currently|now|also))? work (?:at|for)\s+`)},
+	{name: "work-as", typ: memory.TypeFact, conf: 0.85, imp: 3, key: fixedKey("work.role"),
+		re: re(`i(?: (?:currently|now|also))? work as(?: an?)?\s+|my (?:job|occupation|profession) is(?: an?)?\s+`)},
+	{name: "work-in", typ: memory.TypeFact, conf: 0.85, imp: 3, key: func(m *match) (string, bool) {
+		if unicode.IsUpper(firstRune(m.item)) {
+			return "work.place", true
+		}
+		return "work.field", true
+	}, re: re(`i(?: (?:currently|now|also))? work in\s+`)},
+	{name: "i-am-a", typ: memory.TypeFact, conf: 0.85, imp: 3, key: professionEN,
+		re: re(`i(?:'m| am)(?: (?:also|currently|now))? an?\s+`)},
+	{name: "在…工作", typ: memory.TypeFact, conf: 0.85, imp: 3, key: fixedKey("work.place"), group: 1,
+		re:      re(`我(?:现在|目前|一直)?在(.{1,16}?)(?:工作|上班|任职|实习)`),
+		content: func(m *match) string { return "用户在" + m.item + "工作。" }},
+	{name: "职业", typ: memory.TypeFact, conf: 0.85, imp: 3, key: fixedKey("work.role"),
+		re: re(`我的(?:职业|工作)是`)},
+	{name: "我是…人", typ: memory.TypeFact, conf: 0.85, imp: 3, key: hometownZH, group: 1,
+		re:      re(`我是([^,，的]{1,6}?)人(?:$|,|，)`),
+		content: func(m *match) string { return "用户是" + m.item + "人。" }},
+	{name: "我是", typ: memory.TypeFact, conf: 0.85, imp: 3, key: professionZH,
+		re: re(`我(?:现在|目前)?(?:是|当)(?:一名|一个|一位|个|名)?`)},
+
+	// ---- family and pets ------------------------------------------------------------
+	{name: "married", kind: kindWhole, typ: memory.TypeFact, conf: 0.85, imp: 3, key: fixedKey("family.marital"),
+		re: re(`i(?:'m| am)(?: (?:happily|also))? married\b`)},
+	{name: "结婚", kind: kindWhole, typ: memory.TypeFact, conf: 0.85, imp: 3, key: fixedKey("family.marital"),
+		re: re(`我(?:已经)?结婚了`)},
+	{name: "have", typ: memory.TypeFact, conf: 0.85, imp: 3, key: petOrFamily,
+		re: re(`i(?: also)? (?:have|'ve got|have got|own)\s+`)},
+	{name: "养", kind: kindWhole, typ: memory.TypeFact, conf: 0.85, imp: 3, key: petZH,
+		re: re(`我(?:家)?(?:有|养了|养着|养)(?:一|两|三|几|1|2|3)?(?:只|条|个|头|匹)?(猫咪|狗狗|小猫|小狗|猫|狗|鹦鹉|仓鼠|兔子|金鱼|乌龟)`)},
+	{name: "家人", kind: kindWhole, typ: memory.TypeFact, conf: 0.85, imp: 3, key: relativeZH,
+		re: re(`我有(?:一个|两个|三个|个|一|两)?(儿子|女儿|孩子|哥哥|姐姐|弟弟|妹妹|老婆|老公|男朋友|女朋友|双胞胎)`)},
+
+	// ---- goals, projects, habits ------------------------------------------------------
+	{name: "goal", typ: memory.TypeGoal, conf: 0.85, imp: 4, key: familyKey("goal"),
+		re: re(`my(?: (?:main|long-term|biggest|ultimate|big|personal|career|life))? (?:goal|dream|ambition|aim) (?:is|has always been)(?: to)?\s+`)},
+	{name: "become", typ: memory.TypeGoal, conf: 0.8, imp: 4, key: familyKey("goal.become"),
+		re: re(`i (?:really )?(?:want|hope|plan|aim|dream|intend) to become(?: an?)?\s+`)},
+	{name: "目标", typ: memory.TypeGoal, conf: 0.85, imp: 4, key: familyKey("goal"),
+		re: re(`我的(?:目标|梦想|理想|愿望|人生目标|长期目标)(?:是|就是)`)},
+	{name: "成为", typ: memory.TypeGoal, conf: 0.8, imp: 4, key: familyKey("goal.become"),
+		re: re(`我(?:一直)?(?:想|希望|打算|计划|梦想)(?:成为|当)(?:一名|一个|一位)?`)},
+	{name: "project", typ: memory.TypeProject, conf: 0.8, imp: 3, key: projectEN,
+		re: re(`i(?:'m| am)(?: (?:currently|now|also))? (?:working on|building|developing|creating|writing|making|running)\s+|my (?:current |main |side )?project(?: is)?(?: called)?\s+`)},
+	{name: "项目", typ: memory.TypeProject, conf: 0.8, imp: 3, key: familyKey("project"), group: 1,
+		re:      re(`我(?:正在|在|最近在|目前在|现在在|最近|目前正在|一直在)(?:做|开发|搞|写|研发|负责)(?:一个)?(.{1,20}?)(?:项目|app|应用|网站|平台|系统|小程序)`),
+		content: func(m *match) string { return "用户正在做" + m.item + "项目。" }},
+	{name: "learning", typ: memory.TypeGoal, conf: 0.8, imp: 3, key: learningEN,
+		re: re(`i(?:'m| am)(?: (?:currently|now|also))? (?:learning|studying)\s+`)},
+	{name: "学习", typ: memory.TypeGoal, conf: 0.8, imp: 3, key: familyKey("learning"),
+		re: re(`我(?:正在|最近在|目前在|最近|一直在)(?:学|学习|自学)`)},
+	{name: "speak", typ: memory.TypeFact, conf: 0.85, imp: 3, key: familyKey("language.speaks"),
+		re: re(`i(?: also)? speak\s+|i(?:'m| am) fluent in\s+`)},
+	{name: "habit", kind: kindWhole, typ: memory.TypePreference, conf: 0.8, imp: 2, key: habitKey,
+		re: re(`i (?:usually|always|often|normally|regularly|never|rarely|generally|typically)(?: also)? (?:drink|eat|go|run|wake up|get up|sleep|read|cook|play|listen to|watch|walk|swim|work out|exercise|take|use|practice|practise|study|visit|ride|drive|bike|cycle|meditate|jog|do yoga)\b[^,;]*`)},
+	{name: "习惯", kind: kindWhole, typ: memory.TypePreference, conf: 0.8, imp: 2, key: habitKey,
+		re: re(`我(?:每天|平时|通常|经常|一般|习惯|总是|每周|每晚|每天早上|每天晚上|早上|晚上)(?:都)?(?:会)?(?:去)?(?:喝|吃|跑步|看|听|读|写|画|练|学|做|玩|骑|游泳|早起|睡|锻炼|运动|冥想|散步|花)[^,，]*`)},
+}
+
+func prefersKey(m *match) (string, bool) {
+	obj := m.item
+	low := strings.ToLower(obj)
+	for _, sep := range []string{" over ", " to ", " rather than ", " instead of ", "而不是", "胜过", "多于"} {
+		if i := strings.Index(low, sep); i > 0 {
+			obj = obj[:i]
+			break
+		}
+	}
+	if l := replyAspect(obj); l != "" {
+		return l, true
+	}
+	s := slugOf(obj)
+	return domainOf(s) + ".prefers." + s, true
+}
+
+func habitKey(m *match) (string, bool) {
+	if !hasCJK(m.item) {
+		ws := strings.Fields(strings.ToLower(m.item))
+		for len(ws) > 0 && (ws[0] == "i" || enAdverbs[ws[0]]) {
+			ws = ws[1:]
+		}
+		return "habit." + candidate.Slug(strings.Join(ws, " ")), true
+	}
+	return "habit." + slugOf(stripLeadingZH(m.item, []string{"我每天", "我平时", "我通常", "我经常", "我一般", "我习惯", "我总是", "我每周", "我每晚", "我早上", "我晚上", "都", "会", "去"})), true
+}
+
+func stripLeadingZH(s string, prefixes []string) string {
+	for changed := true; changed; {
+		changed = false
+		for _, p := range prefixes {
+			if strings.HasPrefix(s, p) {
+				s, changed = s[len(p):], true
+			}
+		}
+	}
+	return s
+}
+
+// replyAspect classifies a standing rule about the assistant's replies: the reply
+// language and length are single slots (a new rule replaces the old), style rules
+// are one memory each.
+func replyAspect(body string) string {
+	low := strings.ToLower(body)
+	replyVerb := false
+	for _, v := range []string{"answer", "reply", "replies", "respond", "response", "speak", "write", "talk", "use", "in ",
+		"回复", "回答", "说", "交流", "用", "讲", "写", "沟通", "聊"} {
+		if strings.Contains(low, v) {
+			replyVerb = true
+			break
+		}
+	}
+	if !replyVerb {
+		return ""
+	}
+	for name := range languages {
+		if (hasCJK(name) && strings.Contains(low, name)) || containsWordASCII(low, name) {
+			return "reply.language"
+		}
+	}
+	for _, w := range []string{"short", "shorter", "brief", "concise", "long", "length", "words", "characters",
+		"sentences", "字", "简短", "简洁", "篇幅", "长度", "句话"} {
+		if containsWordASCII(low, w) || hasCJK(w) && strings.Contains(low, w) {
+			return "reply.length"
+		}
+	}
+	for _, w := range []string{"emoji", "emojis", "markdown", "bullet", "bullets", "tone", "formal", "casual",
+		"polite", "jokes", "humor", "humour", "表情", "格式", "语气", "正式", "幽默", "列表", "礼貌", "风格"} {
+		if containsWordASCII(low, w) || hasCJK(w) && strings.Contains(low, w) {
+			return "reply.style." + slugOf(w)
+		}
+	}
+	return ""
+}
+
+// ruleKey names a standing rule: a reply slot when it is about replies, else rule.<slug>.
+func ruleKey(body string) string {
+	if k := replyAspect(body); k != "" {
+		return k
+	}
+	return "rule." + slugOf(body)
+}
+
+// hometownZH accepts "我是武汉人" but not "我是个好人".
+func hometownZH(m *match) (string, bool) {
+	for _, p := range []string{"一", "个", "好", "坏", "很", "有", "大", "老", "普通", "成年", "病", "女", "男", "年轻", "外", "穷", "富", "懒", "工作", "家里", "普通", "正常", "内向", "外向"} {
+		if strings.HasPrefix(m.item, p) {
+			return "", false
+		}
+	}
+	return "hometown", true
+}
+
+func learningEN(m *match) (string, bool) {
+	first := strings.ToLower(strings.Fields(m.item + " x")[0])
+	switch first {
+	case "for", "to", "about", "hard", "with", "at", "in", "how", "x":
+		return "", false
+	}
+	return "learning." + slugOf(m.item), true
+}

@@ -32,7 +32,7 @@ const (
 	DefaultOpenAIBaseURL  = "https://api.openai.com/v1"
 	DefaultOllamaBaseURL  = "http://127.0.0.1:11434"
 	DefaultTimeout        = 90 * time.Second // LONG_TERM_MEMORY_EXTRACT_TIMEOUT_SEC's default
-	DefaultMaxRetries     = 3 // what configs/engram.yaml sets; the zero value means no retries
+	DefaultMaxRetries     = 3                // what configs/engram.yaml sets; the zero value means no retries
 	DefaultRetryBaseDelay = 500 * time.Millisecond
 	DefaultRetryMaxDelay  = 20 * time.Second
 )

@@ -136,9 +136,11 @@ func (d draft) candidate(messageID string) candidate.Candidate {
 func extractSentence(s string, boost bool) []draft {
 	low := candidate.LowerASCII(s)
 	question := strings.HasSuffix(strings.TrimSpace(s), "?")
+	opening := low[skipSpacePunct(low, 0):]
+	greeted := prefixWord(opening, greetingsEN) != "" || prefixWord(opening, greetingsZH) != ""
 	var out []draft
 	for pos := 0; pos < len(s); {
-		ds, next := extractClause(s, low, pos, question, boost)
+		ds, next := extractClause(s, low, pos, question, boost, greeted)
 		out = append(out, ds...)
 		if next <= pos {
 			next = pos + 1
@@ -158,9 +160,14 @@ func extractSentence(s string, boost bool) []draft {
 	return out
 }
 
+var (
+	greetingsEN = []string{"hello", "hi", "hey", "good morning", "good afternoon", "good evening"}
+	greetingsZH = []string{"你好", "您好", "嗨", "哈喽", "大家好"}
+)
+
 // extractClause tries the patterns at the clause starting at start; it returns the
 // drafts and the offset up to which the sentence has been consumed.
-func extractClause(s, low string, start int, question, boost bool) ([]draft, int) {
+func extractClause(s, low string, start int, question, boost, greeted bool) ([]draft, int) {
 	i, hedged := skipOpeners(low, start)
 	if i >= len(s) {
 		return nil, len(s)
@@ -173,7 +180,7 @@ func extractClause(s, low string, start int, question, boost bool) ([]draft, int
 	hypothetical := prefixWord(restLow, hypotheticalEN) != "" || prefixWord(restLow, hypotheticalZH) != ""
 	for pi := range patterns {
 		p := &patterns[pi]
-		if hypothetical && p.kind != kindReminder {
+		if hypothetical && p.kind != kindReminder || p.sentenceStart && start > 0 || p.afterGreeting && !greeted {
 			continue
 		}
 		loc := p.re.FindStringSubmatchIndex(restLow)
@@ -346,6 +353,10 @@ func (p *pattern) applyRule(m *match, rest string, headEnd int) ([]draft, int, b
 		body, n = cutObject(rest[headEnd:], false, false)
 	}
 	body = strings.TrimLeft(body, ",:; ")
+	if addressed := strings.TrimLeft(strings.TrimPrefix(strings.TrimPrefix(body, "都"), "请"), " "); strings.HasPrefix(addressed, "叫我") ||
+		strings.HasPrefix(addressed, "称呼我") || strings.HasPrefix(strings.ToLower(addressed), "call me") {
+		return nil, 0, false // "以后叫我小王": the preferred name, not a rule
+	}
 	if !validRule(body, zh, m.head) {
 		return nil, 0, false
 	}
@@ -407,12 +418,28 @@ func cutRuleZH(raw string) (string, int) {
 }
 
 // ruleVerbsZH: a Chinese rule must ask for something ("以后再说" does not).
-var ruleVerbsZH = []string{"用", "回复", "回答", "叫我", "称呼", "不要", "别", "请", "你", "都要", "一律", "提醒", "记得", "给我",
-	"帮我", "说", "写", "少", "多", "避免", "尽量", "不用", "不能", "必须", "应该", "只", "加上", "带上", "先"}
+var ruleVerbsZH = []string{"用", "回复", "回答", "叫我", "称呼", "不要", "别", "请", "都要", "一律", "提醒", "记得", "给我",
+	"帮我", "写", "少", "多", "避免", "尽量", "不用", "不能", "必须", "应该", "只", "加上", "带上", "先"}
+
+// everyTimeVerbsZH: "每次…" is a rule only with an explicit request ("每次回答都用中文"),
+// not a remark ("每次和你聊天都很开心").
+var everyTimeVerbsZH = []string{"请", "不要", "别", "提醒我", "记得", "都用", "回复", "回答", "要用", "都要", "先"}
 
 func validRule(body string, zh bool, head string) bool {
 	if zh {
 		if utf8.RuneCountInString(body) < 2 || utf8.RuneCountInString(body) > 60 {
+			return false
+		}
+		// "以后我可以请你…": the user describing their own plans, not a rule.
+		if strings.HasPrefix(body, "我") && !strings.HasPrefix(body, "我希望") && !strings.HasPrefix(body, "我要求") && !strings.HasPrefix(body, "我需要你") {
+			return false
+		}
+		if strings.HasSuffix(head, "每次") {
+			for _, v := range everyTimeVerbsZH {
+				if strings.Contains(body, v) {
+					return true
+				}
+			}
 			return false
 		}
 		for _, p := range []string{"再", "见", "有空", "有机会", "聊", "还是", "也许", "可能", "会"} {
@@ -431,9 +458,17 @@ func validRule(body string, zh bool, head string) bool {
 	if len(ws) < 2 || len(ws) > 25 {
 		return false
 	}
-	switch strings.ToLower(ws[0]) {
+	first := strings.ToLower(ws[0])
+	switch first {
 	case "mind", "mind,", "again", "before", "been":
 		return false
+	}
+	// "Always use metric units" is an instruction; "(he) always maintained…" or
+	// "always makes me happy" describe something.
+	if h := strings.ToLower(strings.TrimSpace(head)); strings.HasSuffix(h, "always") || strings.HasSuffix(h, "never") || strings.HasSuffix(h, "ever") {
+		if strings.HasSuffix(first, "ed") || strings.HasSuffix(first, "s") && !strings.HasSuffix(first, "ss") {
+			return false
+		}
 	}
 	return true
 }

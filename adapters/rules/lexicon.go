@@ -38,6 +38,8 @@ var zhSlugs = map[string]string{
 	"妹妹": "sister", "老婆": "wife", "妻子": "wife", "老公": "husband", "丈夫": "husband", "男朋友": "boyfriend",
 	"女朋友": "girlfriend",
 	"中文":  "chinese", "汉语": "chinese", "普通话": "chinese", "英文": "english", "英语": "english", "日语": "japanese",
+	"表情": "emoji", "表情符号": "emoji", "表情包": "emoji", "格式": "format", "语气": "tone", "正式": "formal",
+	"幽默": "humor", "列表": "lists", "礼貌": "polite", "风格": "style",
 	"日文": "japanese", "韩语": "korean", "法语": "french", "德语": "german", "西班牙语": "spanish", "粤语": "cantonese",
 }
 

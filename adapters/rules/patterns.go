@@ -31,6 +31,12 @@ type pattern struct {
 	conf  float64
 	imp   int
 	group int
+	// sentenceStart: only at the start of a sentence ("Always use metric units", not
+	// "…, always smiling").
+	sentenceStart bool
+	// afterGreeting: only in a sentence that opened with a greeting ("Hello, I'm
+	// Gary." names the user; "I'm Chinese." does not).
+	afterGreeting bool
 	// key names the memory for one object item; ok=false rejects the item (e.g.
 	// "I'm a bit tired" is not a profession).
 	key func(m *match) (key string, ok bool)
@@ -273,7 +279,7 @@ var patterns = []pattern{
 		re: re(`(?:每当|如果|要是|每次|当)?(.{1,40}?)(?:时|的时候|时候)\s*,?\s*(?:请|都|就)?(?:提醒我|叫我|告诉我|通知我)(.+)`)},
 	{name: "from-now-on", kind: kindRule, typ: memory.TypeConstraint, conf: 0.9, imp: 4,
 		re: re(`(?:please )?(?:from now on|going forward|in (?:the )?future|from today on(?:wards?)?|starting (?:today|now)|henceforth|for all future (?:conversations|chats|answers))\b`)},
-	{name: "always-never", kind: kindRule, typ: memory.TypeConstraint, conf: 0.85, imp: 4,
+	{name: "always-never", kind: kindRule, typ: memory.TypeConstraint, conf: 0.85, imp: 4, sentenceStart: true,
 		re: re(`(?:please )?(?:always|never|don't ever|do not ever)\s`)},
 	{name: "以后", kind: kindRule, typ: memory.TypeConstraint, conf: 0.9, imp: 4,
 		re: re(`(?:请|麻烦)?(?:以后|今后|从现在起|从现在开始|从今天起|从今天开始|往后|每次)`)},
@@ -284,10 +290,16 @@ var patterns = []pattern{
 	{name: "call-me", typ: memory.TypePreference, conf: 0.9, imp: 4, key: nameKey("name.preferred"),
 		re:      re(`(?:you can |please |just |you may |everyone |people )?calls? me\s+`),
 		content: func(m *match) string { return "User wants to be called " + m.item + "." }},
+	{name: "hi-i-am", typ: memory.TypeFact, conf: 0.85, imp: 4, key: greetedNameEN, afterGreeting: true,
+		re:      re(`i'm\s+|i am\s+|this is\s+`),
+		content: func(m *match) string { return "User's name is " + m.item + "." }},
+	{name: "你好我是", typ: memory.TypeFact, conf: 0.85, imp: 4, key: greetedNameZH, afterGreeting: true,
+		re:      re(`我是`),
+		content: func(m *match) string { return "用户叫" + m.item + "。" }},
 	{name: "我叫", typ: memory.TypeFact, conf: 0.9, imp: 4, key: nameKey("name"),
 		re: re(`我的名字(?:是|叫)|我叫(?:做)?`)},
 	{name: "叫我", typ: memory.TypePreference, conf: 0.9, imp: 4, key: nameKey("name.preferred"),
-		re:      re(`(?:你可以|可以|请|以后|就|你就|大家都)?叫我`),
+		re:      re(`(?:你也可以|你可以|也可以|可以|请|以后|就|你就|大家都)?叫我`),
 		content: func(m *match) string { return "用户希望被称呼为" + m.item + "。" }},
 
 	// ---- health and diet ----------------------------------------------------------
@@ -322,7 +334,7 @@ var patterns = []pattern{
 	{name: "偏好", typ: memory.TypePreference, conf: 0.85, imp: 3, key: prefersKey,
 		re: re(`我(?:更|比较|一般|通常|还是)?(?:偏好|偏爱|倾向于|更喜欢|比较喜欢|还是喜欢)`)},
 	{name: "like", typ: memory.TypePreference, conf: 0.8, imp: 3, key: relationKey("likes"),
-		re: re(`i(?: (?:really|also|truly|absolutely|just|do|still|especially|totally|quite|particularly|genuinely|simply|sincerely|always|very much|kind of|sort of|personally|deeply|definitely))* (?:like|love|enjoy|adore)\s+`)},
+		re: re(`i(?: (?:really|also|truly|absolutely|just|do|still|especially|totally|quite|particularly|genuinely|simply|sincerely|always|very much|kind of|sort of|personally|deeply|definitely))* (?:like|love|enjoy|adore)\s+|i(?:'ve| have)(?: (?:always|really|also|truly|long))* (?:enjoyed|loved|liked)\s+`)},
 	{name: "fan", typ: memory.TypePreference, conf: 0.8, imp: 3, key: relationKey("likes"),
 		re: re(`i(?:'m| am)(?: (?:also|really|very|quite|so|a|an|big|huge|super|totally|deeply))* (?:fan of|into|fond of|passionate about|obsessed with|keen on|interested in|crazy about)\s+`)},
 	{name: "喜欢", typ: memory.TypePreference, conf: 0.8, imp: 3, key: relationKey("likes"),
@@ -352,7 +364,9 @@ var patterns = []pattern{
 	{name: "work-at", typ: memory.TypeFact, conf: 0.85, imp: 3, key: fixedKey("work.place"),
 		re: re(`i(?: (?:currently|now|also))? work (?:at|for)\s+`)},
 	{name: "work-as", typ: memory.TypeFact, conf: 0.85, imp: 3, key: fixedKey("work.role"),
-		re: re(`i(?: (?:currently|now|also))? work as(?: an?)?\s+|my (?:job|occupation|profession) is(?: an?)?\s+`)},
+		re: re(`i(?: (?:currently|now|also))? work as(?: an?)?\s+`)},
+	{name: "my-job", typ: memory.TypeFact, conf: 0.85, imp: 3, key: professionEN,
+		re: re(`my (?:job|occupation|profession) is(?: an?)?\s+`)},
 	{name: "work-in", typ: memory.TypeFact, conf: 0.85, imp: 3, key: func(m *match) (string, bool) {
 		if unicode.IsUpper(firstRune(m.item)) {
 			return "work.place", true
@@ -361,7 +375,7 @@ var patterns = []pattern{
 	}, re: re(`i(?: (?:currently|now|also))? work in\s+`)},
 	{name: "i-am-a", typ: memory.TypeFact, conf: 0.85, imp: 3, key: professionEN,
 		re: re(`i(?:'m| am)(?: (?:also|currently|now))? an?\s+`)},
-	{name: "在…工作", typ: memory.TypeFact, conf: 0.85, imp: 3, key: fixedKey("work.place"), group: 1,
+	{name: "在…工作", typ: memory.TypeFact, conf: 0.85, imp: 3, key: workPlaceZH, group: 1,
 		re:      re(`我(?:现在|目前|一直)?在(.{1,16}?)(?:工作|上班|任职|实习)`),
 		content: func(m *match) string { return "用户在" + m.item + "工作。" }},
 	{name: "职业", typ: memory.TypeFact, conf: 0.85, imp: 3, key: fixedKey("work.role"),
@@ -399,8 +413,8 @@ var patterns = []pattern{
 		re:      re(`我(?:正在|在|最近在|目前在|现在在|最近|目前正在|一直在)(?:做|开发|搞|写|研发|负责)(?:一个)?(.{1,20}?)(?:项目|app|应用|网站|平台|系统|小程序)`),
 		content: func(m *match) string { return "用户正在做" + m.item + "项目。" }},
 	{name: "learning", typ: memory.TypeGoal, conf: 0.8, imp: 3, key: learningEN,
-		re: re(`i(?:'m| am)(?: (?:currently|now|also))? (?:learning|studying)\s+`)},
-	{name: "学习", typ: memory.TypeGoal, conf: 0.8, imp: 3, key: familyKey("learning"),
+		re: re(`i(?:'m| am)(?: (?:currently|now|also))? (?:learning|studying)\s+|i(?:'ve| have) been (?:learning|studying|practicing|practising)\s+`)},
+	{name: "学习", typ: memory.TypeGoal, conf: 0.8, imp: 3, key: learningZH,
 		re: re(`我(?:正在|最近在|目前在|最近|一直在)(?:学|学习|自学)`)},
 	{name: "speak", typ: memory.TypeFact, conf: 0.85, imp: 3, key: familyKey("language.speaks"),
 		re: re(`i(?: also)? speak\s+|i(?:'m| am) fluent in\s+`)},
@@ -510,4 +524,67 @@ func learningEN(m *match) (string, bool) {
 		return "", false
 	}
 	return "learning." + slugOf(m.item), true
+}
+
+// workPlaceZH accepts "我在腾讯工作" but not "我在考虑找新工作" or "我在找了几份工作".
+func workPlaceZH(m *match) (string, bool) {
+	place := m.item
+	if strings.HasPrefix(place, "一") {
+		return "", false // "一家公司": says nothing about where
+	}
+	for _, v := range []string{"考虑", "思考", "找", "换", "想", "做", "要", "是否", "寻找", "申请", "面试", "了", "过", "准备", "犹豫", "纠结"} {
+		if strings.Contains(place, v) {
+			return "", false
+		}
+	}
+	return "work.place", true
+}
+
+func learningZH(m *match) (string, bool) {
+	if strings.HasPrefix(m.item, "会") || strings.HasPrefix(m.item, "了") || strings.HasPrefix(m.item, "到") {
+		return "", false // 学会了: something learnt once, not an ongoing pursuit
+	}
+	return "learning." + slugOf(m.item), true
+}
+
+// greetedNameEN accepts one capitalised word that is not a state ("Hi, I'm Gary", not
+// "Hi, I'm Fine" or "Hi, I'm Back").
+func greetedNameEN(m *match) (string, bool) {
+	ws := strings.Fields(m.item)
+	if len(ws) != 1 && len(ws) != 2 {
+		return "", false
+	}
+	for _, w := range ws {
+		if !unicode.IsUpper(firstRune(w)) {
+			return "", false
+		}
+	}
+	switch strings.ToLower(ws[0]) {
+	case "fine", "good", "okay", "ok", "back", "here", "sorry", "glad", "happy", "excited", "tired", "new", "ready", "so", "very", "really", "just", "not", "a", "an", "the", "chinese", "american", "english", "british", "french", "german", "japanese", "korean", "indian":
+		return "", false
+	}
+	return "name", true
+}
+
+// greetedNameZH accepts "你好，我是姚国栋" (two to four Han characters that are not an
+// occupation or a place of origin).
+func greetedNameZH(m *match) (string, bool) {
+	n := utf8.RuneCountInString(m.item)
+	if n < 2 || n > 4 {
+		return "", false
+	}
+	for _, r := range m.item {
+		if !unicode.Is(unicode.Han, r) {
+			return "", false
+		}
+	}
+	if _, ok := professionZH(m); ok || strings.HasSuffix(m.item, "人") {
+		return "", false
+	}
+	for _, p := range []string{"一", "个", "你", "他", "她", "这", "那", "来", "在", "说", "想", "不", "很", "第"} {
+		if strings.HasPrefix(m.item, p) {
+			return "", false
+		}
+	}
+	return "name", true
 }

@@ -15,10 +15,10 @@ import (
 var discourseEN = []string{"by the way", "btw", "to be honest", "honestly", "frankly", "actually", "in fact",
 	"also", "and", "but", "oh", "well", "besides", "so", "plus", "anyway", "of course", "yes", "yeah", "no",
 	"okay", "ok", "hi", "hello", "hey", "um", "hmm", "personally", "just so you know", "fyi", "as you know",
-	"lately", "recently", "these days", "nowadays", "now", "oh and", "and also", "so yeah", "sure"}
+	"lately", "recently", "these days", "nowadays", "now", "oh and", "and also", "so yeah", "sure", "you know that", "you know", "as you may know"}
 var discourseZH = []string{"其实", "另外", "而且", "不过", "但是", "所以", "嗯", "对了", "顺便说一下", "顺便说", "说实话",
 	"老实说", "还有", "此外", "最近", "平时", "除此之外", "好的", "是的", "对", "哈哈", "你好", "嗨", "哦", "啊", "那",
-	"然后", "同时", "另外呢", "总之", "因为", "确实", "是啊", "恩", "今年", "现在", "当然", "其实呢", "说起来"}
+	"然后", "同时", "另外呢", "总之", "因为", "确实", "是啊", "恩", "今年", "现在", "当然", "其实呢", "说起来", "你知道", "你也知道", "你知道的"}
 
 // hedgesEN/ZH weaken what follows ("I think I like…"): confidence drops by hedgePenalty.
 var hedgesEN = []string{"i think", "i guess", "i suppose", "maybe", "perhaps", "probably", "i believe", "i feel like", "kind of", "sort of"}
@@ -120,9 +120,10 @@ func clauseEnd(s string, i int) int {
 
 // Objects end at these words: what follows explains or digresses.
 var objectStopsEN = []string{" because ", " but ", " which ", " so that ", " so ", " since ", " although ", " though ",
-	" when ", " while ", " if ", " especially ", " such as ", " like ", " and i ", " and my ", " but i ", " - ", " — ",
+	" when ", " while ", " if ", " especially ", " such as ", " like ", " and i ", " and i'", " and my ", " but i ", " - ", " — ",
 	" (", " for example", " e.g.", " except ", " whenever ", " as long as ", " unless ", " and it ", " and that ",
-	" and they ", " and you ", " and we ", " who ", " where ", "?", "!", "\""}
+	" and they ", " and you ", " and we ", " who ", " where ", " lately", " recently", " these days", " nowadays",
+	" at the moment", "?", "!", "\""}
 var objectStopsZH = []string{",", "，", ";", "；", ":", "：", "因为", "但是", "但", "不过", "所以", "而且", "特别是", "尤其是",
 	"尤其", "比如", "例如", "像是", "吗", "呢", "?", "!", "。", "也很", "还有", "并且", "，像"}
 
@@ -207,7 +208,9 @@ func trimObject(s string, zh bool) string {
 func splitList(obj string, zh bool) []string {
 	var parts []string
 	if zh {
-		if strings.Contains(obj, "、") {
+		if strings.HasPrefix(obj, "在") || strings.HasPrefix(obj, "去") || strings.HasPrefix(obj, "到") || strings.HasPrefix(obj, "跟") {
+			parts = []string{obj} // "在海滩、山脉和湖泊附近拍摄": the list is inside a phrase
+		} else if strings.Contains(obj, "、") {
 			parts = strings.Split(obj, "、")
 			last := parts[len(parts)-1]
 			parts = append(parts[:len(parts)-1], splitZHAnd(last)...)
@@ -231,10 +234,18 @@ func splitList(obj string, zh bool) []string {
 		}
 	}
 	out := parts[:0]
-	for _, p := range parts {
+	infinitive := !zh && strings.HasPrefix(strings.ToLower(strings.TrimSpace(parts[0])), "to ")
+	for i, p := range parts {
 		p = strings.TrimSpace(p)
 		p = strings.TrimPrefix(p, "and ")
 		p = strings.TrimPrefix(p, "or ")
+		if zh {
+			if j := strings.Index(p, "等"); j > 0 {
+				p = p[:j] // "枪与玫瑰等摇滚乐队" → 枪与玫瑰
+			}
+		} else if infinitive && i > 0 && !strings.HasPrefix(strings.ToLower(p), "to ") {
+			p = "to " + p // "to listen to music, read books" → "to read books"
+		}
 		if p = trimObject(p, zh); p != "" {
 			out = append(out, p)
 		}
@@ -246,7 +257,7 @@ func splitList(obj string, zh bool) []string {
 }
 
 func splitZHAnd(s string) []string {
-	for _, sep := range []string{"以及", "还有", "和", "与", "及", "跟"} {
+	for _, sep := range []string{"以及", "还有", "和", "及"} {
 		if i := strings.Index(s, sep); i > 0 && i+len(sep) < len(s) {
 			return []string{s[:i], s[i+len(sep):]}
 		}
@@ -302,6 +313,12 @@ func validObject(obj string, zh bool) bool {
 	first := strings.ToLower(strings.Trim(ws[0], `"'`))
 	if deicticEN[first] {
 		return false
+	}
+	for _, w := range ws[1:] {
+		switch strings.ToLower(strings.Trim(w, ".,")) {
+		case "it", "them", "this", "that", "these", "those":
+			return false // "to match it with…": refers to something said before
+		}
 	}
 	// "the plot" refers to something; "The Beatles" names something.
 	if (first == "the" || first == "a" || first == "an") && len(ws) > 1 && first == ws[0] {

@@ -309,9 +309,10 @@ func screenContent(low string, key memory.Key) Screening {
 	if summary != "" && period != "" {
 		return drop(ReasonPeriodSummary, quote(period)+" "+quote(summary))
 	}
-	// A reminder or errand with a condition and no window is the seed's long-term
-	// constraint ("下雨时提醒我带伞"); without a condition it is a one-off.
-	standingCondition := cond != "" && window == ""
+	// A reminder or errand with a condition or a recurrence and no window is a
+	// long-term constraint (seed 000: "下雨时提醒我带伞"; "每天提醒我喝水"); without
+	// either it is a one-off.
+	standingCondition := (cond != "" || firstMatch(low, recurrenceEN, recurrenceZH) != "") && window == ""
 	if r := firstMatch(low, reminderEN, reminderZH); r != "" && !standingCondition {
 		return drop(ReasonReminder, "mentions "+quote(r))
 	}

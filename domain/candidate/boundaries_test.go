@@ -26,6 +26,9 @@ func TestScreen_keepsStableMemories(t *testing.T) {
 		// Seed 000: a conditional rule without a window is a long-term constraint.
 		cand(memory.TypeConstraint, "rule.remind.umbrella", "下雨时提醒我带伞"),
 		cand(memory.TypeConstraint, "rule.remind.umbrella", "Remind the user to take an umbrella when it rains."),
+		cand(memory.TypeConstraint, "rule.remind.water", "以后每天提醒用户喝水。"),
+		cand(memory.TypeConstraint, "rule.remind.stretch", "Remind the user to stretch every morning."),
+		cand(memory.TypeConstraint, "reply.style.emoji", "Never use emojis in answers."),
 		cand(memory.TypePreference, "weather.likes.sunny", "User likes sunny and warm weather."),
 		cand(memory.TypeFact, "diet", "From today on, the user is vegetarian."),
 		cand(memory.TypeFact, "diet", "用户从今天起吃素。"),

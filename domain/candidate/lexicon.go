@@ -57,6 +57,10 @@ var windowStartsZH = []string{
 var conditionEN = []string{"if", "when", "whenever", "in case", "every time", "each time", "unless", "once"}
 var conditionZH = []string{"如果", "要是", "假如", "的话", "的时候", "时候", "每当", "每次", "一旦", "时,", "时提醒", "时请", "时要", "时记得", "时告诉", "时叫"}
 
+// recurrenceEN/ZH make a reminder a standing rule ("remind me every morning").
+var recurrenceEN = []string{"every day", "every morning", "every evening", "every night", "every week", "every month", "each day", "daily", "weekly", "every time", "always", "from now on", "whenever", "each morning", "each week"}
+var recurrenceZH = []string{"每天", "每周", "每晚", "每次", "每当", "每个", "每月", "每年", "以后", "今后", "总是", "一直", "每逢"}
+
 // reminderEN/ZH mark reminders and alarms.
 var reminderEN = []string{"remind", "reminded", "reminder", "reminders", "set an alarm", "set a timer", "alarm", "wake me"}
 var reminderZH = []string{"提醒", "闹钟", "叫醒", "定时"}

@@ -33,8 +33,9 @@ func PrefilterReason(text string) Reason {
 	if firstMatch(low, standingEN, standingZH) != "" || firstMatch(low, selfEN, selfZH) != "" {
 		return ""
 	}
-	if firstMatch(low, reminderEN, reminderZH) != "" && firstMatch(low, conditionEN, conditionZH) != "" {
-		return "" // "remind me to take an umbrella when it rains": a standing rule
+	if firstMatch(low, reminderEN, reminderZH) != "" &&
+		(firstMatch(low, conditionEN, conditionZH) != "" || firstMatch(low, recurrenceEN, recurrenceZH) != "") {
+		return "" // "remind me to take an umbrella when it rains / every morning": a standing rule
 	}
 	seen := map[Reason]bool{}
 	for _, s := range sentences(low) {

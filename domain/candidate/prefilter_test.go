@@ -13,6 +13,7 @@ func TestPrefilter_passesMessagesThatMayStateSomething(t *testing.T) {
 		"Since I'm allergic to peanuts, which snacks are safe?",
 		"Please remember that I am allergic to peanuts.",
 		"Remind me to take an umbrella whenever it rains.",
+		"Remind me to stretch every morning.",
 		"From now on, answer in English.",
 		"Always use metric units.",
 		"My name is Emily.",

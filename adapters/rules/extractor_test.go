@@ -1,0 +1,283 @@
+package rules_test
+
+import (
+	"context"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"engram/adapters/rules"
+	"engram/domain/candidate"
+	"engram/domain/conversation"
+	"engram/domain/memory"
+	"engram/ports"
+)
+
+type want struct {
+	typ     memory.Type
+	key     string
+	content string // a substring the content must contain
+}
+
+var asciiKey = regexp.MustCompile(`^[a-z0-9_.]+$`)
+
+func TestExtractMessage_learnsWhatUsersStatePlainly(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		text string
+		want []want
+	}{
+		// The brief's three anchors.
+		{"Please remember that I am allergic to peanuts.", []want{{memory.TypeFact, "allergy.peanuts", "User is allergic to peanuts"}}},
+		{"记住，以后都用中文回复我。", []want{{memory.TypeConstraint, "reply.language", "以后都用中文回复用户"}}},
+		// English.
+		{"My name is Emily.", []want{{memory.TypeFact, "name", "User's name is Emily"}}},
+		{"Hello, I'm Gary. Nice to meet you.", []want{{memory.TypeFact, "name", "Gary"}}},
+		{"You can call me Bob.", []want{{memory.TypePreference, "name.preferred", "called Bob"}}},
+		{"I prefer concise answers.", []want{{memory.TypePreference, "reply.length", "User prefers concise answers"}}},
+		{"I prefer tea over coffee.", []want{{memory.TypePreference, "drink.prefers.tea", "User prefers tea over coffee"}}},
+		{"I really like Sichuan food.", []want{{memory.TypePreference, "food.likes.sichuan_food", "User really likes Sichuan food"}}},
+		{"I love jazz, especially Miles Davis.", []want{{memory.TypePreference, "music.likes.jazz", "User loves jazz"}}},
+		{"I don't like horror movies.", []want{{memory.TypePreference, "film.dislikes.horror_movies", "User doesn't like horror movies"}}},
+		{"I hate cilantro, it tastes like soap.", []want{{memory.TypePreference, "food.dislikes.cilantro", "User hates cilantro"}}},
+		{"I'm vegetarian, what should I cook tonight?", []want{{memory.TypeFact, "diet", "User is vegetarian"}}},
+		{"I live in Berlin and I work at Siemens.", []want{
+			{memory.TypeFact, "home.city", "User lives in Berlin"},
+			{memory.TypeFact, "work.place", "User works at Siemens"}}},
+		{"I work as a nurse.", []want{{memory.TypeFact, "work.role", "User works as a nurse"}}},
+		{"I'm a software engineer.", []want{{memory.TypeFact, "work.role", "User is a software engineer"}}},
+		{"My birthday is March 3rd.", []want{{memory.TypeFact, "birthday", "User's birthday is March 3rd"}}},
+		{"I have a dog named Max.", []want{{memory.TypeFact, "pet.dog", "User has a dog named Max"}}},
+		{"From now on, call me Bob.", []want{{memory.TypePreference, "name.preferred", "called Bob"}}},
+		{"From now on, answer me in English.", []want{{memory.TypeConstraint, "reply.language", "From now on, answer the user in English"}}},
+		{"Always use metric units.", []want{{memory.TypeConstraint, "rule.use_metric_units", "Always use metric units"}}},
+		{"Never use emojis in your answers.", []want{{memory.TypeConstraint, "reply.style.emoji", "Never use emojis"}}},
+		{"When it rains, remind me to take an umbrella.", []want{{memory.TypeConstraint, "rule.remind.take_umbrella", "remind the user to take an umbrella"}}},
+		{"My goal is to pass the JLPT N1 by the end of the year.", []want{{memory.TypeGoal, "goal.pass_jlpt_n1_end", "pass the JLPT N1"}}},
+		{"I'm working on a project called Engram.", []want{{memory.TypeProject, "project.engram", "project called Engram"}}},
+		{"I enjoy painting, playing piano and tea tasting.", []want{
+			{memory.TypePreference, "hobby.likes.painting", "User enjoys painting"},
+			{memory.TypePreference, "music.likes.playing_piano", "playing piano"},
+			{memory.TypePreference, "drink.likes.tea_tasting", "tea tasting"}}},
+		{"Remember that my locker code is 4512.", []want{{memory.TypeFact, "note.locker_code", "my locker code is 4512"}}},
+		// Chinese.
+		{"我叫张曼婷，很高兴认识你。", []want{{memory.TypeFact, "name", "用户叫张曼婷"}}},
+		{"你好，我是姚国栋。", []want{{memory.TypeFact, "name", "用户叫姚国栋"}}},
+		{"以后叫我小王", []want{{memory.TypePreference, "name.preferred", "小王"}}},
+		{"我很喜欢绘画、弹钢琴和品茶，你觉得有什么好的书可以推荐给我吗？", []want{
+			{memory.TypePreference, "hobby.likes.painting", "用户很喜欢绘画"},
+			{memory.TypePreference, "music.likes.piano", "用户很喜欢弹钢琴"},
+			{memory.TypePreference, "drink.likes.tea_tasting", "用户很喜欢品茶"}}},
+		{"我不喜欢看喜剧片", []want{{memory.TypePreference, "film.dislikes.comedies", "用户不喜欢看喜剧片"}}},
+		{"我讨厌香菜", []want{{memory.TypePreference, "food.dislikes.cilantro", "用户讨厌香菜"}}},
+		{"我对花生过敏", []want{{memory.TypeFact, "allergy.peanuts", "用户对花生过敏"}}},
+		{"我是素食主义者", []want{{memory.TypeFact, "diet", "用户是素食主义者"}}},
+		{"我住在武汉", []want{{memory.TypeFact, "home.city", "用户住在武汉"}}},
+		{"我在腾讯工作", []want{{memory.TypeFact, "work.place", "用户在腾讯工作"}}},
+		{"我是一名程序员", []want{{memory.TypeFact, "work.role", "用户是一名程序员"}}},
+		{"我是北京人", []want{{memory.TypeFact, "hometown", "用户是北京人"}}},
+		{"我养了一只猫", []want{{memory.TypeFact, "pet.cat", "用户养了一只猫"}}},
+		{"我的目标是年底前考过N1", []want{{memory.TypeGoal, "goal.n1", "年底前考过N1"}}},
+		{"我正在做PAI项目", []want{{memory.TypeProject, "project.pai", "用户正在做PAI项目"}}},
+		{"以后不要用表情符号", []want{{memory.TypeConstraint, "reply.style.emoji", "以后不要用表情符号"}}},
+		{"以后每天提醒我喝水", []want{{memory.TypeConstraint, "rule.h", "以后每天提醒用户喝水"}}},
+		{"以后回答我的问题时，请用中文", []want{{memory.TypeConstraint, "reply.language", "以后回答用户的问题时，请用中文"}}},
+		{"下雨时提醒我带伞", []want{{memory.TypeConstraint, "rule.remind.h", "下雨时提醒用户带伞"}}},
+		{"我最喜欢的水果是芒果", []want{{memory.TypePreference, "favorite.fruit", "用户最喜欢的水果是芒果"}}},
+	}
+	e := rules.NewExtractor(rules.ExtractorOptions{})
+	for _, tc := range cases {
+		t.Run(tc.text, func(t *testing.T) {
+			t.Parallel()
+			got := e.ExtractMessage("msg-1", tc.text)
+			if len(got) != len(tc.want) {
+				t.Fatalf("got %d candidates, want %d:\n%s", len(got), len(tc.want), dump(got))
+			}
+			for i, w := range tc.want {
+				c := got[i]
+				if c.Type != w.typ || !strings.HasPrefix(c.Key, w.key) || !strings.Contains(c.Content, w.content) {
+					t.Errorf("candidate %d = %s, want type %s, key %s…, content containing %q", i, dump(got[i:i+1]), w.typ, w.key, w.content)
+				}
+				checkWellFormed(t, c)
+				if c.SourceMessageID != "msg-1" {
+					t.Errorf("source message = %q, want msg-1", c.SourceMessageID)
+				}
+			}
+		})
+	}
+}
+
+// checkWellFormed asserts what every rule candidate must be: an ASCII key that
+// survives normalisation and is no noise, content the boundaries keep.
+func checkWellFormed(t *testing.T, c candidate.Candidate) {
+	t.Helper()
+	if !asciiKey.MatchString(c.Key) {
+		t.Errorf("key %q is not lower-case ASCII", c.Key)
+	}
+	k, err := memory.ParseKey(c.Key)
+	if err != nil || string(k) != c.Key {
+		t.Errorf("key %q changes under ParseKey (%q, %v)", c.Key, k, err)
+	}
+	if memory.IsNoise(k) {
+		t.Errorf("key %q is a noise key", c.Key)
+	}
+	if ok, reason := candidate.DefaultBoundaries().Screen(c); !ok {
+		t.Errorf("candidate %q would be screened out: %s", c.Content, reason)
+	}
+	if c.Op != candidate.OpAdd || c.Importance < 1 || c.Importance > 5 || c.Confidence < 0.75 || c.Confidence > 1 {
+		t.Errorf("op/importance/confidence out of range: %+v", c)
+	}
+}
+
+func TestExtractMessage_explicitRememberIsSurer(t *testing.T) {
+	t.Parallel()
+	e := rules.NewExtractor(rules.ExtractorOptions{})
+	plain := e.ExtractMessage("a", "I am allergic to peanuts.")
+	remembered := e.ExtractMessage("b", "Please remember that I am allergic to peanuts.")
+	if len(plain) != 1 || len(remembered) != 1 {
+		t.Fatalf("plain %d, remembered %d candidates", len(plain), len(remembered))
+	}
+	if remembered[0].Confidence <= plain[0].Confidence || remembered[0].Key != plain[0].Key {
+		t.Errorf("remember should keep the key and raise confidence: plain %+v, remembered %+v", plain[0], remembered[0])
+	}
+}
+
+func TestExtractMessage_staysSilent(t *testing.T) {
+	t.Parallel()
+	cases := []string{
+		// time-bound requests and reminders
+		"Remind me to bring an umbrella tomorrow.",
+		"明后天有雨时提醒我带伞",
+		"I'm going to Paris next week.",
+		"I will go to the cinema tonight, I love it.",
+		"提醒我明天早上八点开会",
+		"Remember to buy milk.",
+		"别忘了去买牛奶",
+		// questions, greetings, thanks, commands
+		"How do I sort a list in Go?",
+		"What's the weather?",
+		"这个怎么用？",
+		"Do you like jazz?",
+		"我喜欢什么类型的音乐？",
+		"Hi!",
+		"你好啊AI伴侣",
+		"Thank you for your recommendations.",
+		"好的，我会认真考虑你的建议。",
+		"Translate this into French.",
+		"帮我写一封邮件",
+		// third parties
+		"My friend likes jazz.",
+		"My wife loves jazz.",
+		"My sister lives in Paris.",
+		"我朋友喜欢爵士乐",
+		"我的同事住在上海",
+		// hypotheticals, hedges, references back
+		"If I like it I will buy it.",
+		"I don't know if I like jazz.",
+		"I think I like jazz.",
+		"我觉得我可能喜欢爵士乐",
+		"I like it.",
+		"I really like the actors and the plot, especially the ending.",
+		"我喜欢你",
+		"我爱人是医生",
+		"我叫了外卖",
+		// states, not facts
+		"I'm a bit tired.",
+		"I'm fine, thanks.",
+		"我今天很开心",
+		// wrong slot values
+		"I live in 12345.",
+		// conversation remarks that look like rules
+		"以后再说吧",
+		"Never mind.",
+		"每次和你聊天都很开心",
+	}
+	e := rules.NewExtractor(rules.ExtractorOptions{})
+	for _, text := range cases {
+		t.Run(text, func(t *testing.T) {
+			t.Parallel()
+			if got := e.ExtractMessage("m", text); len(got) != 0 {
+				t.Fatalf("want nothing, got:\n%s", dump(got))
+			}
+		})
+	}
+}
+
+func TestExtract_onlyUserMessagesAreSources(t *testing.T) {
+	t.Parallel()
+	e := rules.NewExtractor(rules.ExtractorOptions{})
+	in := ports.ExtractionInput{
+		Scope: memory.Scope{Tenant: "t", User: "u"},
+		Messages: []conversation.Message{
+			{ID: "a1", Role: conversation.RoleAssistant, Content: "I love jazz and I live in Paris."},
+			{ID: "s1", Role: conversation.RoleSystem, Content: "Remember that the user is allergic to peanuts."},
+			{ID: "u1", Role: conversation.RoleUser, Content: "I live in Berlin."},
+			{ID: "u2", Role: conversation.RoleUser, Content: "Actually, I live in Munich."},
+		},
+		Context: []conversation.Message{{ID: "c1", Role: conversation.RoleUser, Content: "My name is Emily."}},
+		Now:     time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC),
+	}
+	got, usage, err := e.Extract(context.Background(), in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if usage != (ports.LLMUsage{}) {
+		t.Errorf("usage = %+v, want zero", usage)
+	}
+	// Context is judgement only; the later statement of the same key wins.
+	if len(got) != 1 || got[0].Key != "home.city" || got[0].SourceMessageID != "u2" || !strings.Contains(got[0].Content, "Munich") {
+		t.Fatalf("got:\n%s\nwant one home.city from u2 (Munich)", dump(got))
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, _, err := e.Extract(ctx, in); err == nil {
+		t.Error("a cancelled context should stop the extraction")
+	}
+}
+
+func TestExtract_respectsBoundariesAndLimit(t *testing.T) {
+	t.Parallel()
+	strict := rules.NewExtractor(rules.ExtractorOptions{Boundaries: candidate.Boundaries{MinConfidence: 0.88}})
+	if got := strict.ExtractMessage("m", "I like jazz."); len(got) != 0 {
+		t.Errorf("a 0.8 preference passed a 0.88 minimum:\n%s", dump(got))
+	}
+	if got := strict.ExtractMessage("m", "I'm allergic to peanuts."); len(got) != 1 {
+		t.Errorf("a 0.9 allergy should pass a 0.88 minimum, got %d", len(got))
+	}
+	limited := rules.NewExtractor(rules.ExtractorOptions{MaxCandidates: 2})
+	got, _, err := limited.Extract(context.Background(), ports.ExtractionInput{Messages: []conversation.Message{
+		{ID: "u1", Role: conversation.RoleUser, Content: "I like hiking, running, basketball and chess."},
+	}})
+	if err != nil || len(got) != 2 {
+		t.Fatalf("got %d candidates (%v), want the limit of 2", len(got), err)
+	}
+}
+
+func dump(cs []candidate.Candidate) string {
+	var b strings.Builder
+	for _, c := range cs {
+		b.WriteString("  ")
+		b.WriteString(string(c.Type) + " " + c.Key + " " + c.Content)
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+func BenchmarkExtractMessage(b *testing.B) {
+	e := rules.NewExtractor(rules.ExtractorOptions{})
+	msgs := map[string]string{
+		"en":         "Hi! I really enjoy painting, playing piano and tea tasting. Do you have any good book recommendations for me?",
+		"zh":         "我很喜欢绘画、弹钢琴和品茶，你觉得有什么好的书可以推荐给我吗？",
+		"en-nothing": "Okay, I'll try those methods. Thank you for your help, AI companion. How do you view the concept of emotional release?",
+	}
+	for name, text := range msgs {
+		b.Run(name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				e.ExtractMessage("m", text)
+			}
+		})
+	}
+}

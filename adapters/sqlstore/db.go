@@ -106,7 +106,7 @@ func openSQLite(opts Options) (*DB, error) {
 		return nil, errors.New("sqlstore: open: no data directory for the SQLite file")
 	}
 	if err := os.MkdirAll(dir, 0o750); err != nil {
-		return nil, fmt.Errorf("sqlstore: open: create data directory: %w", ports.ErrUnavailable)
+		return nil, fmt.Errorf("sqlstore: open: create data directory: %v: %w", err, ports.ErrUnavailable)
 	}
 	path := filepath.Join(dir, SQLiteFile)
 	if strings.ContainsAny(path, "?#") {

@@ -1,14 +1,16 @@
 -- Long-term memories (seed 000's long_term_memories), scoped by tenant and user.
 -- varchar(n) counts characters on PostgreSQL, matching the domain's rune limits.
+-- Ids and keys use the C collation: byte order, as in SQLite and Go, whatever the
+-- database's locale, so listings page the same way everywhere.
 CREATE TABLE IF NOT EXISTS long_term_memories (
-    id                TEXT          NOT NULL PRIMARY KEY,
+    id                TEXT          COLLATE "C" NOT NULL PRIMARY KEY,
     tenant_id         TEXT          NOT NULL,
     user_id           VARCHAR(128)  NOT NULL,
     conversation_id   TEXT,
     source_message_id TEXT,
     source_channel    VARCHAR(40),
 
-    memory_key        VARCHAR(160)  NOT NULL,
+    memory_key        VARCHAR(160)  COLLATE "C" NOT NULL,
     memory_type       VARCHAR(40)   NOT NULL DEFAULT 'fact',
     content           VARCHAR(1000) NOT NULL,
     importance        INTEGER       NOT NULL DEFAULT 3,

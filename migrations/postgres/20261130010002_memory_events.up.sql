@@ -1,9 +1,11 @@
 -- Every change of a memory, with the memory before and after it (JSON, snake_case).
+-- Ids (ULIDs, ordered for history) and keys use the C collation, as in
+-- long_term_memories.
 CREATE TABLE IF NOT EXISTS memory_events (
-    id              TEXT         NOT NULL PRIMARY KEY,
+    id              TEXT         COLLATE "C" NOT NULL PRIMARY KEY,
     tenant_id       TEXT         NOT NULL,
     user_id         VARCHAR(128) NOT NULL,
-    memory_key      VARCHAR(160) NOT NULL,
+    memory_key      VARCHAR(160) COLLATE "C" NOT NULL,
     memory_id       TEXT         NOT NULL,
     op              VARCHAR(20)  NOT NULL,
     before          JSONB,

@@ -45,3 +45,10 @@ func (s *APIKeyStore) APIKeyByHash(_ context.Context, hash string) (ports.APIKey
 	}
 	return key, nil
 }
+
+// HasAny reports whether any key is stored.
+func (s *APIKeyStore) HasAny(context.Context) (bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.byHash) > 0, nil
+}

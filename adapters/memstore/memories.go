@@ -161,6 +161,21 @@ func (s *MemoryStore) List(_ context.Context, scope memory.Scope, q ports.Memory
 	return page, nil
 }
 
+// CountActive counts the memories of every tenant that a listing would show at
+// now: active, unexpired, not noise.
+func (s *MemoryStore) CountActive(_ context.Context, now time.Time) (int64, error) {
+	now = normTime(now)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var n int64
+	for _, st := range s.memories {
+		if st.Active && !memory.IsNoise(st.Key) && (st.ExpiresAt.IsZero() || st.ExpiresAt.After(now)) {
+			n++
+		}
+	}
+	return n, nil
+}
+
 // foldASCII lowers ASCII letters only, as SQL's LIKE does in sqlstore; letters
 // outside ASCII match only as they are.
 func foldASCII(s string) string {

@@ -145,14 +145,9 @@ func (s *MemoryStore) List(ctx context.Context, scope memory.Scope, q ports.Memo
 	sel := s.db.bun.NewSelect().Model(&rows).
 		Where("m.tenant_id = ?", scope.Tenant).
 		Where("m.user_id = ?", scope.User)
-	for _, rule := range memory.NoiseRules {
-		sel = sel.Where(`m.memory_key NOT LIKE ? ESCAPE '\'`, escapeLike(rule.Prefix)+"%")
-	}
+	sel = withoutNoise(sel)
 	if !q.IncludeInactive {
-		sel = sel.Where("m.is_active = ?", true).
-			WhereGroup(" AND ", func(g *bun.SelectQuery) *bun.SelectQuery {
-				return g.Where("m.expires_at IS NULL").WhereOr("m.expires_at > ?", dbTime(q.Now))
-			})
+		sel = onlyLive(sel, q.Now)
 	}
 	if len(q.Types) > 0 {
 		types := make([]string, len(q.Types))
@@ -183,6 +178,23 @@ func (s *MemoryStore) List(ctx context.Context, scope memory.Scope, q ports.Memo
 		page.Items = append(page.Items, memory.Restore(rows[i].toState()))
 	}
 	return page, nil
+}
+
+// withoutNoise leaves out the keys of memory.NoiseRules (alias m).
+func withoutNoise(q *bun.SelectQuery) *bun.SelectQuery {
+	for _, rule := range memory.NoiseRules {
+		q = q.Where(`m.memory_key NOT LIKE ? ESCAPE '\'`, escapeLike(rule.Prefix)+"%")
+	}
+	return q
+}
+
+// onlyLive keeps active memories that have not expired at now (alias m); a
+// memory expires at the instant of expires_at, as memory.IsExpired says.
+func onlyLive(q *bun.SelectQuery, now time.Time) *bun.SelectQuery {
+	return q.Where("m.is_active = ?", true).
+		WhereGroup(" AND ", func(g *bun.SelectQuery) *bun.SelectQuery {
+			return g.Where("m.expires_at IS NULL").WhereOr("m.expires_at > ?", dbTime(now))
+		})
 }
 
 // containsSQL is a case-insensitive LIKE that folds ASCII letters only, the same on

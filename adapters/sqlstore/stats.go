@@ -5,13 +5,12 @@ import (
 	"time"
 )
 
-// CountActive counts active, unexpired memories of every tenant, for the
-// engram_memories_active gauge (a total, so its cardinality stays bounded).
+// CountActive counts the memories of every tenant that a listing would show at
+// now — active, unexpired, not noise — for the engram_memories_active gauge (a
+// total, so its cardinality stays bounded).
 func (s *MemoryStore) CountActive(ctx context.Context, now time.Time) (int64, error) {
-	n, err := s.db.bun.NewSelect().Model((*memoryRow)(nil)).
-		Where("m.is_active = ?", true).
-		Where("(m.expires_at IS NULL OR m.expires_at > ?)", dbTime(now)).
-		Count(ctx)
+	q := s.db.bun.NewSelect().Model((*memoryRow)(nil))
+	n, err := onlyLive(withoutNoise(q), now).Count(ctx)
 	return int64(n), wrapErr("count active memories", err)
 }
 

@@ -256,7 +256,7 @@ func (p *pattern) apply(m *match, rest, restLow string, loc []int, question, boo
 	}
 	zh := m.zh || hasCJK(obj)
 	items := []string{obj}
-	if p.group == 0 && p.content == nil {
+	if p.group == 0 && p.content == nil && !p.wholeObject {
 		items = splitList(obj, zh)
 	}
 	var out []draft

@@ -37,6 +37,9 @@ type pattern struct {
 	// afterGreeting: only in a sentence that opened with a greeting ("Hello, I'm
 	// Gary." names the user; "I'm Chinese." does not).
 	afterGreeting bool
+	// wholeObject: the object is one value even when it lists ("my favorite genres
+	// are rock and pop").
+	wholeObject bool
 	// key names the memory for one object item; ok=false rejects the item (e.g.
 	// "I'm a bit tired" is not a profession).
 	key func(m *match) (key string, ok bool)
@@ -321,9 +324,9 @@ var patterns = []pattern{
 		re: re(`我(?:从来|从|一直|现在|也)?不(?:吃|能吃|碰)`)},
 
 	// ---- likes and dislikes -------------------------------------------------------
-	{name: "favorite", typ: memory.TypePreference, conf: 0.85, imp: 3, key: favoriteKey,
+	{name: "favorite", typ: memory.TypePreference, conf: 0.85, imp: 3, key: favoriteKey, wholeObject: true,
 		re: re(`my (?:all-time |absolute |very )?(?:favorite|favourite) ([a-z][a-z ]{1,30}?) (?:is|are|was)\s+`)},
-	{name: "最喜欢的", typ: memory.TypePreference, conf: 0.85, imp: 3, key: favoriteKey,
+	{name: "最喜欢的", typ: memory.TypePreference, conf: 0.85, imp: 3, key: favoriteKey, wholeObject: true,
 		re: re(`我最喜欢的(.{1,10}?)是`)},
 	{name: "dislike", typ: memory.TypePreference, conf: 0.8, imp: 3, key: relationKey("dislikes"),
 		re: re(`i(?: (?:really|just|absolutely|truly|honestly|also|still|kind of|totally|personally))* (?:don't|do not|dont)(?: really| much| particularly)? (?:like|enjoy|love|care for)\s+|i(?: (?:really|absolutely|truly|also|just|totally))* (?:hate|dislike|detest|despise|can't stand|cannot stand)\s+`)},
@@ -399,11 +402,11 @@ var patterns = []pattern{
 		re: re(`我有(?:一个|两个|三个|个|一|两)?(儿子|女儿|孩子|哥哥|姐姐|弟弟|妹妹|老婆|老公|男朋友|女朋友|双胞胎)`)},
 
 	// ---- goals, projects, habits ------------------------------------------------------
-	{name: "goal", typ: memory.TypeGoal, conf: 0.85, imp: 4, key: familyKey("goal"),
+	{name: "goal", typ: memory.TypeGoal, conf: 0.85, imp: 4, key: familyKey("goal"), wholeObject: true,
 		re: re(`my(?: (?:main|long-term|biggest|ultimate|big|personal|career|life))? (?:goal|dream|ambition|aim) (?:is|has always been)(?: to)?\s+`)},
 	{name: "become", typ: memory.TypeGoal, conf: 0.8, imp: 4, key: familyKey("goal.become"),
 		re: re(`i (?:really )?(?:want|hope|plan|aim|dream|intend) to become(?: an?)?\s+`)},
-	{name: "目标", typ: memory.TypeGoal, conf: 0.85, imp: 4, key: familyKey("goal"),
+	{name: "目标", typ: memory.TypeGoal, conf: 0.85, imp: 4, key: familyKey("goal"), wholeObject: true,
 		re: re(`我的(?:目标|梦想|理想|愿望|人生目标|长期目标)(?:是|就是)`)},
 	{name: "成为", typ: memory.TypeGoal, conf: 0.8, imp: 4, key: familyKey("goal.become"),
 		re: re(`我(?:一直)?(?:想|希望|打算|计划|梦想)(?:成为|当)(?:一名|一个|一位)?`)},

@@ -297,7 +297,7 @@ func screenContent(low string, key memory.Key) Screening {
 		if s := firstMatch(low, snapshotEN, snapshotZH); s != "" {
 			return drop(ReasonWeatherSnapshot, quote(w)+" "+quote(s))
 		}
-		if d := degreesRe.FindString(low); d != "" {
+		if d := degreesRe.FindString(low); strings.ContainsAny(low, "0123456789") && d != "" {
 			return drop(ReasonWeatherSnapshot, "a reading of "+quote(d))
 		}
 	}
@@ -320,15 +320,21 @@ func screenContent(low string, key memory.Key) Screening {
 		if t := firstMatch(low, todoEN, todoZH); t != "" {
 			return drop(ReasonTodo, "mentions "+quote(t))
 		}
-		if e := errandENRe.FindString(low); e != "" {
-			return drop(ReasonTodo, "an errand: "+quote(e))
+		if strings.Contains(low, " to ") {
+			if e := errandENRe.FindString(low); e != "" {
+				return drop(ReasonTodo, "an errand: "+quote(e))
+			}
 		}
-		if e := errandZHRe.FindString(low); e != "" && !strings.Contains(low, "记得我") {
-			return drop(ReasonTodo, "an errand: "+quote(e))
+		if hasCJK(low) {
+			if e := errandZHRe.FindString(low); e != "" && !strings.Contains(low, "记得我") {
+				return drop(ReasonTodo, "an errand: "+quote(e))
+			}
 		}
 	}
-	if s := stepsRe.FindString(low); s != "" {
-		return drop(ReasonSteps, "looks like steps or a command: "+quote(strings.TrimSpace(s)))
+	if mayBeSteps(low) {
+		if s := stepsRe.FindString(low); s != "" {
+			return drop(ReasonSteps, "looks like steps or a command: "+quote(strings.TrimSpace(s)))
+		}
 	}
 	if window != "" {
 		return drop(ReasonTimeWindow, "mentions "+quote(window))
@@ -359,25 +365,36 @@ func TimeWindow(text string) string {
 	if p := firstWordMatch(low, timeWindowEN); p != "" {
 		return p
 	}
-	if m := timeWindowENRe.FindString(low); m != "" {
-		return m
+	// The regular expressions run only where their cheap anchors occur: this is
+	// called for every candidate and every message.
+	if strings.Contains(low, "day") || strings.Contains(low, "min") || strings.Contains(low, "hour") || strings.Contains(low, "hr") {
+		if m := timeWindowENRe.FindString(low); m != "" {
+			return m
+		}
+	}
+	if !hasCJK(low) {
+		return ""
 	}
 	for _, p := range timeWindowZH {
 		if strings.Contains(low, p) {
 			return p
 		}
 	}
-	if m := countedWindowZHRe.FindString(low); m != "" {
-		return m
-	}
-	for _, m := range weekdayZHRe.FindAllStringSubmatch(low, -1) {
-		if m[1] == "" {
-			return m[0]
+	if strings.Contains(low, "后") || strings.Contains(low, "内") {
+		if m := countedWindowZHRe.FindString(low); m != "" {
+			return m
 		}
 	}
-	for _, m := range weekendZHRe.FindAllStringSubmatch(low, -1) {
-		if m[1] == "" && m[2] == "" {
-			return m[0]
+	if strings.Contains(low, "周") || strings.Contains(low, "星期") || strings.Contains(low, "礼拜") {
+		for _, m := range weekdayZHRe.FindAllStringSubmatch(low, -1) {
+			if m[1] == "" {
+				return m[0]
+			}
+		}
+		for _, m := range weekendZHRe.FindAllStringSubmatch(low, -1) {
+			if m[1] == "" && m[2] == "" {
+				return m[0]
+			}
 		}
 	}
 	return ""
@@ -442,10 +459,23 @@ func firstMatch(low string, en, zh []string) string {
 	if p := firstWordMatch(low, en); p != "" {
 		return p
 	}
+	if !hasCJK(low) {
+		return ""
+	}
 	for _, p := range zh {
 		if strings.Contains(low, p) {
 			return p
 		}
 	}
 	return ""
+}
+
+// mayBeSteps is the cheap test in front of stepsRe.
+func mayBeSteps(low string) bool {
+	for _, a := range []string{"step", "步", "首先", "first,", "```", "$ ", "install", "go get", "build", "sudo"} {
+		if strings.Contains(low, a) {
+			return true
+		}
+	}
+	return false
 }

@@ -148,6 +148,15 @@ var ackZH = []string{"好的", "好", "好吧", "嗯", "嗯嗯", "恩", "行", "
 	"我会的", "我明白了", "我知道了", "我懂了", "我同意", "我试试", "我也这么认为", "我也是"}
 var ackPrefixZH = []string{"我会尝试", "我会试", "我会考虑", "我会认真考虑", "我会努力", "我会去看", "我会去尝试", "我会尽力", "我会多", "我一定会", "我会好好", "听起来", "这个建议", "这是非常", "这真是", "这是一个", "你说得对", "你说的对", "你真是", "真是个好", "很有帮助", "非常有帮助", "很实用", "非常实用"}
 
+// interjectionsEN/ZH are acknowledgements that may open a longer clause and are
+// peeled off before it is classified.
+var interjectionsEN = []string{"ok", "okay", "sure", "yes", "yeah", "yep", "alright", "all right", "well", "hmm", "oh", "great", "good", "cool", "nice", "wow", "right", "indeed", "haha", "so", "and", "also", "besides", "actually"}
+var interjectionsZH = []string{"好的", "好吧", "嗯嗯", "嗯", "恩", "行", "对", "是的", "是啊", "哈哈", "哇", "哎呀", "那", "其实", "另外", "不过"}
+
+// askingEN/ZH open questions phrased as statements.
+var askingEN = []string{"i was wondering", "i wonder", "i'm wondering", "i'm curious", "i am curious", "i have a question", "i have another question", "i have a small question", "i want to know", "i'd like to know", "i would like to know", "i want to ask", "i'd like to ask", "i would like to ask"}
+var askingZH = []string{"我想知道", "我想问", "我想了解", "我想请教", "我很好奇", "我有个问题", "我有一个问题", "我有一个小问题", "我想找一些", "我想听听", "我想找"}
+
 // vocatives are forms of address stripped before a clause is classified ("Hi, AI
 // companion").
 var vocativesEN = []string{"my friend", "friend", "ai companion", "my ai companion", "companion", "ai", "assistant", "buddy", "there", "dear", "again"}

@@ -71,12 +71,16 @@ func classifyClause(c string, inQuestion bool) Reason {
 		return ReasonAck // punctuation or a bare form of address ("my friend")
 	}
 	zh := hasCJK(c)
-	// Leading acknowledgements ("okay I'll try", "好的我会…") are peeled off so the
-	// rest is judged on its own.
+	if firstPrefixWord(c, ackPrefixEN) != "" || firstPrefixWord(c, ackPrefixZH) != "" {
+		return ReasonAck
+	}
+	// Leading interjections ("okay I'll try", "好的我会…") are peeled off so the rest
+	// is judged on its own. First-person formulas are not peeled: "I will" + "try
+	// that" must not turn into a command.
 	for {
-		p := firstPrefixWord(c, ackEN)
+		p := firstPrefixWord(c, interjectionsEN)
 		if p == "" && zh {
-			p = firstPrefixWord(c, ackZH)
+			p = firstPrefixWord(c, interjectionsZH)
 		}
 		if p == "" || len(p) == len(c) {
 			break
@@ -99,7 +103,12 @@ func classifyClause(c string, inQuestion bool) Reason {
 	if isExact(c, ackEN) || isExact(c, ackZH) || firstPrefixWord(c, ackPrefixEN) != "" || firstPrefixWord(c, ackPrefixZH) != "" {
 		return ReasonAck
 	}
-	if inQuestion || isQuestionClause(c) {
+	if firstPrefixWord(c, askingEN) != "" || firstPrefixWord(c, askingZH) != "" {
+		return ReasonQuestion // "I was wondering…", "我想问…": a question in statement form
+	}
+	// A first-person statement inside a question ("…, I'm learning Chinese, can you
+	// help?") may carry a fact: conservative means it counts as content.
+	if isQuestionClause(c) || inQuestion && !firstPersonStatement(c) {
 		return ReasonQuestion
 	}
 	if isCommand(c) {
@@ -202,4 +211,17 @@ func isCommand(c string) bool {
 func LooksLikeQuestion(text string) bool {
 	low := lowerASCII(Fold(strings.TrimSpace(text)))
 	return isQuestionSentence(low) || isQuestionClause(trimPunct(low))
+}
+
+// firstPersonStatement reports whether a clause opens with the speaker as subject.
+func firstPersonStatement(c string) bool {
+	if firstPrefixWord(c, []string{"i", "i'm", "i've", "i'd", "i'll", "my", "we", "we're", "our"}) != "" {
+		return true
+	}
+	for _, opener := range []string{"", "其实", "最近", "不过", "但是", "而且", "另外", "因为", "所以"} {
+		if strings.HasPrefix(c, opener+"我") {
+			return true
+		}
+	}
+	return false
 }

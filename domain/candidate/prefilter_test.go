@@ -31,6 +31,8 @@ func TestPrefilter_passesMessagesThatMayStateSomething(t *testing.T) {
 		"文艺作品吧，像《了不起的盖茨比》这种充满情调的。",
 		"好的，我是一名程序员。",
 		"我周末喜欢去爬山",
+		"Thanks, I will check out these movies. I'm having some difficulty studying Chinese lately, can you think of any ways?",
+		"你知道吗？我最近开始学做菜了，你也喜欢做菜吗？",
 	}
 	for _, text := range cases {
 		t.Run(text, func(t *testing.T) {
@@ -66,6 +68,10 @@ func TestPrefilter_skipsMessagesThatCannot(t *testing.T) {
 		{"That sounds great!", candidate.ReasonAck},
 		{"好的", candidate.ReasonAck},
 		{"好的，我会认真考虑你的建议。", candidate.ReasonAck},
+		{"Yes, I will do my best to find more suitable learning resources.", candidate.ReasonAck},
+		{"Okay, I will try that. Thank you for your advice.", candidate.ReasonThanks},
+		{"Okay, I will try my best. By the way, I'm curious, how many languages can you speak?", candidate.ReasonQuestion},
+		{"我想找一些电影观看，有什么好的推荐吗？", candidate.ReasonQuestion},
 		{"Goodbye!", candidate.ReasonFarewell},
 		{"再见！", candidate.ReasonFarewell},
 		{"What's the weather?", candidate.ReasonQuestion},

@@ -59,6 +59,9 @@ func lowerASCII(s string) string {
 
 // IsCJK reports whether r is a Han, kana or Hangul character.
 func IsCJK(r rune) bool {
+	if r < 0x1100 { // below Hangul Jamo: Latin, Greek, Cyrillic… (the hot path)
+		return false
+	}
 	return unicode.Is(unicode.Han, r) || unicode.In(r, unicode.Hiragana, unicode.Katakana, unicode.Hangul)
 }
 
@@ -114,7 +117,7 @@ func containsWord(s, phrase string) bool {
 	if phrase == "" {
 		return false
 	}
-	if hasCJK(phrase) {
+	if phrase[0] >= utf8.RuneSelf && hasCJK(phrase) {
 		return strings.Contains(s, phrase)
 	}
 	for from := 0; ; {
@@ -166,7 +169,7 @@ func hasPrefixWord(s, phrase string) bool {
 	if !strings.HasPrefix(s, phrase) {
 		return false
 	}
-	if hasCJK(phrase) {
+	if phrase[0] >= utf8.RuneSelf && hasCJK(phrase) {
 		return true
 	}
 	return boundaryAfter(s, len(phrase))
@@ -259,10 +262,11 @@ wants want prefers prefer likes like said says`))
 
 // cjkStop are characters that glue Chinese sentences together without carrying what a
 // memory is about. They split CJK runs before bigrams are taken.
-var cjkStop = toSet(strings.Split("的了是我你他她它们在和与也都很就还吧呢啊吗着把被让给这那个些其之而及或又地得么呀哦嘛啦", ""))
+var cjkStop = toSet(strings.Split("的了是我你他她它们在和与也都很就还吧呢啊吗着把被让给这那个些其之而及或又地得么呀哦嘛啦真挺太超", ""))
 
 // cjkFrames are multi-character words LLM output wraps Chinese facts in.
-var cjkFrames = []string{"用户", "使用者"}
+// Degree adverbs go with them: "很喜欢川菜" and "喜欢川菜" say the same thing.
+var cjkFrames = []string{"用户", "使用者", "非常", "特别", "比较", "十分", "相当"}
 
 func toSet(list []string) map[string]bool {
 	m := make(map[string]bool, len(list))

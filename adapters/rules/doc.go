@@ -29,6 +29,9 @@
 // objects use a fixed translation when the lexicon has one (川菜 → sichuan_food) and
 // a hashed slug (h + 8 hex digits) otherwise, so keys stay ASCII and stable.
 //
+// Retractions ("I no longer like jazz", "I'm no longer vegetarian", "我不再喜欢…",
+// "我不吃素了") become DELETE candidates for the key the positive statement fills.
+//
 // Content is the user's own statement in the third person ("User is allergic to
 // peanuts.", "用户对花生过敏。"); standing rules keep their imperative form ("From now
 // on, answer in English.", "以后都用中文回复用户。"). Confidence and importance come

@@ -104,6 +104,7 @@ func lastPerKey(cs []candidate.Candidate) []candidate.Candidate {
 
 // draft is a candidate before it has a source.
 type draft struct {
+	op         candidate.Op // empty: ADD
 	typ        memory.Type
 	key        string
 	content    string
@@ -120,8 +121,12 @@ func (d draft) candidate(messageID string) candidate.Candidate {
 	if conf > 1 {
 		conf = 1
 	}
+	op := d.op
+	if op == "" {
+		op = candidate.OpAdd
+	}
 	return candidate.Candidate{
-		Op:              candidate.OpAdd,
+		Op:              op,
 		Type:            d.typ,
 		Key:             d.key,
 		Content:         d.content,
@@ -287,7 +292,7 @@ func (p *pattern) apply(m *match, rest, restLow string, loc []int, question, boo
 }
 
 func (p *pattern) draft(key, content string) draft {
-	return draft{typ: p.typ, key: key, content: content, importance: p.imp, confidence: p.conf}
+	return draft{op: p.op, typ: p.typ, key: key, content: content, importance: p.imp, confidence: p.conf}
 }
 
 // statement rewrites a whole first-person clause in the third person.

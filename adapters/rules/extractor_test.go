@@ -61,6 +61,12 @@ func TestExtractMessage_learnsWhatUsersStatePlainly(t *testing.T) {
 			{memory.TypePreference, "music.likes.playing_piano", "playing piano"},
 			{memory.TypePreference, "drink.likes.tea_tasting", "tea tasting"}}},
 		{"Remember that my locker code is 4512.", []want{{memory.TypeFact, "note.locker_code", "my locker code is 4512"}}},
+		// Retractions are deletions of the key the statement once filled.
+		{"I no longer like jazz.", []want{{memory.TypePreference, "music.likes.jazz", "User no longer likes jazz"}}},
+		{"I don't like jazz anymore.", []want{{memory.TypePreference, "music.likes.jazz", "User no longer likes jazz"}}},
+		{"I'm no longer vegetarian.", []want{{memory.TypeFact, "diet", "User is no longer vegetarian"}}},
+		{"我不再喜欢爵士乐了", []want{{memory.TypePreference, "music.likes.jazz", "用户不再喜欢爵士乐"}}},
+		{"我现在不吃素了", []want{{memory.TypeFact, "diet", "用户现在不吃素"}}},
 		// Chinese.
 		{"我叫张曼婷，很高兴认识你。", []want{{memory.TypeFact, "name", "用户叫张曼婷"}}},
 		{"你好，我是姚国栋。", []want{{memory.TypeFact, "name", "用户叫姚国栋"}}},
@@ -125,7 +131,7 @@ func checkWellFormed(t *testing.T, c candidate.Candidate) {
 	if ok, reason := candidate.DefaultBoundaries().Screen(c); !ok {
 		t.Errorf("candidate %q would be screened out: %s", c.Content, reason)
 	}
-	if c.Op != candidate.OpAdd || c.Importance < 1 || c.Importance > 5 || c.Confidence < 0.75 || c.Confidence > 1 {
+	if c.Op != candidate.OpAdd && c.Op != candidate.OpDelete || c.Importance < 1 || c.Importance > 5 || c.Confidence < 0.75 || c.Confidence > 1 {
 		t.Errorf("op/importance/confidence out of range: %+v", c)
 	}
 }
@@ -279,5 +285,26 @@ func BenchmarkExtractMessage(b *testing.B) {
 				e.ExtractMessage("m", text)
 			}
 		})
+	}
+}
+
+func TestExtractMessage_retractionsAreDeletes(t *testing.T) {
+	t.Parallel()
+	e := rules.NewExtractor(rules.ExtractorOptions{})
+	for text, key := range map[string]string{
+		"I no longer like jazz.":     "music.likes.jazz",
+		"I don't like jazz anymore.": "music.likes.jazz",
+		"I'm no longer vegetarian.":  "diet",
+		"我不再喜欢爵士乐了":                  "music.likes.jazz",
+		"我现在不吃素了":                    "diet",
+	} {
+		got := e.ExtractMessage("m", text)
+		if len(got) != 1 || got[0].Op != candidate.OpDelete || got[0].Key != key {
+			t.Errorf("%q: want one DELETE of %s, got:\n%s", text, key, dump(got))
+		}
+	}
+	// The same key stated positively is an ADD, so the refiner can tell them apart.
+	if got := e.ExtractMessage("m", "I like jazz."); len(got) != 1 || got[0].Op != candidate.OpAdd || got[0].Key != "music.likes.jazz" {
+		t.Errorf("want one ADD of music.likes.jazz, got:\n%s", dump(got))
 	}
 }

@@ -37,6 +37,8 @@ type pattern struct {
 	// afterGreeting: only in a sentence that opened with a greeting ("Hello, I'm
 	// Gary." names the user; "I'm Chinese." does not).
 	afterGreeting bool
+	// op is candidate.OpDelete for retractions ("I no longer eat meat"); empty is ADD.
+	op candidate.Op
 	// wholeObject: the object is one value even when it lists ("my favorite genres
 	// are rock and pop").
 	wholeObject bool
@@ -304,6 +306,19 @@ var patterns = []pattern{
 	{name: "叫我", typ: memory.TypePreference, conf: 0.9, imp: 4, key: nameKey("name.preferred"),
 		re:      re(`(?:你也可以|你可以|也可以|可以|请|以后|就|你就|大家都)?叫我`),
 		content: func(m *match) string { return "用户希望被称呼为" + m.item + "。" }},
+
+	// ---- retractions: the memory under the key is no longer true ---------------------
+	{name: "no-longer-like", typ: memory.TypePreference, conf: 0.85, imp: 3, key: relationKey("likes"), op: candidate.OpDelete,
+		re: re(`i no longer (?:like|love|enjoy)\s+`)},
+	{name: "not-anymore", typ: memory.TypePreference, conf: 0.85, imp: 3, key: relationKey("likes"), op: candidate.OpDelete, group: 1,
+		re:      re(`i (?:don't|do not)(?: really)? (?:like|love|enjoy) ([a-z0-9' -]+?) any ?more\b`),
+		content: func(m *match) string { return "User no longer likes " + m.item + "." }},
+	{name: "no-longer-diet", kind: kindWhole, typ: memory.TypeFact, conf: 0.85, imp: 4, key: fixedKey("diet"), op: candidate.OpDelete,
+		re: re(`i(?:'m| am) (?:no longer|not) (?:a |an )?(?:vegetarian|vegan|pescatarian)(?: any ?more)?\b`)},
+	{name: "不再喜欢", typ: memory.TypePreference, conf: 0.85, imp: 3, key: relationKey("likes"), op: candidate.OpDelete,
+		re: re(`我(?:已经|现在)?不再(?:喜欢|爱)`)},
+	{name: "不再吃素", kind: kindWhole, typ: memory.TypeFact, conf: 0.85, imp: 4, key: fixedKey("diet"), op: candidate.OpDelete,
+		re: re(`我(?:已经|现在)?(?:不再吃素|不吃素了|不再是素食(?:者|主义者))`)},
 
 	// ---- health and diet ----------------------------------------------------------
 	{name: "allergic", typ: memory.TypeFact, conf: 0.9, imp: 5, key: familyKey("allergy"),

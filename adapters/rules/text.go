@@ -332,7 +332,7 @@ func validObject(obj string, zh bool) bool {
 // enAdverbs may stand between "I" and the verb.
 var enAdverbs = toSet(`really also truly absolutely just still especially totally quite particularly genuinely
 	simply sincerely always usually often normally regularly never rarely generally typically currently now
-	much strongly definitely kind of sort of very deeply personally mostly`)
+	much strongly definitely kind of sort of very deeply personally mostly no longer`)
 
 // thirdPersonEN rewrites the head of a first-person clause: "I really like" → "User
 // really likes", "I'm allergic to" → "User is allergic to", "My name is" → "User's
@@ -376,7 +376,7 @@ func thirdPersonEN(head string) string {
 			out = append(out, "does")
 		case "don't", "dont":
 			out = append(out, "doesn't")
-		case "was", "can't", "cannot", "can", "will", "would", "could", "should", "must", "didn't", "won't", "no":
+		case "was", "can't", "cannot", "can", "will", "would", "could", "should", "must", "didn't", "won't":
 			out = append(out, w)
 		default:
 			out = append(out, verbS(w))

@@ -40,7 +40,7 @@ var zhSlugs = map[string]string{
 	"中文":  "chinese", "汉语": "chinese", "普通话": "chinese", "英文": "english", "英语": "english", "日语": "japanese",
 	"音乐类型": "music_genre", "颜色": "color", "食物": "food", "歌手": "singer", "作家": "author", "城市": "city",
 	"季节": "season", "动物": "animal", "户外活动": "outdoor_activities", "旅游方式": "way_to_travel", "书": "book",
-	"乐队": "band", "演员": "actor", "导演": "director", "菜": "dish", "饮料": "drink", "花": "flower",
+	"乐队": "band", "演员": "actor", "导演": "director", "饮料": "drink", "花": "flower",
 	"表情": "emoji", "表情符号": "emoji", "表情包": "emoji", "格式": "format", "语气": "tone", "正式": "formal",
 	"幽默": "humor", "列表": "lists", "礼貌": "polite", "风格": "style",
 	"日文": "japanese", "韩语": "korean", "法语": "french", "德语": "german", "西班牙语": "spanish", "粤语": "cantonese",

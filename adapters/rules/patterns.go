@@ -76,7 +76,9 @@ func slugOf(obj string) string {
 		}
 		for _, e := range zhSlugsByLength {
 			// "很多川菜", "各种爵士乐": a short qualifier before a known object
-			if strings.HasSuffix(obj, e.zh) && utf8.RuneCountInString(obj)-utf8.RuneCountInString(e.zh) <= 2 {
+			// One-character entries (茶, 菜, 鱼) are too generic to match as a suffix:
+			// 中国菜 and 家常菜 would share a key.
+			if n := utf8.RuneCountInString(e.zh); n >= 2 && strings.HasSuffix(obj, e.zh) && utf8.RuneCountInString(obj)-n <= 2 {
 				return e.slug
 			}
 		}

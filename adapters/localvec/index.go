@@ -20,7 +20,8 @@ type Options struct {
 	// Dimension is the length of every vector: the embedder's Dimension().
 	Dimension int
 	// HNSW adds approximate graphs to big partitions. The zero value keeps every
-	// search exact, which is the default because it measured better (BENCHMARKS.md).
+	// search exact, which measured better at every size (BENCHMARKS.md in this
+	// directory).
 	HNSW HNSWOptions
 }
 

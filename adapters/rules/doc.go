@@ -11,7 +11,7 @@
 //
 // Keys follow the scheme documented in domain/candidate (keys.go):
 //
-//	name, name.preferred                         my name is / call me / 我叫 / 叫我
+//	name                                         my name is / 我叫 ("call me" / 叫我 is a nickname: profile, dropped)
 //	allergy.<object>                             allergic to / 对…过敏
 //	diet, food.avoids.<object>                   vegetarian / 吃素 / don't eat / 不吃
 //	<area>.likes|dislikes|prefers.<object>       like, love, hate, prefer / 喜欢, 讨厌, 更喜欢

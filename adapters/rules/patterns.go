@@ -294,7 +294,9 @@ var patterns = []pattern{
 	// ---- identity ---------------------------------------------------------------
 	{name: "my-name", typ: memory.TypeFact, conf: 0.9, imp: 4, key: nameKey("name"),
 		re: re(`my (?:full )?name(?: is|'s)\s+|i'm called\s+|i am called\s+`)},
-	{name: "call-me", typ: memory.TypePreference, conf: 0.9, imp: 4, key: nameKey("name.preferred"),
+	// "Call me X" is a nickname: a profile slot (SPEC F1), so the candidate carries the
+	// key "nickname" and Screen drops it as profile_slot; the profile step picks it up.
+	{name: "call-me", typ: memory.TypePreference, conf: 0.9, imp: 4, key: nameKey("nickname"),
 		re:      re(`(?:you can |please |just |you may |everyone |people )?calls? me\s+`),
 		content: func(m *match) string { return "User wants to be called " + m.item + "." }},
 	{name: "hi-i-am", typ: memory.TypeFact, conf: 0.85, imp: 4, key: greetedNameEN, afterGreeting: true,
@@ -305,7 +307,7 @@ var patterns = []pattern{
 		content: func(m *match) string { return "用户叫" + m.item + "。" }},
 	{name: "我叫", typ: memory.TypeFact, conf: 0.9, imp: 4, key: nameKey("name"),
 		re: re(`我的名字(?:是|叫)|我叫(?:做)?`)},
-	{name: "叫我", typ: memory.TypePreference, conf: 0.9, imp: 4, key: nameKey("name.preferred"),
+	{name: "叫我", typ: memory.TypePreference, conf: 0.9, imp: 4, key: nameKey("nickname"),
 		re:      re(`(?:你也可以|你可以|也可以|可以|请|以后|就|你就|大家都)?叫我`),
 		content: func(m *match) string { return "用户希望被称呼为" + m.item + "。" }},
 

@@ -14,7 +14,7 @@ import (
 //
 // Segments are separated by '.', words inside a segment by '_', all lower case
 // [a-z0-9_]. Fixed slots hold one value that a newer statement replaces (name,
-// name.preferred, home.city, hometown, work.place, work.role, birthday, diet,
+// home.city, hometown, work.place, work.role, birthday, diet,
 // reply.language, reply.length, reply.style, favorite.<thing>); open families hold
 // one memory per object (allergy.<object>, <domain>.likes.<object>,
 // <domain>.dislikes.<object>, <domain>.prefers.<object>, food.avoids.<object>,

@@ -400,3 +400,23 @@ func TestKeyMatch(t *testing.T) {
 		}
 	}
 }
+
+func TestRecipeFuse(t *testing.T) {
+	t.Parallel()
+	r := Recipe{DenseWeight: 0.3}
+	lexical := []Scored{{"a", 8}, {"b", 4}, {"c", 0}}
+	dense := []Scored{{"c", 0.9}, {"b", 0.5}, {"a", 0.1}}
+	got := r.Fuse(lexical, dense)
+	want := map[string]float64{"a": 1, "b": 0.5 + 0.3*0.5, "c": 0.3}
+	if ids := idsOf(got); !reflect.DeepEqual(ids, []string{"a", "b", "c"}) {
+		t.Errorf("order = %q, want a b c: the lexical list leads", ids)
+	}
+	for _, s := range got {
+		if !near(s.Score, want[s.ID]) {
+			t.Errorf("%s = %v, want %v", s.ID, s.Score, want[s.ID])
+		}
+	}
+	if got := r.Fuse(lexical, nil); !reflect.DeepEqual(idsOf(got), []string{"a", "b", "c"}) {
+		t.Errorf("without vectors the lexical order must stand, got %q", idsOf(got))
+	}
+}

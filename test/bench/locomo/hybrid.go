@@ -33,25 +33,34 @@ type hybridConfig struct {
 	RRFK        float64
 	Depth       int // how many results of each list are fused
 
-	SpeakerBoost  float64 // lexical score × (1+boost) for turns by a speaker the question names
-	NoSpeaker     bool    // leave the speaker's name out of the indexed text
-	SessionWeight float64 // add this × the session's normalised BM25 score to each turn's
-	QueryIDF      bool    // weight the dense query's features by the lexical idf
+	SpeakerBoost      float64 // lexical score × (1+boost) for turns by a speaker the question names
+	NoSpeaker         bool    // leave the speaker's name out of the indexed text
+	SessionWeight     float64 // add this × the session's normalised BM25 score to each turn's
+	DenseSpeakerBoost bool
+	PRFDocs           int     // pseudo-relevance feedback: results read
+	PRFTerms          int     // terms added
+	PRFWeight         float64 // their weight
 }
 
+// productConfig is the method the product should reproduce; docs/BENCHMARKS.md
+// explains each value. Every value was chosen on general grounds among few
+// candidates, and the -generalise run checks that tuning on other conversations
+// would not have chosen much better.
 var productConfig = hybridConfig{
-	BM25:                 ranking.DefaultBM25,
+	BM25:                 ranking.DefaultRecipe.BM25,
 	AppendDate:           true,
-	Window:               1,
-	NeighbourWeight:      0.3,
+	Window:               ranking.DefaultRecipe.NeighbourWindow,
+	NeighbourWeight:      ranking.DefaultRecipe.NeighbourWeight,
+	SpeakerBoost:         ranking.DefaultRecipe.SpeakerBoost,
 	Dense:                true,
-	NGramWeight:          0.5,
-	DenseWindow:          1,
-	DenseNeighbourWeight: 0.3,
-	Fusion:               "rrf",
-	DenseWeight:          1,
+	Dimension:            localembed.DefaultDimension,
+	DenseWindow:          ranking.DefaultRecipe.NeighbourWindow,
+	DenseNeighbourWeight: ranking.DefaultRecipe.NeighbourWeight,
+	DenseSpeakerBoost:    true,
+	Fusion:               "minmax",
+	DenseWeight:          ranking.DefaultRecipe.DenseWeight,
 	RRFK:                 ranking.DefaultRRFK,
-	Depth:                100,
+	Depth:                ranking.DefaultRecipe.Depth,
 }
 
 type hybrid struct {
@@ -64,6 +73,7 @@ type hybrid struct {
 	ids      []string
 	speaker  map[string]string // turn id → speaker term
 	session  map[string]string // turn id → session id
+	own      map[string][]string
 	vectors  [][]float32
 }
 
@@ -107,6 +117,7 @@ func (h *hybrid) Index(ctx context.Context, turns []Turn) error {
 	h.vectors = nil
 	h.speaker = map[string]string{}
 	h.session = map[string]string{}
+	h.own = map[string][]string{}
 	for _, session := range bySession(turns) {
 		sid := fmt.Sprint(session[0].Session)
 		var all []string
@@ -123,6 +134,7 @@ func (h *hybrid) Index(ctx context.Context, turns []Turn) error {
 				h.speaker[t.ID] = st[0]
 			}
 			h.session[t.ID] = sid
+			h.own[t.ID] = terms[i]
 			all = append(all, terms[i]...)
 		}
 		h.sessions.Add(sid, ranking.Field{Terms: all, Weight: 1})
@@ -144,18 +156,12 @@ func (h *hybrid) Search(ctx context.Context, question string, k int) ([]string, 
 	}
 	qterms := h.terms(question)
 	lexical := h.index.Search(qterms, depth)
-	if h.cfg.SpeakerBoost > 0 {
-		named := map[string]bool{}
-		for _, t := range qterms {
-			named[t] = true
-		}
-		for i := range lexical {
-			if named[h.speaker[lexical[i].ID]] {
-				lexical[i].Score *= 1 + h.cfg.SpeakerBoost
-			}
-		}
-		ranking.SortScored(lexical)
+	if h.cfg.PRFDocs > 0 {
+		expanded := ranking.ExpandQuery(qterms, cut(lexical, h.cfg.PRFDocs), func(id string) []string { return h.own[id] }, h.index.IDF, h.cfg.PRFTerms, h.cfg.PRFWeight)
+		lexical = h.index.SearchWeighted(expanded, depth)
 	}
+	speakerOf := func(id string) string { return h.speaker[id] }
+	ranking.BoostNamed(lexical, qterms, speakerOf, h.cfg.SpeakerBoost)
 	if h.cfg.SessionWeight > 0 {
 		ss := h.sessions.Search(qterms, 0)
 		top := 0.0
@@ -179,6 +185,9 @@ func (h *hybrid) Search(ctx context.Context, question string, k int) ([]string, 
 		return ids(cut(lexical, k)), nil
 	}
 	dense := h.dense(question, depth)
+	if h.cfg.DenseSpeakerBoost {
+		ranking.BoostNamed(dense, qterms, speakerOf, h.cfg.SpeakerBoost)
+	}
 	lists := []ranking.List{{Items: lexical, Weight: 1}, {Items: dense, Weight: h.cfg.DenseWeight}}
 	var fused []ranking.Scored
 	switch h.cfg.Fusion {

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -66,6 +67,10 @@ type DB struct {
 	bun         *bun.DB
 	dialect     Dialect
 	writer      chan struct{} // SQLite: one write transaction at a time; nil on PostgreSQL
+	writes      chan *writeReq // SQLite: WriteTx requests for the group-commit writer
+	stopWriter  chan struct{}  // closed by Close to end the writer goroutine
+	writerDone  chan struct{}
+	closeOnce   sync.Once
 	txAttempts  int
 	migrateWait time.Duration
 }
@@ -135,11 +140,16 @@ func openSQLite(opts Options) (*DB, error) {
 	sqldb.SetMaxOpenConns(conns)
 	sqldb.SetMaxIdleConns(conns)
 	sqldb.SetConnMaxIdleTime(0)
-	return &DB{
-		bun:     bun.NewDB(sqldb, sqlitedialect.New()),
-		dialect: DialectSQLite,
-		writer:  make(chan struct{}, 1),
-	}, nil
+	db := &DB{
+		bun:        bun.NewDB(sqldb, sqlitedialect.New()),
+		dialect:    DialectSQLite,
+		writer:     make(chan struct{}, 1),
+		writes:     make(chan *writeReq),
+		stopWriter: make(chan struct{}),
+		writerDone: make(chan struct{}),
+	}
+	go db.runWriter()
+	return db, nil
 }
 
 func openPostgres(opts Options) (*DB, error) {
@@ -190,6 +200,10 @@ func (db *DB) Ping(ctx context.Context) error {
 
 // Close closes the pool. Pending writes finish first.
 func (db *DB) Close() error {
+	if db.stopWriter != nil {
+		db.closeOnce.Do(func() { close(db.stopWriter) })
+		<-db.writerDone
+	}
 	if err := db.bun.Close(); err != nil {
 		return wrapErr("close", err)
 	}

@@ -12,7 +12,9 @@ import (
 // WriteTx runs fn in one write transaction and commits when fn returns nil.
 //
 // On SQLite, write transactions of this process run one at a time (SQLite has a
-// single writer; waiting here is cheaper and fairer than busy retries). On
+// single writer; waiting here is cheaper and fairer than busy retries), and the
+// ones that queue up meanwhile are committed together (group commit, see
+// groupWrite). On
 // PostgreSQL, a transaction that lost a race — unique violation, serialization
 // failure, deadlock — is rolled back and run again, fn included, with a short
 // jittered pause, up to Options.TxAttempts times; then the error is
@@ -24,12 +26,8 @@ import (
 // raw or already passed through wrapErr, come back as ports errors. WriteTx is
 // not reentrant: fn must not call WriteTx.
 func (db *DB) WriteTx(ctx context.Context, fn func(ctx context.Context, tx bun.Tx) error) error {
-	if db.writer != nil {
-		if err := db.lockWriter(ctx); err != nil {
-			return wrapErr("begin transaction", err)
-		}
-		defer db.unlockWriter()
-		return db.finishTx(db.runTx(ctx, fn))
+	if db.writes != nil {
+		return db.finishTx(db.groupWrite(ctx, fn))
 	}
 	for attempt := 1; ; attempt++ {
 		err := db.runTx(ctx, fn)

@@ -1,0 +1,201 @@
+// Command memories measures the explicit tools channel through HTTP on loopback:
+// memory_save throughput and latency with concurrent clients, and memory GET latency
+// with many memories stored for one user. It builds and starts the real binary, so
+// what it measures is what a client sees (minus the network).
+//
+//	go run ./test/bench/memories                       # embedded SQLite
+//	go run ./test/bench/memories -db postgres://…      # PostgreSQL
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+func main() {
+	var (
+		db      = flag.String("db", "", "postgres:// URL; empty = embedded SQLite in a temp dir")
+		clients = flag.Int("clients", 8, "concurrent clients")
+		saves   = flag.Int("saves", 20000, "memory_save calls in the throughput run")
+		preload = flag.Int("preload", 100000, "memories stored for one user before the GET run")
+		gets    = flag.Int("gets", 20000, "GET calls in the latency run")
+	)
+	flag.Parse()
+	if err := run(*db, *clients, *saves, *preload, *gets); err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+}
+
+func run(db string, clients, saves, preload, gets int) error {
+	dir, err := os.MkdirTemp("", "engram-bench-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	bin := filepath.Join(dir, "engram")
+	build := exec.Command("go", "build", "-o", bin, "engram")
+	build.Stderr = os.Stderr
+	if err := build.Run(); err != nil {
+		return fmt.Errorf("build: %w", err)
+	}
+	addr, err := freeAddr()
+	if err != nil {
+		return err
+	}
+	srv := exec.Command(bin, "serve", "--roles", "api")
+	srv.Env = append(os.Environ(), "ENGRAM_HTTP_ADDR="+addr, "ENGRAM_DATA_DIR="+filepath.Join(dir, "data"),
+		"ENGRAM_DATABASE_URL="+db, "ENGRAM_LOG_LEVEL=warn", "ENGRAM_API_KEYS=")
+	srv.Stderr = os.Stderr
+	if err := srv.Start(); err != nil {
+		return err
+	}
+	defer func() { _ = srv.Process.Signal(os.Interrupt); _ = srv.Wait() }()
+	base := "http://" + addr
+	if err := waitReady(base); err != nil {
+		return err
+	}
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: clients * 2}}
+	store := "SQLite (embedded)"
+	if db != "" {
+		store = "PostgreSQL"
+	}
+	fmt.Printf("engram HTTP benchmark — %s, %d clients, GOMAXPROCS %d, %s\n", store, clients, runtime.GOMAXPROCS(0), time.Now().UTC().Format(time.RFC3339))
+
+	// 1. save throughput: each client writes its own user's new keys.
+	var next atomic.Int64
+	lat, elapsed, err := hammer(clients, saves, func(c int) error {
+		i := next.Add(1)
+		return do(client, http.MethodPut, fmt.Sprintf("%s/v1/users/bench-%d/memories/key-%d", base, c, i),
+			map[string]any{"type": "fact", "content": fmt.Sprintf("benchmark memory number %d with some ordinary text", i)}, http.StatusCreated)
+	})
+	if err != nil {
+		return err
+	}
+	report("memory_save (new keys)", saves, elapsed, lat)
+
+	// 2. preload one user, then GET random keys.
+	next.Store(0)
+	start := time.Now()
+	_, _, err = hammer(clients, preload, func(int) error {
+		i := next.Add(1)
+		return do(client, http.MethodPut, fmt.Sprintf("%s/v1/users/heavy/memories/key-%07d", base, i),
+			map[string]any{"type": "preference", "content": fmt.Sprintf("the heavy user's memory %d", i)}, http.StatusCreated)
+	})
+	if err != nil {
+		return err
+	}
+	fmt.Printf("preloaded %d memories for one user in %s\n", preload, time.Since(start).Round(time.Millisecond))
+	var n atomic.Int64
+	lat, elapsed, err = hammer(clients, gets, func(int) error {
+		i := n.Add(7919)%int64(preload) + 1
+		return do(client, http.MethodGet, fmt.Sprintf("%s/v1/users/heavy/memories/key-%07d", base, i), nil, http.StatusOK)
+	})
+	if err != nil {
+		return err
+	}
+	report(fmt.Sprintf("memory GET (one user holding %d)", preload), gets, elapsed, lat)
+	return nil
+}
+
+// hammer runs total calls of fn over clients goroutines and returns every latency.
+func hammer(clients, total int, fn func(client int) error) ([]time.Duration, time.Duration, error) {
+	var (
+		mu       sync.Mutex
+		all      = make([]time.Duration, 0, total)
+		issued   atomic.Int64
+		firstErr atomic.Value
+		wg       sync.WaitGroup
+	)
+	start := time.Now()
+	for c := 0; c < clients; c++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			local := make([]time.Duration, 0, total/clients+1)
+			for issued.Add(1) <= int64(total) {
+				t := time.Now()
+				if err := fn(c); err != nil {
+					firstErr.CompareAndSwap(nil, err)
+					return
+				}
+				local = append(local, time.Since(t))
+			}
+			mu.Lock()
+			all = append(all, local...)
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	if err, _ := firstErr.Load().(error); err != nil {
+		return nil, 0, err
+	}
+	return all, time.Since(start), nil
+}
+
+func report(name string, n int, elapsed time.Duration, lat []time.Duration) {
+	slices.Sort(lat)
+	pct := func(p float64) time.Duration { return lat[int(p*float64(len(lat)-1))] }
+	fmt.Printf("%-44s %7d calls  %8.0f/s  p50 %6.2f ms  p95 %6.2f ms  p99 %6.2f ms\n", name, n,
+		float64(n)/elapsed.Seconds(), ms(pct(.50)), ms(pct(.95)), ms(pct(.99)))
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+func do(c *http.Client, method, url string, body any, want int) error {
+	var r io.Reader
+	if body != nil {
+		b, _ := json.Marshal(body)
+		r = bytes.NewReader(b)
+	}
+	req, _ := http.NewRequestWithContext(context.Background(), method, url, r)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := c.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	data, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != want {
+		return fmt.Errorf("%s %s: %d %s", method, url, resp.StatusCode, strings.TrimSpace(string(data)))
+	}
+	return nil
+}
+
+func freeAddr() (string, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	defer ln.Close()
+	return ln.Addr().String(), nil
+}
+
+func waitReady(base string) error {
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		if resp, err := http.Get(base + "/readyz"); err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return nil
+			}
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return fmt.Errorf("server at %s not ready", base)
+}

@@ -66,7 +66,7 @@ type Options struct {
 type DB struct {
 	bun         *bun.DB
 	dialect     Dialect
-	writer      chan struct{} // SQLite: one write transaction at a time; nil on PostgreSQL
+	writer      chan struct{}  // SQLite: one write transaction at a time; nil on PostgreSQL
 	writes      chan *writeReq // SQLite: WriteTx requests for the group-commit writer
 	stopWriter  chan struct{}  // closed by Close to end the writer goroutine
 	writerDone  chan struct{}

@@ -20,6 +20,7 @@ const (
 	MaxContentLen = 32000 // characters; long pastes belong in a knowledge base
 	MaxIDLen      = 128
 	MaxNameLen    = 128
+	MaxErrorLen   = 1000 // characters of a failure kept on the message
 )
 
 // Role is who spoke.
@@ -50,9 +51,17 @@ const (
 	StatusSkipped   Status = "SKIPPED"   // not a source of facts, or nothing worth keeping
 )
 
+// Statuses lists every status in a stable order (metrics pre-register them).
+var Statuses = []Status{StatusPending, StatusProcessed, StatusFailed, StatusSkipped}
+
+// SkipNotFromUser is the skip reason of assistant and system messages: they are
+// context and episodic memory, never a source of facts.
+const SkipNotFromUser = "not_from_user"
+
 // Message is one stored message of a conversation.
 type Message struct {
-	ID             string
+	ID             string // the client's message_id, unique per tenant and user
+	Seq            string // the store's order of arrival (a ULID); breaks ties of CreatedAt
 	Scope          memory.Scope
 	ConversationID string
 	Role           Role
@@ -65,8 +74,158 @@ type Message struct {
 	SkipReason   string
 	Attempts     int
 	Error        string
-	ProcessAfter time.Time // not before this time (debounce, backoff)
+	ProcessAfter time.Time // not before this time (debounce, backoff); zero: never again
 	ProcessedAt  time.Time
+}
+
+// Input is a message as a client posts it. MessageID and CreatedAt are optional.
+type Input struct {
+	ConversationID string
+	MessageID      string
+	Role           string
+	Name           string
+	Content        string
+	CreatedAt      time.Time
+}
+
+// New validates a posted message and builds it as stored. seq is the store's
+// arrival id, also the message id when the client sent none. A user message waits
+// for the debounce; any other role is stored SKIPPED at once, because it is
+// context, not a source of facts.
+func New(scope memory.Scope, in Input, seq string, now time.Time, debounce time.Duration) (Message, error) {
+	var errs []error
+	errs = append(errs, ValidateID("conversation_id", in.ConversationID))
+	id := in.MessageID
+	if id == "" {
+		id = seq
+	} else {
+		errs = append(errs, ValidateID("message_id", id))
+	}
+	role, err := ParseRole(in.Role)
+	errs = append(errs, err)
+	name := strings.TrimSpace(in.Name)
+	if n := utf8.RuneCountInString(name); n > MaxNameLen {
+		errs = append(errs, invalid.Field("name", "must be at most %d characters, got %d", MaxNameLen, n))
+	}
+	errs = append(errs, ValidateContent(in.Content))
+	if err := invalid.Join(errs...); err != nil {
+		return Message{}, err
+	}
+	created := in.CreatedAt
+	if created.IsZero() {
+		created = now
+	}
+	m := Message{
+		ID:             id,
+		Seq:            seq,
+		Scope:          scope,
+		ConversationID: in.ConversationID,
+		Role:           role,
+		Name:           name,
+		Content:        in.Content,
+		CreatedAt:      created.UTC(),
+		ReceivedAt:     now.UTC(),
+		Status:         StatusPending,
+		ProcessAfter:   now.UTC().Add(max(debounce, 0)),
+	}
+	if role != RoleUser {
+		m.Status = StatusSkipped
+		m.SkipReason = SkipNotFromUser
+		m.ProcessAfter = time.Time{}
+		m.ProcessedAt = m.ReceivedAt
+	}
+	return m, nil
+}
+
+// SameAs reports whether other is the same post as m: a client repeating a
+// message_id (a retry) sends the same conversation, role, name and content. The
+// times may differ (a retry without created_at is received later).
+func (m Message) SameAs(other Message) bool {
+	return m.ConversationID == other.ConversationID && m.Role == other.Role &&
+		m.Name == other.Name && m.Content == other.Content
+}
+
+// IsUser reports whether the message is a possible source of facts.
+func (m Message) IsUser() bool { return m.Role == RoleUser }
+
+// Skipped records that the pipeline found nothing worth an extraction (reason is
+// machine-readable, e.g. "greeting").
+func (m Message) Skipped(reason string, now time.Time) Message {
+	m.Status = StatusSkipped
+	m.SkipReason = reason
+	m.Attempts++
+	m.Error = ""
+	m.ProcessAfter = time.Time{}
+	m.ProcessedAt = now.UTC()
+	return m
+}
+
+// Processed records a successful extraction, whatever it wrote.
+func (m Message) Processed(now time.Time) Message {
+	m.Status = StatusProcessed
+	m.SkipReason = ""
+	m.Attempts++
+	m.Error = ""
+	m.ProcessAfter = time.Time{}
+	m.ProcessedAt = now.UTC()
+	return m
+}
+
+// Failed records a failed attempt. The message is retried after the policy's
+// backoff, unless it has used up its attempts: then it stays FAILED for good (no
+// ProcessAfter) and only an operator brings it back.
+func (m Message) Failed(reason string, now time.Time, p RetryPolicy) Message {
+	m.Status = StatusFailed
+	m.SkipReason = ""
+	m.Attempts++
+	m.Error = clip(strings.TrimSpace(reason), MaxErrorLen)
+	m.ProcessedAt = now.UTC()
+	m.ProcessAfter = time.Time{}
+	if m.Attempts < p.maxAttempts() {
+		m.ProcessAfter = now.UTC().Add(p.Delay(m.Attempts))
+	}
+	return m
+}
+
+// WillRetry reports whether a FAILED message will be tried again.
+func (m Message) WillRetry() bool { return m.Status == StatusFailed && !m.ProcessAfter.IsZero() }
+
+// RetryPolicy is the exponential backoff of failed extractions.
+type RetryPolicy struct {
+	MaxAttempts int           // attempts in all, the first included; 0: DefaultMaxAttempts
+	BaseDelay   time.Duration // wait after the first failure; 0: DefaultBaseDelay
+	MaxDelay    time.Duration // the wait never exceeds this; 0: DefaultMaxDelay
+}
+
+// Defaults of RetryPolicy (LONG_TERM_MEMORY_MAX_ATTEMPTS is 5 in configs/engram.yaml).
+const (
+	DefaultMaxAttempts = 5
+	DefaultBaseDelay   = 30 * time.Second
+	DefaultMaxDelay    = time.Hour
+)
+
+func (p RetryPolicy) maxAttempts() int {
+	if p.MaxAttempts <= 0 {
+		return DefaultMaxAttempts
+	}
+	return p.MaxAttempts
+}
+
+// Delay is the wait after the attempts-th failure: BaseDelay doubled for each
+// failure before it, at most MaxDelay (30 s, 1 min, 2 min, 4 min … by default).
+func (p RetryPolicy) Delay(attempts int) time.Duration {
+	base, ceiling := p.BaseDelay, p.MaxDelay
+	if base <= 0 {
+		base = DefaultBaseDelay
+	}
+	if ceiling <= 0 {
+		ceiling = DefaultMaxDelay
+	}
+	d := base << min(max(attempts-1, 0), 30)
+	if d <= 0 || d > ceiling {
+		return ceiling
+	}
+	return d
 }
 
 // ValidateID checks a client-chosen id (conversation or message): 1–128 characters,
@@ -87,4 +246,20 @@ func ValidateContent(content string) error {
 		return invalid.Field("content", "must be at most %d characters, got %d", MaxContentLen, n)
 	}
 	return nil
+}
+
+// Before reports whether a comes before b in its conversation: by the time it was
+// said, then by arrival.
+func Before(a, b Message) bool {
+	if !a.CreatedAt.Equal(b.CreatedAt) {
+		return a.CreatedAt.Before(b.CreatedAt)
+	}
+	return a.Seq < b.Seq
+}
+
+func clip(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	return string([]rune(s)[:n-1]) + "…"
 }

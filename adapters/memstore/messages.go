@@ -1,0 +1,288 @@
+package memstore
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"engram/domain/conversation"
+	"engram/domain/memory"
+	"engram/ports"
+)
+
+// MessageStore is an in-memory ports.MessageStore. Its events come from the
+// MemoryStore it was built with, as the SQL store reads memory_events.
+type MessageStore struct {
+	memories *MemoryStore
+
+	mu     sync.Mutex
+	bySeq  map[string]*storedMessage
+	byID   map[messageKey]*storedMessage
+	convos map[conversationKey][]*storedMessage // in conversation order
+}
+
+type storedMessage struct {
+	msg        conversation.Message
+	claimedBy  string
+	claimUntil time.Time
+}
+
+type messageKey struct{ tenant, user, id string }
+
+type conversationKey struct{ tenant, user, conversation string }
+
+var _ ports.MessageStore = (*MessageStore)(nil)
+
+// NewMessageStore returns an empty store whose CausedEvents reads memories' events.
+func NewMessageStore(memories *MemoryStore) *MessageStore {
+	return &MessageStore{
+		memories: memories,
+		bySeq:    map[string]*storedMessage{},
+		byID:     map[messageKey]*storedMessage{},
+		convos:   map[conversationKey][]*storedMessage{},
+	}
+}
+
+func convoOf(m conversation.Message) conversationKey {
+	return conversationKey{tenant: m.Scope.Tenant, user: m.Scope.User, conversation: m.ConversationID}
+}
+
+// Ingest stores the new messages and pushes the debounce, atomically.
+func (s *MessageStore) Ingest(ctx context.Context, scope memory.Scope, msgs []conversation.Message) ([]ports.Ingested, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("memstore: ingest: %w: %w", ports.ErrUnavailable, err)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]ports.Ingested, len(msgs))
+	pending := map[messageKey]conversation.Message{}
+	var fresh []conversation.Message
+	for i, m := range msgs {
+		if m.Scope != scope {
+			return nil, fmt.Errorf("memstore: ingest: message %q is for another scope", m.ID)
+		}
+		k := messageKey{scope.Tenant, scope.User, m.ID}
+		prev, ok := pending[k]
+		if !ok {
+			if st, stored := s.byID[k]; stored {
+				prev, ok = st.msg, true
+			}
+		}
+		if ok {
+			if !prev.SameAs(m) {
+				return nil, &ports.MessageConflictError{MessageID: m.ID}
+			}
+			out[i] = ports.Ingested{Message: prev}
+			continue
+		}
+		if _, taken := s.bySeq[m.Seq]; taken {
+			return nil, fmt.Errorf("memstore: ingest: seq %q is taken: %w", m.Seq, ports.ErrConflict)
+		}
+		m = normMessage(m)
+		pending[k] = m
+		fresh = append(fresh, m)
+		out[i] = ports.Ingested{Message: m, Created: true}
+	}
+	pushTo := map[conversationKey]time.Time{}
+	for _, m := range fresh {
+		st := &storedMessage{msg: m}
+		s.bySeq[m.Seq] = st
+		s.byID[messageKey{scope.Tenant, scope.User, m.ID}] = st
+		ck := convoOf(m)
+		list := append(s.convos[ck], st)
+		slices.SortStableFunc(list, func(a, b *storedMessage) int { return order(a.msg, b.msg) })
+		s.convos[ck] = list
+		if m.Status == conversation.StatusPending && m.ProcessAfter.After(pushTo[ck]) {
+			pushTo[ck] = m.ProcessAfter
+		}
+	}
+	for ck, at := range pushTo {
+		for _, st := range s.convos[ck] {
+			if st.msg.Status == conversation.StatusPending && st.claimedBy == "" && st.msg.ProcessAfter.Before(at) {
+				st.msg.ProcessAfter = at
+			}
+		}
+	}
+	return out, nil
+}
+
+func order(a, b conversation.Message) int {
+	switch {
+	case conversation.Before(a, b):
+		return -1
+	case conversation.Before(b, a):
+		return 1
+	}
+	return 0
+}
+
+// Message returns one message of the scope.
+func (s *MessageStore) Message(_ context.Context, scope memory.Scope, messageID string) (conversation.Message, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st, ok := s.byID[messageKey{scope.Tenant, scope.User, messageID}]
+	if !ok {
+		return conversation.Message{}, fmt.Errorf("memstore: get message: %w", ports.ErrNotFound)
+	}
+	return st.msg, nil
+}
+
+// ConversationBefore returns the limit most recent messages before m, oldest first.
+func (s *MessageStore) ConversationBefore(_ context.Context, m conversation.Message, limit int) ([]conversation.Message, error) {
+	m = normMessage(m)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []conversation.Message
+	for _, st := range s.convos[convoOf(m)] {
+		if conversation.Before(st.msg, m) {
+			out = append(out, st.msg)
+		}
+	}
+	if len(out) > limit {
+		out = out[len(out)-limit:]
+	}
+	return out, nil
+}
+
+// ClaimDue claims whole conversations' due messages, earliest deadline first.
+func (s *MessageStore) ClaimDue(ctx context.Context, c ports.Claim) ([]conversation.Message, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("memstore: claim messages: %w: %w", ports.ErrUnavailable, err)
+	}
+	if c.Worker == "" || c.Lease <= 0 {
+		return nil, fmt.Errorf("memstore: claim messages: a worker and a positive lease are required")
+	}
+	now := normTime(c.Now)
+	due := func(st *storedMessage) bool {
+		m := st.msg
+		if m.ProcessAfter.IsZero() || m.ProcessAfter.After(now) {
+			return false
+		}
+		if c.Recover {
+			return (m.Status == conversation.StatusPending || m.Status == conversation.StatusFailed) &&
+				(st.claimUntil.IsZero() || !st.claimUntil.After(now))
+		}
+		return m.Status == conversation.StatusPending && st.claimedBy == ""
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var first []*storedMessage
+	for _, st := range s.bySeq {
+		if due(st) {
+			first = append(first, st)
+		}
+	}
+	slices.SortFunc(first, func(a, b *storedMessage) int {
+		if c := a.msg.ProcessAfter.Compare(b.msg.ProcessAfter); c != 0 {
+			return c
+		}
+		return strings.Compare(a.msg.Seq, b.msg.Seq)
+	})
+	chosen := map[conversationKey]bool{}
+	for i := 0; i < len(first) && i < max(c.MaxConversations, 1); i++ {
+		chosen[convoOf(first[i].msg)] = true
+	}
+	var out []conversation.Message
+	until := normTime(c.Now.Add(c.Lease))
+	for ck := range chosen {
+		for _, st := range s.convos[ck] {
+			if due(st) {
+				st.claimedBy, st.claimUntil = c.Worker, until
+				out = append(out, st.msg)
+			}
+		}
+	}
+	slices.SortStableFunc(out, func(a, b conversation.Message) int {
+		if c := strings.Compare(a.Scope.Tenant+"\x00"+a.Scope.User+"\x00"+a.ConversationID,
+			b.Scope.Tenant+"\x00"+b.Scope.User+"\x00"+b.ConversationID); c != 0 {
+			return c
+		}
+		return order(a, b)
+	})
+	return out, nil
+}
+
+// Finish stores each outcome only while the worker still holds the message.
+func (s *MessageStore) Finish(ctx context.Context, worker string, msgs []conversation.Message) (int, error) {
+	if err := ctx.Err(); err != nil {
+		return 0, fmt.Errorf("memstore: finish messages: %w: %w", ports.ErrUnavailable, err)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for _, m := range msgs {
+		st, ok := s.bySeq[m.Seq]
+		if !ok || st.claimedBy != worker {
+			continue
+		}
+		m = normMessage(m)
+		st.msg.Status, st.msg.SkipReason, st.msg.Attempts, st.msg.Error = m.Status, m.SkipReason, m.Attempts, m.Error
+		st.msg.ProcessAfter, st.msg.ProcessedAt = m.ProcessAfter, m.ProcessedAt
+		st.claimedBy, st.claimUntil = "", time.Time{}
+		n++
+	}
+	return n, nil
+}
+
+// Release clears the worker's claims.
+func (s *MessageStore) Release(_ context.Context, worker string, msgs []conversation.Message) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, m := range msgs {
+		if st, ok := s.bySeq[m.Seq]; ok && st.claimedBy == worker {
+			st.claimedBy, st.claimUntil = "", time.Time{}
+		}
+	}
+	return nil
+}
+
+// CausedEvents returns the memory events whose source is the message, by id.
+func (s *MessageStore) CausedEvents(_ context.Context, scope memory.Scope, messageID string) ([]memory.Event, error) {
+	if s.memories == nil {
+		return nil, nil
+	}
+	return s.memories.eventsOfMessage(scope, messageID), nil
+}
+
+// eventsOfMessage is the memory store's side of CausedEvents.
+func (s *MemoryStore) eventsOfMessage(scope memory.Scope, messageID string) []memory.Event {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []memory.Event
+	for _, e := range s.events {
+		if e.Scope == scope && e.Source.MessageID == messageID {
+			out = append(out, copyEvent(e))
+		}
+	}
+	slices.SortFunc(out, func(a, b memory.Event) int { return strings.Compare(a.ID, b.ID) })
+	return out
+}
+
+// MessageStats counts messages by status.
+func (s *MessageStore) MessageStats(_ context.Context, _ time.Time) (ports.MessageStats, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st := ports.MessageStats{ByStatus: map[conversation.Status]int64{}}
+	for _, status := range conversation.Statuses {
+		st.ByStatus[status] = 0
+	}
+	for _, m := range s.bySeq {
+		st.ByStatus[m.msg.Status]++
+		if m.msg.Status == conversation.StatusPending && (st.OldestPending.IsZero() || m.msg.ReceivedAt.Before(st.OldestPending)) {
+			st.OldestPending = m.msg.ReceivedAt
+		}
+	}
+	return st, nil
+}
+
+// normMessage keeps what SQL keeps: UTC, microseconds.
+func normMessage(m conversation.Message) conversation.Message {
+	m.CreatedAt = normTime(m.CreatedAt)
+	m.ReceivedAt = normTime(m.ReceivedAt)
+	m.ProcessAfter = normTime(m.ProcessAfter)
+	m.ProcessedAt = normTime(m.ProcessedAt)
+	return m
+}

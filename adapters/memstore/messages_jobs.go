@@ -1,0 +1,118 @@
+package memstore
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"strings"
+	"sync"
+	"time"
+
+	"engram/ports"
+)
+
+// JobStore is an in-memory ports.JobStore.
+type JobStore struct {
+	mu   sync.Mutex
+	jobs map[string]*storedJob
+}
+
+type storedJob struct {
+	job        ports.Job
+	claimedBy  string
+	claimUntil time.Time
+}
+
+var _ ports.JobStore = (*JobStore)(nil)
+
+// NewJobStore returns an empty store.
+func NewJobStore() *JobStore { return &JobStore{jobs: map[string]*storedJob{}} }
+
+// EnqueueJob stores a QUEUED job unless the scope has one of the kind queued.
+func (s *JobStore) EnqueueJob(_ context.Context, job ports.Job) (ports.Job, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var oldest *storedJob
+	for _, st := range s.jobs {
+		j := st.job
+		if j.Scope == job.Scope && j.Kind == job.Kind && j.Status == ports.JobQueued &&
+			(oldest == nil || j.ID < oldest.job.ID) {
+			oldest = st
+		}
+	}
+	if oldest != nil {
+		return copyJob(oldest.job), nil
+	}
+	if _, taken := s.jobs[job.ID]; taken {
+		return ports.Job{}, fmt.Errorf("memstore: insert job: id %q is taken: %w", job.ID, ports.ErrConflict)
+	}
+	job = normJob(job)
+	job.Status = ports.JobQueued
+	s.jobs[job.ID] = &storedJob{job: job}
+	return copyJob(job), nil
+}
+
+// Job returns one job of the tenant.
+func (s *JobStore) Job(_ context.Context, tenant, id string) (ports.Job, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st, ok := s.jobs[id]
+	if !ok || st.job.Scope.Tenant != tenant {
+		return ports.Job{}, fmt.Errorf("memstore: get job: %w", ports.ErrNotFound)
+	}
+	return copyJob(st.job), nil
+}
+
+// ClaimJob takes the oldest open job that nobody holds.
+func (s *JobStore) ClaimJob(_ context.Context, worker string, now time.Time, lease time.Duration) (ports.Job, error) {
+	now = normTime(now)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var best *storedJob
+	for _, st := range s.jobs {
+		open := st.job.Status == ports.JobQueued || st.job.Status == ports.JobRunning
+		free := st.claimUntil.IsZero() || !st.claimUntil.After(now)
+		if !open || !free {
+			continue
+		}
+		if best == nil || st.job.CreatedAt.Before(best.job.CreatedAt) ||
+			st.job.CreatedAt.Equal(best.job.CreatedAt) && strings.Compare(st.job.ID, best.job.ID) < 0 {
+			best = st
+		}
+	}
+	if best == nil {
+		return ports.Job{}, fmt.Errorf("memstore: claim job: %w", ports.ErrNotFound)
+	}
+	best.claimedBy, best.claimUntil = worker, normTime(now.Add(lease))
+	best.job.Status = ports.JobRunning
+	best.job.Attempts++
+	best.job.StartedAt = now
+	return copyJob(best.job), nil
+}
+
+// FinishJob stores the outcome while the worker holds the job.
+func (s *JobStore) FinishJob(_ context.Context, worker string, job ports.Job) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st, ok := s.jobs[job.ID]
+	if !ok || st.claimedBy != worker {
+		return fmt.Errorf("memstore: finish job %s: the claim is no longer %s's: %w", job.ID, worker, ports.ErrConflict)
+	}
+	job = normJob(job)
+	st.job.Status, st.job.Error, st.job.Counts, st.job.FinishedAt = job.Status, job.Error, maps.Clone(job.Counts), job.FinishedAt
+	st.claimedBy, st.claimUntil = "", time.Time{}
+	return nil
+}
+
+func normJob(j ports.Job) ports.Job {
+	j.CreatedAt = normTime(j.CreatedAt)
+	j.StartedAt = normTime(j.StartedAt)
+	j.FinishedAt = normTime(j.FinishedAt)
+	j.Counts = maps.Clone(j.Counts)
+	return j
+}
+
+func copyJob(j ports.Job) ports.Job {
+	j.Counts = maps.Clone(j.Counts)
+	return j
+}

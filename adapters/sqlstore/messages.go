@@ -1,0 +1,394 @@
+package sqlstore
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/uptrace/bun"
+
+	"engram/domain/conversation"
+	"engram/domain/memory"
+	"engram/ports"
+)
+
+// MessageStore keeps conversation messages in conversation_messages and hands due
+// ones to extraction workers (claims with a lease; FOR UPDATE SKIP LOCKED on
+// PostgreSQL, the single writer on SQLite).
+type MessageStore struct {
+	db *DB
+}
+
+var _ ports.MessageStore = (*MessageStore)(nil)
+
+// NewMessageStore serves ports.MessageStore from db.
+func NewMessageStore(db *DB) *MessageStore { return &MessageStore{db: db} }
+
+// Ingest stores new messages with one multi-row INSERT, checks repeated ids against
+// what is stored, and pushes the debounce of the conversations that got new
+// messages with one UPDATE, all in one transaction.
+func (s *MessageStore) Ingest(ctx context.Context, scope memory.Scope, msgs []conversation.Message) ([]ports.Ingested, error) {
+	if len(msgs) == 0 {
+		return nil, nil
+	}
+	var out []ports.Ingested
+	err := s.db.WriteTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+		ids := make([]string, 0, len(msgs))
+		for _, m := range msgs {
+			ids = append(ids, m.ID)
+		}
+		var existing []messageRow
+		err := tx.NewSelect().Model(&existing).
+			Where("cm.tenant_id = ?", scope.Tenant).
+			Where("cm.user_id = ?", scope.User).
+			Where("cm.message_id IN (?)", bun.In(ids)).
+			Scan(ctx)
+		if err != nil {
+			return wrapErr("find stored messages", err)
+		}
+		stored := make(map[string]conversation.Message, len(existing))
+		for i := range existing {
+			stored[existing[i].MessageID] = existing[i].toMessage()
+		}
+
+		out = make([]ports.Ingested, len(msgs))
+		var rows []messageRow
+		pushTo := map[string]time.Time{} // conversation → latest deadline of its new user messages
+		for i, m := range msgs {
+			if m.Scope != scope {
+				return fmt.Errorf("sqlstore: ingest: message %q is for another scope", m.ID)
+			}
+			if prev, ok := stored[m.ID]; ok {
+				if !prev.SameAs(m) {
+					return &ports.MessageConflictError{MessageID: m.ID}
+				}
+				out[i] = ports.Ingested{Message: prev}
+				continue
+			}
+			row := toMessageRow(m)
+			stored[m.ID] = row.toMessage() // a repeat inside the batch is the same message
+			rows = append(rows, row)
+			out[i] = ports.Ingested{Message: row.toMessage(), Created: true}
+			if at := dbTime(m.ProcessAfter); m.Status == conversation.StatusPending && at.After(pushTo[m.ConversationID]) {
+				pushTo[m.ConversationID] = at
+			}
+		}
+		if len(rows) > 0 {
+			if _, err := tx.NewInsert().Model(&rows).Exec(ctx); err != nil {
+				return wrapErr("insert messages", err)
+			}
+		}
+		// Group conversations by the new deadline; a batch has one receive time, so
+		// this is almost always one UPDATE.
+		byDeadline := map[time.Time][]string{}
+		for conv, at := range pushTo {
+			byDeadline[at] = append(byDeadline[at], conv)
+		}
+		for at, convs := range byDeadline {
+			_, err := tx.NewUpdate().Model((*messageRow)(nil)).
+				Set("process_after = ?", at).
+				Where("tenant_id = ?", scope.Tenant).
+				Where("user_id = ?", scope.User).
+				Where("conversation_id IN (?)", bun.In(convs)).
+				Where("status = ?", string(conversation.StatusPending)).
+				Where("claimed_by IS NULL").
+				Where("process_after < ?", at).
+				Exec(ctx)
+			if err != nil {
+				return wrapErr("push debounce", err)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// Message returns one message of the scope.
+func (s *MessageStore) Message(ctx context.Context, scope memory.Scope, messageID string) (conversation.Message, error) {
+	var row messageRow
+	err := s.db.bun.NewSelect().Model(&row).
+		Where("cm.tenant_id = ?", scope.Tenant).
+		Where("cm.user_id = ?", scope.User).
+		Where("cm.message_id = ?", messageID).
+		Scan(ctx)
+	if err != nil {
+		return conversation.Message{}, wrapErr("get message", err)
+	}
+	return row.toMessage(), nil
+}
+
+// ConversationBefore returns the limit most recent messages before m, oldest first.
+func (s *MessageStore) ConversationBefore(ctx context.Context, m conversation.Message, limit int) ([]conversation.Message, error) {
+	if limit <= 0 {
+		return nil, nil
+	}
+	var rows []messageRow
+	created := dbTime(m.CreatedAt)
+	err := s.db.bun.NewSelect().Model(&rows).
+		Where("cm.tenant_id = ?", m.Scope.Tenant).
+		Where("cm.user_id = ?", m.Scope.User).
+		Where("cm.conversation_id = ?", m.ConversationID).
+		WhereGroup(" AND ", func(q *bun.SelectQuery) *bun.SelectQuery {
+			return q.Where("cm.created_at < ?", created).
+				WhereGroup(" OR ", func(q *bun.SelectQuery) *bun.SelectQuery {
+					return q.Where("cm.created_at = ?", created).Where("cm.id < ?", m.Seq)
+				})
+		}).
+		OrderExpr("cm.created_at DESC, cm.id DESC").
+		Limit(int64(limit)).
+		Scan(ctx)
+	if err != nil {
+		return nil, wrapErr("conversation context", err)
+	}
+	out := make([]conversation.Message, len(rows))
+	for i := range rows {
+		out[len(rows)-1-i] = rows[i].toMessage()
+	}
+	return out, nil
+}
+
+// ClaimDue claims whole conversations' due messages in one UPDATE … RETURNING whose
+// subquery picks the conversations with the earliest deadlines. On PostgreSQL the
+// rows are locked with SKIP LOCKED, so concurrent workers take different
+// conversations instead of waiting; SQLite runs it under its single writer.
+func (s *MessageStore) ClaimDue(ctx context.Context, c ports.Claim) ([]conversation.Message, error) {
+	if c.Worker == "" || c.Lease <= 0 {
+		return nil, fmt.Errorf("sqlstore: claim messages: a worker and a positive lease are required")
+	}
+	limit := max(c.MaxConversations, 1)
+	now := dbTime(c.Now)
+	due := func(alias string) string {
+		if c.Recover {
+			return strings.ReplaceAll(`A.status IN ('PENDING', 'FAILED') AND A.process_after <= ?0
+				AND (A.claim_until IS NULL OR A.claim_until <= ?0)`, "A.", alias+".")
+		}
+		return strings.ReplaceAll(`A.status = 'PENDING' AND A.claimed_by IS NULL AND A.process_after <= ?0`, "A.", alias+".")
+	}
+	lock := ""
+	if s.db.dialect == DialectPostgres {
+		lock = "FOR UPDATE SKIP LOCKED"
+	}
+	// The inner subquery reads the first due rows by deadline (the partial index)
+	// and names their conversations; the middle one takes every due row of those
+	// conversations.
+	query := `UPDATE conversation_messages SET claimed_by = ?1, claim_until = ?2
+		WHERE id IN (
+			SELECT c.id FROM conversation_messages AS c
+			WHERE (c.tenant_id, c.user_id, c.conversation_id) IN (
+				SELECT d.tenant_id, d.user_id, d.conversation_id FROM conversation_messages AS d
+				WHERE ` + due("d") + `
+				ORDER BY d.process_after LIMIT ?3)
+			AND ` + due("c") + `
+			` + lock + `)
+		RETURNING *`
+	var rows []messageRow
+	err := s.db.WriteTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+		rows = rows[:0]
+		return tx.NewRaw(query, now, c.Worker, dbTime(c.Now.Add(c.Lease)), limit).Scan(ctx, &rows)
+	})
+	if err != nil && classify(err) != classNotFound {
+		return nil, wrapErr("claim messages", err)
+	}
+	out := make([]conversation.Message, len(rows))
+	for i := range rows {
+		out[i] = rows[i].toMessage()
+	}
+	sortConversations(out)
+	return out, nil
+}
+
+// sortConversations groups messages by conversation (first come first) and orders
+// each conversation's messages.
+func sortConversations(msgs []conversation.Message) {
+	slices.SortStableFunc(msgs, func(a, b conversation.Message) int {
+		if c := strings.Compare(a.Scope.Tenant, b.Scope.Tenant); c != 0 {
+			return c
+		}
+		if c := strings.Compare(a.Scope.User, b.Scope.User); c != 0 {
+			return c
+		}
+		if c := strings.Compare(a.ConversationID, b.ConversationID); c != 0 {
+			return c
+		}
+		switch {
+		case conversation.Before(a, b):
+			return -1
+		case conversation.Before(b, a):
+			return 1
+		}
+		return 0
+	})
+}
+
+// Finish stores each outcome only while the worker still holds the message.
+func (s *MessageStore) Finish(ctx context.Context, worker string, msgs []conversation.Message) (int, error) {
+	stored := 0
+	err := s.db.WriteTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+		stored = 0
+		for _, m := range msgs {
+			row := toMessageRow(m)
+			row.ClaimedBy, row.ClaimUntil = "", time.Time{}
+			res, err := tx.NewUpdate().Model(&row).
+				Column("status", "skip_reason", "attempts", "error", "process_after", "processed_at", "claimed_by", "claim_until").
+				Where("id = ?", m.Seq).
+				Where("claimed_by = ?", worker).
+				Exec(ctx)
+			if err != nil {
+				return wrapErr("finish message", err)
+			}
+			if n, err := res.RowsAffected(); err == nil {
+				stored += int(n)
+			}
+		}
+		return nil
+	})
+	return stored, err
+}
+
+// Release clears the worker's claims on the messages.
+func (s *MessageStore) Release(ctx context.Context, worker string, msgs []conversation.Message) error {
+	if len(msgs) == 0 {
+		return nil
+	}
+	seqs := make([]string, len(msgs))
+	for i, m := range msgs {
+		seqs[i] = m.Seq
+	}
+	return s.db.WriteTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+		_, err := tx.NewUpdate().Model((*messageRow)(nil)).
+			Set("claimed_by = NULL").
+			Set("claim_until = NULL").
+			Where("id IN (?)", bun.In(seqs)).
+			Where("claimed_by = ?", worker).
+			Exec(ctx)
+		return wrapErr("release messages", err)
+	})
+}
+
+// CausedEvents reads memory_events by their source message.
+func (s *MessageStore) CausedEvents(ctx context.Context, scope memory.Scope, messageID string) ([]memory.Event, error) {
+	var rows []eventRow
+	err := s.db.bun.NewSelect().Model(&rows).
+		Where("e.tenant_id = ?", scope.Tenant).
+		Where("e.user_id = ?", scope.User).
+		Where("e.message_id = ?", messageID).
+		OrderExpr("e.id ASC").
+		Scan(ctx)
+	if err != nil {
+		return nil, wrapErr("events of message", err)
+	}
+	events := make([]memory.Event, 0, len(rows))
+	for i := range rows {
+		ev, err := rows[i].toEvent()
+		if err != nil {
+			return nil, err
+		}
+		events = append(events, ev)
+	}
+	return events, nil
+}
+
+// MessageStats counts messages by status (an index-only scan of the status index)
+// and finds the oldest PENDING one.
+func (s *MessageStore) MessageStats(ctx context.Context, _ time.Time) (ports.MessageStats, error) {
+	var counts []struct {
+		Status string `bun:"status"`
+		N      int64  `bun:"n"`
+	}
+	err := s.db.bun.NewSelect().Model((*messageRow)(nil)).
+		ColumnExpr("cm.status AS status, count(*) AS n").
+		GroupExpr("cm.status").
+		Scan(ctx, &counts)
+	if err != nil {
+		return ports.MessageStats{}, wrapErr("message stats", err)
+	}
+	st := ports.MessageStats{ByStatus: map[conversation.Status]int64{}}
+	for _, s := range conversation.Statuses {
+		st.ByStatus[s] = 0
+	}
+	for _, c := range counts {
+		st.ByStatus[conversation.Status(c.Status)] = c.N
+	}
+	if st.ByStatus[conversation.StatusPending] > 0 {
+		var oldest messageRow
+		err := s.db.bun.NewSelect().Model(&oldest).Column("received_at").
+			Where("cm.status = ?", string(conversation.StatusPending)).
+			OrderExpr("cm.received_at ASC").Limit(1).Scan(ctx)
+		if err != nil && classify(err) != classNotFound {
+			return ports.MessageStats{}, wrapErr("oldest pending message", err)
+		}
+		st.OldestPending = dbTime(oldest.ReceivedAt)
+	}
+	return st, nil
+}
+
+// messageRow is one row of conversation_messages.
+type messageRow struct {
+	bun.BaseModel `bun:"table:conversation_messages,alias:cm"`
+
+	ID             string    `bun:"id,pk"`
+	TenantID       string    `bun:"tenant_id"`
+	UserID         string    `bun:"user_id"`
+	MessageID      string    `bun:"message_id"`
+	ConversationID string    `bun:"conversation_id"`
+	Role           string    `bun:"role"`
+	Name           string    `bun:"name,nullzero"`
+	Content        string    `bun:"content"`
+	CreatedAt      time.Time `bun:"created_at"`
+	ReceivedAt     time.Time `bun:"received_at"`
+
+	Status       string    `bun:"status"`
+	SkipReason   string    `bun:"skip_reason,nullzero"`
+	Attempts     int       `bun:"attempts"`
+	Error        string    `bun:"error,nullzero"`
+	ProcessAfter time.Time `bun:"process_after,nullzero"`
+	ProcessedAt  time.Time `bun:"processed_at,nullzero"`
+	ClaimedBy    string    `bun:"claimed_by,nullzero"`
+	ClaimUntil   time.Time `bun:"claim_until,nullzero"`
+}
+
+func toMessageRow(m conversation.Message) messageRow {
+	return messageRow{
+		ID:             m.Seq,
+		TenantID:       m.Scope.Tenant,
+		UserID:         m.Scope.User,
+		MessageID:      m.ID,
+		ConversationID: m.ConversationID,
+		Role:           string(m.Role),
+		Name:           m.Name,
+		Content:        m.Content,
+		CreatedAt:      dbTime(m.CreatedAt),
+		ReceivedAt:     dbTime(m.ReceivedAt),
+		Status:         string(m.Status),
+		SkipReason:     m.SkipReason,
+		Attempts:       m.Attempts,
+		Error:          m.Error,
+		ProcessAfter:   dbTime(m.ProcessAfter),
+		ProcessedAt:    dbTime(m.ProcessedAt),
+	}
+}
+
+func (r *messageRow) toMessage() conversation.Message {
+	return conversation.Message{
+		ID:             r.MessageID,
+		Seq:            r.ID,
+		Scope:          memory.Scope{Tenant: r.TenantID, User: r.UserID},
+		ConversationID: r.ConversationID,
+		Role:           conversation.Role(r.Role),
+		Name:           r.Name,
+		Content:        r.Content,
+		CreatedAt:      dbTime(r.CreatedAt),
+		ReceivedAt:     dbTime(r.ReceivedAt),
+		Status:         conversation.Status(r.Status),
+		SkipReason:     r.SkipReason,
+		Attempts:       r.Attempts,
+		Error:          r.Error,
+		ProcessAfter:   dbTime(r.ProcessAfter),
+		ProcessedAt:    dbTime(r.ProcessedAt),
+	}
+}

@@ -1,0 +1,34 @@
+package sqlstore
+
+import (
+	"testing"
+
+	"engram/ports"
+	"engram/test/contract"
+)
+
+func TestMessageStore_SQLite(t *testing.T) {
+	t.Parallel()
+	contract.RunMessageStore(t, func(t *testing.T) (ports.MessageStore, ports.MemoryStore) {
+		db := openSQLiteForTest(t)
+		return NewMessageStore(db), NewMemoryStore(db)
+	})
+}
+
+func TestMessageStore_Postgres(t *testing.T) {
+	t.Parallel()
+	contract.RunMessageStore(t, func(t *testing.T) (ports.MessageStore, ports.MemoryStore) {
+		db := openPostgresForTest(t)
+		return NewMessageStore(db), NewMemoryStore(db)
+	})
+}
+
+func TestJobStore_SQLite(t *testing.T) {
+	t.Parallel()
+	contract.RunJobStore(t, func(t *testing.T) ports.JobStore { return NewJobStore(openSQLiteForTest(t)) })
+}
+
+func TestJobStore_Postgres(t *testing.T) {
+	t.Parallel()
+	contract.RunJobStore(t, func(t *testing.T) ports.JobStore { return NewJobStore(openPostgresForTest(t)) })
+}

@@ -59,13 +59,24 @@ func New(opts Options) *Analyzer {
 // Terms returns the index terms of text: stems of the words that are not stop
 // words, numbers as written, and CJK characters and bigrams, in order, repeats kept.
 func (a *Analyzer) Terms(text string) []string {
-	terms := make([]string, 0, len(text)/4+1)
+	terms := make([]string, 0, capacityFor(text))
 	a.Analyze(text, func(t Token) {
 		if !t.Stop || a.opts.KeepStopWords {
 			terms = append(terms, t.Term)
 		}
 	})
 	return terms
+}
+
+// capacityFor guesses the number of terms so that Terms allocates once: an English
+// word is about six bytes, while a CJK character (three bytes) yields up to two terms.
+func capacityFor(text string) int {
+	for i := 0; i < len(text); i++ {
+		if text[i] >= utf8.RuneSelf {
+			return len(text)*2/3 + 1
+		}
+	}
+	return len(text)/5 + 1
 }
 
 // Analyze calls emit for every token of text in order, stop words included (marked).
@@ -156,14 +167,20 @@ func (a *Analyzer) emitWord(word []byte, letters bool, emit func(Token)) {
 	if n := len(word); n > 2 && word[n-2] == '\'' && word[n-1] == 's' {
 		word = word[:n-2]
 	}
-	stop := IsStopWord(string(word)) // no allocation: the compiler keeps the key on the stack
+	interned, stop := stopWord(word)
 	if i := indexByte(word, '\''); i >= 0 {
 		word = removeApostrophes(word)
-		stop = stop || IsStopWord(string(word))
+		if !stop {
+			interned, stop = stopWord(word)
+		}
 	}
-	if a.opts.NoStem || stop {
+	if stop {
+		emit(Token{Surface: interned, Term: interned, Kind: KindWord, Stop: true})
+		return
+	}
+	if a.opts.NoStem {
 		s := string(word)
-		emit(Token{Surface: s, Term: s, Kind: KindWord, Stop: stop})
+		emit(Token{Surface: s, Term: s, Kind: KindWord})
 		return
 	}
 	surface, term := a.stems.get(word)

@@ -34,13 +34,13 @@ arent couldnt didnt doesnt dont hasnt havent im isnt ive shouldnt theyre
 theyve wasnt werent wouldnt youre youve
 `)
 
-func toSet(words string) map[string]struct{} {
-	set := make(map[string]struct{})
+func toSet(words string) map[string]string {
+	set := make(map[string]string)
 	start := -1
 	for i := 0; i <= len(words); i++ {
 		if i == len(words) || words[i] == ' ' || words[i] == '\n' {
 			if start >= 0 {
-				set[words[start:i]] = struct{}{}
+				set[words[start:i]] = words[start:i]
 				start = -1
 			}
 			continue
@@ -57,4 +57,11 @@ func toSet(words string) map[string]struct{} {
 func IsStopWord(word string) bool {
 	_, ok := englishStopWords[word]
 	return ok
+}
+
+// stopWord returns the interned stop word equal to word, so emitting it allocates
+// nothing.
+func stopWord(word []byte) (string, bool) {
+	s, ok := englishStopWords[string(word)] // no allocation for a map lookup
+	return s, ok
 }

@@ -18,16 +18,17 @@
 //
 // Why bigrams and not a dictionary segmenter (measured on the Chinese MemoryBank
 // data, 15 users, 1,132 messages of about 50 characters, 100 probing questions;
-// details in docs/BENCHMARKS.md): github.com/go-ego/gse needed 13–15 s to load its
-// dictionary and 190 MiB of heap, and about 600 µs per message against 3–6 µs here
-// (same loaded 2-core machine); its retrieval was no better — over 40 questions
-// judged by hand, bigrams and gse each found answers the other missed, in equal
-// number. A segmenter also cuts a query and a stored message differently when their
-// context differs ("户外运动" is one token in a question, while the message says
-// "户外活动"), and bigrams cannot disagree with themselves. Single characters are
-// added because one-character words are common in Chinese (书, 茶, 跑): with them a
-// question's terms were found in the user's history 74% of the time against 52%
-// for bigrams alone, and the top result improved on the judged sample.
+// details in docs/BENCHMARKS.md): github.com/go-ego/gse needed 3 s (15 s on a busy
+// machine) to load its dictionary and 190 MiB of heap, and 115–130 µs per message
+// against about 2 µs here on the same 2-core machine; its retrieval was no better:
+// over 40 questions judged by hand, bigrams and gse each found answers the other
+// missed, in equal number. A segmenter also cuts a query and a stored message
+// differently when their words differ slightly: "户外运动" is one token in a
+// question and shares nothing with "户外活动" in the message, while bigrams and
+// characters still share 户外, 户, 外 and 动. Single characters are added because
+// one-character words are common in Chinese (书, 茶, 跑): with them a question's
+// terms were found in the user's history 74% of the time against 52% for bigrams
+// alone, and the top result improved on the judged sample.
 //
 // Limits: no accent folding ("café" and "cafe" differ), no stemming for languages
 // other than English, no synonyms. It imports ports and the stemmer only; it must

@@ -19,6 +19,12 @@
 // are fused). Treat it as a robust lexical matcher in vector form, not as a semantic
 // model; configure an OpenAI-compatible or Ollama embedder for semantics.
 //
+// Measured on LoCoMo (docs/BENCHMARKS.md): alone it reaches recall@10 0.57 against
+// 0.77 for BM25 with the same analyzer; fused with BM25 at weight 0.3 it adds about
+// one point. 512 dimensions is the default: 1024 gains 5 points alone (fewer hash
+// collisions) but nothing once fused, at twice the storage; 256 loses 6 points
+// alone. It embeds about 35,000 short texts per second on one core.
+//
 // Vectors depend on the options and on the analyzer, so Model() names the version
 // and dimension: any change there must bump Version so that stored vectors are
 // rebuilt rather than compared with incompatible ones.

@@ -3,9 +3,10 @@ package ranking
 // Recipe is the hybrid retrieval method measured in docs/BENCHMARKS.md ("Retrieval
 // quality: LoCoMo"), as settings the indexer and the retrieval use case share.
 //
-// Indexing a message: its own analysed terms at weight 1 plus the terms of
-// NeighbourWindow messages on each side (same conversation) at NeighbourWeight
-// (ContextFields); its vector is the normalised sum of its own embedding and
+// Indexing a message: its text followed by its date written as "2 January 2006"
+// (questions name months and years), analysed; its own terms at weight 1 plus the
+// terms of NeighbourWindow messages on each side (same conversation) at
+// NeighbourWeight (ContextFields); its vector is the normalised sum of its own embedding and
 // NeighbourWeight times each neighbour's (ContextVectors). Memories have no
 // neighbours and are indexed alone.
 //

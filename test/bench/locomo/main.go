@@ -7,6 +7,14 @@
 //	go run ./test/bench/locomo -method product  # one method
 //	go run ./test/bench/locomo -ablation        # the ablation table
 //	go run ./test/bench/locomo -generalise      # leave-one-conversation-out and a fixed split
+//
+// A method is anything that implements Retriever (retriever.go) and is listed in
+// methods (methods.go). The methods here are built from the relevance core
+// (adapters/textanalysis, adapters/localembed, domain/ranking); to check the app,
+// add a Retriever that ingests the turns through the app's use cases (one user, one
+// conversation per session, the speaker as the message's name, the turn's time as
+// its time) and searches through the retrieval use case, then run it with -method.
+// docs/BENCHMARKS.md holds the results and what they mean.
 package main
 
 import (

@@ -1,0 +1,72 @@
+package extraction
+
+import (
+	"context"
+	"fmt"
+	"unicode/utf8"
+
+	"engram/domain/candidate"
+	"engram/domain/conversation"
+	"engram/ports"
+)
+
+// Stage names in reports and metrics.
+const (
+	StageExtract = "extract"
+	StageRefine  = "refine"
+)
+
+// context returns the conversation before the newest trigger, without the triggers
+// themselves: earlier turns (assistant replies included) and the user messages the
+// prefilter skipped, within ContextMessages and ContextMaxChars (newest kept). It
+// is for judging stability only; the extractor never takes facts from it.
+func (p *Pipeline) context(ctx context.Context, triggers []conversation.Message) ([]conversation.Message, error) {
+	last := triggers[len(triggers)-1]
+	before, err := p.deps.Messages.ConversationBefore(ctx, last, p.opts.ContextMessages+len(triggers))
+	if err != nil {
+		return nil, err
+	}
+	isTrigger := make(map[string]bool, len(triggers))
+	for _, t := range triggers {
+		isTrigger[t.Seq] = true
+	}
+	budget, taken, first := p.opts.ContextMaxChars, 0, len(before)
+	for i := len(before) - 1; i >= 0; i-- {
+		if isTrigger[before[i].Seq] {
+			continue
+		}
+		n := utf8.RuneCountInString(before[i].Content)
+		if taken == p.opts.ContextMessages || n > budget {
+			break
+		}
+		budget -= n
+		taken++
+		first = i
+	}
+	out := make([]conversation.Message, 0, len(before)-first)
+	for _, m := range before[first:] {
+		if !isTrigger[m.Seq] {
+			out = append(out, m)
+		}
+	}
+	return out, nil
+}
+
+// extract is stage 1: one extractor call for every trigger of the conversation.
+func (p *Pipeline) extract(ctx context.Context, triggers, earlier []conversation.Message, rep *Report) ([]candidate.Candidate, error) {
+	first := triggers[0]
+	cands, usage, err := p.deps.Extractor.Extract(ctx, ports.ExtractionInput{
+		Scope:          first.Scope,
+		ConversationID: first.ConversationID,
+		Messages:       triggers,
+		Context:        earlier,
+		Summary:        "", // conversation summaries arrive with sessions (step 4)
+		Now:            p.deps.Clock.Now(),
+	})
+	rep.call(StageExtract, usage, err, false)
+	if err != nil {
+		return nil, fmt.Errorf("extract: %w", err)
+	}
+	rep.Candidates = len(cands)
+	return cands, nil
+}

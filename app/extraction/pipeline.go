@@ -1,0 +1,213 @@
+// Package extraction is the asynchronous pipeline of F3: it turns the user messages
+// of a conversation into long-term memories. Per conversation, after the debounce:
+//
+//	prefilter  cheap, no model: greetings, thanks, plain questions → SKIPPED
+//	extract    stage 1, one extractor call for all remaining messages together
+//	screen     seed 000's boundaries, minimum confidence, grounding in what the
+//	           user said (assistant text is never a source of facts)
+//	refine     stage 2 against the user's most similar memories: keep, merge,
+//	           reuse a key or drop
+//	upsert     stage 3 in domain code: key match, duplicates, merges, write limit;
+//	           every write an event with channel extraction and the message id
+//
+// At most two model calls per conversation run, whatever the number of messages.
+// The Runner claims due conversations from the message store, runs the pipeline
+// and stores each message's outcome (PROCESSED, SKIPPED, FAILED with backoff).
+//
+// It depends on domain and ports only; metrics observe it through Observer.
+package extraction
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"engram/domain/candidate"
+	"engram/domain/conversation"
+	"engram/domain/memory"
+	"engram/ports"
+)
+
+// Defaults of Options (seed 000's table where it has the setting).
+const (
+	DefaultMaxWriteItems       = 6
+	DefaultDuplicateSimilarity = 0.82
+	DefaultMergeSimilarity     = 0.90
+	DefaultContextMaxChars     = 8000
+	DefaultContextMessages     = 50
+	DefaultExtractTimeout      = 90 * time.Second
+	DefaultUpsertTimeout       = 90 * time.Second
+)
+
+// Options are the pipeline's bounds. Zero values take the defaults.
+type Options struct {
+	Boundaries          candidate.Boundaries // MinConfidence: LONG_TERM_MEMORY_MIN_CONFIDENCE
+	MaxWriteItems       int                  // LONG_TERM_MEMORY_MAX_WRITE_ITEMS
+	DuplicateSimilarity float64              // reuse an existing memory at or above
+	MergeSimilarity     float64              // fold redundant copies at or above, after the write
+	ContextMaxChars     int                  // earlier messages shown to the extractor
+	ContextMessages     int                  // and at most this many of them
+	ExtractTimeout      time.Duration        // extract + refine
+	UpsertTimeout       time.Duration        // the writes
+	Retry               conversation.RetryPolicy
+	Policy              memory.Policy // default TTL of new memories
+}
+
+func (o Options) withDefaults() Options {
+	if o.MaxWriteItems <= 0 {
+		o.MaxWriteItems = DefaultMaxWriteItems
+	}
+	if o.DuplicateSimilarity <= 0 || o.DuplicateSimilarity > 1 {
+		o.DuplicateSimilarity = DefaultDuplicateSimilarity
+	}
+	if o.MergeSimilarity <= 0 || o.MergeSimilarity > 1 {
+		o.MergeSimilarity = DefaultMergeSimilarity
+	}
+	if o.ContextMaxChars <= 0 {
+		o.ContextMaxChars = DefaultContextMaxChars
+	}
+	if o.ContextMessages <= 0 {
+		o.ContextMessages = DefaultContextMessages
+	}
+	if o.ExtractTimeout <= 0 {
+		o.ExtractTimeout = DefaultExtractTimeout
+	}
+	if o.UpsertTimeout <= 0 {
+		o.UpsertTimeout = DefaultUpsertTimeout
+	}
+	return o
+}
+
+// ContextReader is what the pipeline reads of a conversation.
+type ContextReader interface {
+	ConversationBefore(ctx context.Context, m conversation.Message, limit int) ([]conversation.Message, error)
+}
+
+// Deps are the ports the pipeline works through.
+type Deps struct {
+	Extractor ports.Extractor
+	Refiner   ports.Refiner
+	// FallbackRefiner decides without a model: it is used when there are no
+	// existing memories to refine against (no call is worth it) and when Refiner
+	// fails, so a refine outage does not cost a retry of the extraction. nil: none.
+	FallbackRefiner ports.Refiner
+	Memories        ports.MemoryStore
+	Messages        ContextReader
+	// Similar finds the existing memories stage 2 and 3 compare with; nil: a
+	// LexicalSimilar over Memories.
+	Similar SimilarMemories
+	Clock   ports.Clock
+	IDs     ports.IDs
+}
+
+// Pipeline runs the stages for one conversation at a time. It is safe for
+// concurrent use on different conversations.
+type Pipeline struct {
+	deps Deps
+	opts Options
+}
+
+// New builds a pipeline.
+func New(deps Deps, opts Options) *Pipeline {
+	if deps.Similar == nil {
+		deps.Similar = &LexicalSimilar{Store: deps.Memories}
+	}
+	return &Pipeline{deps: deps, opts: opts.withDefaults()}
+}
+
+// Process runs the pipeline over the claimed messages of one conversation (in
+// conversation order) and returns them with their outcomes, ready to be stored,
+// and a report. It never writes the messages itself. When ctx ends before the
+// pipeline does, the report's Err says so and the messages come back FAILED;
+// a runner that is shutting down releases them instead of storing that.
+func (p *Pipeline) Process(ctx context.Context, msgs []conversation.Message) ([]conversation.Message, Report) {
+	out := make([]conversation.Message, len(msgs))
+	copy(out, msgs)
+	rep := newReport(msgs)
+	var triggers []int // indexes into out of the messages worth an extraction
+	now := p.deps.Clock.Now()
+	for i, m := range out {
+		if !m.IsUser() {
+			out[i] = m.Skipped(conversation.SkipNotFromUser, now)
+			rep.skip(conversation.SkipNotFromUser)
+			continue
+		}
+		if r := prefilter(m); r != "" {
+			out[i] = m.Skipped(r, now)
+			rep.skip(r)
+			continue
+		}
+		triggers = append(triggers, i)
+	}
+	if len(triggers) == 0 {
+		rep.Messages = out
+		return out, rep
+	}
+	trig := make([]conversation.Message, len(triggers))
+	for j, i := range triggers {
+		trig[j] = out[i]
+	}
+	err := p.run(ctx, trig, &rep)
+	now = p.deps.Clock.Now()
+	for _, i := range triggers {
+		if err != nil {
+			out[i] = out[i].Failed(describe(err, p.opts), now, p.opts.Retry)
+		} else {
+			out[i] = out[i].Processed(now)
+		}
+	}
+	rep.Err = err
+	rep.Messages = out
+	return out, rep
+}
+
+// run is stages 1 to 3 for the trigger messages.
+func (p *Pipeline) run(ctx context.Context, triggers []conversation.Message, rep *Report) error {
+	xctx, cancel := context.WithTimeout(ctx, p.opts.ExtractTimeout)
+	defer cancel()
+	earlier, err := p.context(xctx, triggers)
+	if err != nil {
+		return fmt.Errorf("read conversation context: %w", err)
+	}
+	cands, err := p.extract(xctx, triggers, earlier, rep)
+	if err != nil {
+		return err
+	}
+	kept := p.screen(cands, triggers, earlier, rep)
+	if len(kept) == 0 {
+		return nil
+	}
+	scope := triggers[0].Scope
+	existing, err := p.deps.Similar.Similar(xctx, scope, kept, p.deps.Clock.Now())
+	if err != nil {
+		return fmt.Errorf("find similar memories: %w", err)
+	}
+	decisions, err := p.refine(xctx, scope, kept, existing, rep)
+	if err != nil {
+		return err
+	}
+	cancel()
+
+	uctx, ucancel := context.WithTimeout(ctx, p.opts.UpsertTimeout)
+	defer ucancel()
+	if err := p.upsert(uctx, triggers, kept, decisions, existing, rep); err != nil {
+		return fmt.Errorf("upsert: %w", err)
+	}
+	return nil
+}
+
+// describe is the error a FAILED message keeps: what failed, in words an operator
+// can act on.
+func describe(err error, o Options) string {
+	msg := err.Error()
+	if errors.Is(err, context.DeadlineExceeded) && !strings.Contains(msg, "timed out") {
+		msg = fmt.Sprintf("timed out (extract limit %s, upsert limit %s): %s", o.ExtractTimeout, o.UpsertTimeout, msg)
+	}
+	if utf8.RuneCountInString(msg) > conversation.MaxErrorLen {
+		msg = string([]rune(msg)[:conversation.MaxErrorLen-1]) + "…"
+	}
+	return msg
+}

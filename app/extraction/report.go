@@ -1,0 +1,78 @@
+package extraction
+
+import (
+	"errors"
+	"time"
+
+	"engram/domain/conversation"
+	"engram/domain/memory"
+	"engram/ports"
+)
+
+// Report says what one pipeline run over a conversation did, for metrics and logs.
+type Report struct {
+	Scope          memory.Scope
+	ConversationID string
+	Messages       []conversation.Message // with their outcomes
+	Skipped        map[string]int         // messages skipped, by reason
+	Dropped        map[string]int         // candidates not written, by reason
+	Calls          []Call                 // extractor and refiner calls, in order
+	Candidates     int                    // proposed by the extractor
+	Written        int                    // memories added, updated, appended or deleted
+	Unchanged      int                    // decisions the store already reflected
+	Reused         int                    // written under a similar memory's key
+	Merged         int                    // redundant copies folded after the write
+	Err            error                  // why the run failed; nil on success
+	Duration       time.Duration          // set by the Runner
+}
+
+// Call is one stage's extractor or refiner call. Fallback marks the deterministic
+// refiner standing in (no model call).
+type Call struct {
+	Stage    string
+	Usage    ports.LLMUsage
+	Err      error
+	Fallback bool
+}
+
+// Observer receives one report per processed conversation (metrics).
+type Observer interface {
+	Processed(Report)
+}
+
+func newReport(msgs []conversation.Message) Report {
+	r := Report{Skipped: map[string]int{}, Dropped: map[string]int{}}
+	if len(msgs) > 0 {
+		r.Scope, r.ConversationID = msgs[0].Scope, msgs[0].ConversationID
+	}
+	return r
+}
+
+func (r *Report) skip(reason string) { r.Skipped[reason]++ }
+func (r *Report) drop(reason string) { r.Dropped[reason]++ }
+
+func (r *Report) call(stage string, usage ports.LLMUsage, err error, fallback bool) {
+	r.Calls = append(r.Calls, Call{Stage: stage, Usage: usage, Err: err, Fallback: fallback})
+}
+
+// ModelCalls counts the requests sent to a model (retries included), the cost
+// the "at most two calls per message" rule bounds.
+func (r Report) ModelCalls() int {
+	n := 0
+	for _, c := range r.Calls {
+		n += c.Usage.Calls
+	}
+	return n
+}
+
+// badOutput is how an adapter marks an answer that could not be used (the LLM
+// adapter's BadOutputError), without this package importing the adapter.
+type badOutput interface{ BadOutput() bool }
+
+// IsBadOutput reports whether err says a model answered something unusable.
+func IsBadOutput(err error) bool {
+	var b badOutput
+	return errors.As(err, &b) && b.BadOutput()
+}
+
+func isNotFound(err error) bool { return errors.Is(err, ports.ErrNotFound) }

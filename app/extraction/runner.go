@@ -1,0 +1,278 @@
+package extraction
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"engram/domain/conversation"
+	"engram/ports"
+)
+
+// Queue is what the runner needs of the message store.
+type Queue interface {
+	ClaimDue(ctx context.Context, c ports.Claim) ([]conversation.Message, error)
+	Finish(ctx context.Context, worker string, msgs []conversation.Message) (int, error)
+	Release(ctx context.Context, worker string, msgs []conversation.Message) error
+}
+
+// Processor runs the pipeline over one conversation's claimed messages.
+type Processor interface {
+	Process(ctx context.Context, msgs []conversation.Message) ([]conversation.Message, Report)
+}
+
+// Defaults of RunnerOptions.
+const (
+	DefaultPollInterval = time.Second
+	DefaultScanInterval = 120 * time.Second
+	DefaultLease        = 300 * time.Second
+	DefaultConcurrency  = 4
+)
+
+// RunnerOptions shape the worker loop.
+type RunnerOptions struct {
+	Worker       string        // this worker's claim name, unique per process
+	PollInterval time.Duration // how often fresh PENDING work is looked for
+	// ScanEnabled turns on the periodic rescan (LONG_TERM_MEMORY_SCAN_ENABLED):
+	// FAILED messages past their backoff and messages a dead worker claimed. Without
+	// it they wait for an operator.
+	ScanEnabled  bool
+	ScanInterval time.Duration // LONG_TERM_MEMORY_SCAN_INTERVAL_SEC
+	// Lease is how long a claim lasts (LONG_TERM_MEMORY_CLAIM_LEASE_SEC). It should
+	// exceed the extract and upsert timeouts together, or a slow run loses its claim.
+	Lease time.Duration
+	// Concurrency is how many conversations run at once, and how many one claim takes.
+	Concurrency int
+	Logger      *slog.Logger
+	Observer    Observer // nil: none
+}
+
+// Runner is the worker role's loop: it claims due conversations, runs the pipeline
+// and stores the outcomes. Start and Stop never block beyond their context.
+type Runner struct {
+	queue Queue
+	proc  Processor
+	clock ports.Clock
+	opts  RunnerOptions
+	log   *slog.Logger
+
+	wake chan struct{}
+	mu   sync.Mutex
+	next time.Time // the earliest due time someone announced
+
+	stop    chan struct{}
+	done    chan struct{}
+	cancel  context.CancelFunc
+	started bool
+}
+
+// NewRunner builds a runner.
+func NewRunner(queue Queue, proc Processor, clock ports.Clock, opts RunnerOptions) *Runner {
+	if opts.PollInterval <= 0 {
+		opts.PollInterval = DefaultPollInterval
+	}
+	if opts.ScanInterval <= 0 {
+		opts.ScanInterval = DefaultScanInterval
+	}
+	if opts.Lease <= 0 {
+		opts.Lease = DefaultLease
+	}
+	if opts.Concurrency <= 0 {
+		opts.Concurrency = DefaultConcurrency
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	return &Runner{queue: queue, proc: proc, clock: clock, opts: opts, log: opts.Logger,
+		wake: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
+}
+
+// Notify tells the runner that messages become due at due (ingestion in the same
+// process), so it need not wait for its next poll.
+func (r *Runner) Notify(due time.Time) {
+	r.mu.Lock()
+	if r.next.IsZero() || due.Before(r.next) {
+		r.next = due
+	}
+	r.mu.Unlock()
+	select {
+	case r.wake <- struct{}{}:
+	default:
+	}
+}
+
+// Start runs the loop in a goroutine and returns at once.
+func (r *Runner) Start() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.started {
+		return
+	}
+	r.started = true
+	ctx, cancel := context.WithCancel(context.Background())
+	r.cancel = cancel
+	go r.loop(ctx)
+}
+
+// Stop ends the loop: the conversations in flight finish (their runs are bounded
+// by the pipeline's timeouts) unless ctx ends first; then they are cancelled and
+// their messages released for another worker.
+func (r *Runner) Stop(ctx context.Context) error {
+	r.mu.Lock()
+	started := r.started
+	r.mu.Unlock()
+	if !started {
+		return nil
+	}
+	select {
+	case <-r.stop:
+	default:
+		close(r.stop)
+	}
+	select {
+	case <-r.done:
+		r.cancel()
+		return nil
+	case <-ctx.Done():
+		r.cancel()
+		<-r.done
+		return fmt.Errorf("extraction runner: stopped before the runs in flight finished: %w", ctx.Err())
+	}
+}
+
+func (r *Runner) stopping() bool {
+	select {
+	case <-r.stop:
+		return true
+	default:
+		return false
+	}
+}
+
+func (r *Runner) loop(ctx context.Context) {
+	defer close(r.done)
+	lastScan := time.Now()
+	if r.opts.ScanEnabled {
+		r.tickLogged(ctx, true) // pick up what a previous process left behind
+	}
+	for !r.stopping() {
+		r.tickLogged(ctx, false)
+		if r.opts.ScanEnabled && time.Since(lastScan) >= r.opts.ScanInterval {
+			lastScan = time.Now()
+			r.tickLogged(ctx, true)
+		}
+		wait := r.opts.PollInterval
+		r.mu.Lock()
+		if !r.next.IsZero() {
+			if until := r.next.Sub(r.clock.Now()); until < wait {
+				wait = max(until, 0)
+			}
+			r.next = time.Time{}
+		}
+		r.mu.Unlock()
+		timer := time.NewTimer(wait)
+		select {
+		case <-r.stop:
+		case <-r.wake:
+		case <-timer.C:
+		}
+		timer.Stop()
+	}
+}
+
+func (r *Runner) tickLogged(ctx context.Context, recover bool) {
+	if _, err := r.Tick(ctx, recover); err != nil && ctx.Err() == nil {
+		r.log.Warn("extraction: claiming due messages failed; retrying at the next poll", "error", err)
+	}
+}
+
+// Tick claims due conversations and processes them until none is due, or the
+// runner stops. recover selects the rescan (see ports.Claim). It returns how many
+// messages it stored an outcome for. Tests drive the runner through Tick.
+func (r *Runner) Tick(ctx context.Context, recover bool) (int, error) {
+	total := 0
+	for ctx.Err() == nil && !r.stopping() {
+		claimed, err := r.queue.ClaimDue(ctx, ports.Claim{Worker: r.opts.Worker, Now: r.clock.Now(),
+			Lease: r.opts.Lease, MaxConversations: r.opts.Concurrency, Recover: recover})
+		if err != nil {
+			return total, err
+		}
+		if len(claimed) == 0 {
+			return total, nil
+		}
+		groups := byConversation(claimed)
+		var (
+			wg sync.WaitGroup
+			mu sync.Mutex
+		)
+		for _, g := range groups {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				n := r.run(ctx, g)
+				mu.Lock()
+				total += n
+				mu.Unlock()
+			}()
+		}
+		wg.Wait()
+	}
+	return total, ctx.Err()
+}
+
+// run processes one conversation and stores the outcome while the claim is ours.
+func (r *Runner) run(ctx context.Context, msgs []conversation.Message) int {
+	start := time.Now()
+	out, rep := r.proc.Process(ctx, msgs)
+	rep.Duration = time.Since(start)
+	if ctx.Err() != nil {
+		// Shutting down: the run was cut short, not failed. Hand the messages back.
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		if err := r.queue.Release(rctx, r.opts.Worker, msgs); err != nil {
+			r.log.Warn("extraction: releasing messages on shutdown failed; they return after the lease", "error", err)
+		}
+		return 0
+	}
+	fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancel()
+	n, err := r.queue.Finish(fctx, r.opts.Worker, out)
+	if err != nil {
+		r.log.Warn("extraction: storing outcomes failed; the messages return after the lease",
+			"conversation", rep.ConversationID, "error", err)
+		return 0
+	}
+	if n < len(out) {
+		r.log.Info("extraction: another worker took over some messages; their outcome was not stored",
+			"conversation", rep.ConversationID, "stored", n, "processed", len(out))
+	}
+	if rep.Err != nil {
+		level := slog.LevelWarn
+		if errors.Is(rep.Err, context.DeadlineExceeded) || IsBadOutput(rep.Err) {
+			level = slog.LevelInfo // expected now and then; retried with backoff
+		}
+		r.log.Log(ctx, level, "extraction failed", "tenant", rep.Scope.Tenant, "user", rep.Scope.User,
+			"conversation", rep.ConversationID, "error", rep.Err)
+	}
+	if r.opts.Observer != nil {
+		r.opts.Observer.Processed(rep)
+	}
+	return n
+}
+
+// byConversation splits claimed messages (grouped by the store) per conversation.
+func byConversation(msgs []conversation.Message) [][]conversation.Message {
+	var out [][]conversation.Message
+	for i := 0; i < len(msgs); {
+		j := i + 1
+		for j < len(msgs) && msgs[j].Scope == msgs[i].Scope && msgs[j].ConversationID == msgs[i].ConversationID {
+			j++
+		}
+		out = append(out, msgs[i:j])
+		i = j
+	}
+	return out
+}

@@ -4,10 +4,12 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"slices"
 	"strings"
 	"sync"
 	"time"
 
+	"engram/domain/memory"
 	"engram/ports"
 )
 
@@ -115,4 +117,19 @@ func normJob(j ports.Job) ports.Job {
 func copyJob(j ports.Job) ports.Job {
 	j.Counts = maps.Clone(j.Counts)
 	return j
+}
+
+// NoiseMemories returns the scope's memories under noise keys, which listings
+// hide, so that consolidation can delete them.
+func (s *MemoryStore) NoiseMemories(_ context.Context, scope memory.Scope) ([]memory.Memory, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []memory.Memory
+	for k, st := range s.memories {
+		if k.tenant == scope.Tenant && k.user == scope.User && memory.IsNoise(st.Key) {
+			out = append(out, memory.Restore(st))
+		}
+	}
+	slices.SortFunc(out, func(a, b memory.Memory) int { return strings.Compare(string(a.Key()), string(b.Key())) })
+	return out, nil
 }

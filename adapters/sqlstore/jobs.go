@@ -181,3 +181,29 @@ func (r *jobRow) toJob() (ports.Job, error) {
 	}
 	return j, nil
 }
+
+// NoiseMemories returns the scope's memories under noise keys, which listings
+// hide, so that consolidation can delete them.
+func (s *JobStore) NoiseMemories(ctx context.Context, scope memory.Scope) ([]memory.Memory, error) {
+	var rows []memoryRow
+	err := s.db.bun.NewSelect().Model(&rows).
+		Where("m.tenant_id = ?", scope.Tenant).
+		Where("m.user_id = ?", scope.User).
+		WhereGroup(" AND ", func(q *bun.SelectQuery) *bun.SelectQuery {
+			for _, rule := range memory.NoiseRules {
+				q = q.WhereOr(`m.memory_key LIKE ? ESCAPE '\'`, escapeLike(rule.Prefix)+"%")
+			}
+			return q
+		}).
+		OrderExpr("m.memory_key ASC").
+		Limit(MaxListLimit).
+		Scan(ctx)
+	if err != nil {
+		return nil, wrapErr("list noise memories", err)
+	}
+	out := make([]memory.Memory, len(rows))
+	for i := range rows {
+		out[i] = memory.Restore(rows[i].toState())
+	}
+	return out, nil
+}

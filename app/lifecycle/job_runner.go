@@ -1,0 +1,140 @@
+package lifecycle
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"engram/ports"
+)
+
+// Defaults of JobRunnerOptions.
+const (
+	DefaultJobPollInterval = 2 * time.Second
+	DefaultJobLease        = 10 * time.Minute
+	DefaultJobTimeout      = 5 * time.Minute
+)
+
+// JobRunnerOptions shape the job loop.
+type JobRunnerOptions struct {
+	Worker       string
+	PollInterval time.Duration
+	Lease        time.Duration // a dead worker's job returns after this
+	Timeout      time.Duration // one job's run; less than Lease
+	Logger       *slog.Logger
+}
+
+// JobRunner claims background jobs and runs them, one at a time.
+type JobRunner struct {
+	svc  *Service
+	opts JobRunnerOptions
+
+	once     sync.Once
+	stopOnce sync.Once
+	stop     chan struct{}
+	done     chan struct{}
+	cancel   context.CancelFunc
+}
+
+// NewJobRunner builds a job runner over the service's job store.
+func NewJobRunner(svc *Service, opts JobRunnerOptions) *JobRunner {
+	if opts.PollInterval <= 0 {
+		opts.PollInterval = DefaultJobPollInterval
+	}
+	if opts.Lease <= 0 {
+		opts.Lease = DefaultJobLease
+	}
+	if opts.Timeout <= 0 || opts.Timeout >= opts.Lease {
+		opts.Timeout = min(DefaultJobTimeout, opts.Lease/2)
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	return &JobRunner{svc: svc, opts: opts, stop: make(chan struct{}), done: make(chan struct{})}
+}
+
+// Tick runs every job that is waiting, then returns how many it finished.
+func (r *JobRunner) Tick(ctx context.Context) (int, error) {
+	n := 0
+	for ctx.Err() == nil {
+		job, err := r.svc.jobs.ClaimJob(ctx, r.opts.Worker, r.svc.clock.Now(), r.opts.Lease)
+		if errors.Is(err, ports.ErrNotFound) {
+			return n, nil
+		}
+		if err != nil {
+			return n, err
+		}
+		r.run(ctx, job)
+		n++
+	}
+	return n, ctx.Err()
+}
+
+func (r *JobRunner) run(ctx context.Context, job ports.Job) {
+	jctx, cancel := context.WithTimeout(ctx, r.opts.Timeout)
+	defer cancel()
+	var (
+		counts map[string]int
+		err    error
+	)
+	switch job.Kind {
+	case ports.JobConsolidate:
+		counts, err = r.svc.Consolidate(jctx, job.Scope)
+	default:
+		err = fmt.Errorf("unknown job kind %q", job.Kind)
+	}
+	if ctx.Err() != nil {
+		return // shutting down: the job returns to the queue after its lease
+	}
+	job.Counts, job.FinishedAt, job.Status, job.Error = counts, r.svc.clock.Now(), ports.JobDone, ""
+	if err != nil {
+		job.Status, job.Error = ports.JobFailed, err.Error()
+		r.opts.Logger.Warn("job failed", "job", job.ID, "kind", job.Kind, "error", err)
+	}
+	fctx, fcancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer fcancel()
+	if err := r.svc.jobs.FinishJob(fctx, r.opts.Worker, job); err != nil {
+		r.opts.Logger.Warn("storing a job's outcome failed", "job", job.ID, "error", err)
+	}
+}
+
+// Start runs the loop in a goroutine.
+func (r *JobRunner) Start() {
+	r.once.Do(func() {
+		ctx, cancel := context.WithCancel(context.Background())
+		r.cancel = cancel
+		go func() {
+			defer close(r.done)
+			for {
+				if _, err := r.Tick(ctx); err != nil && ctx.Err() == nil {
+					r.opts.Logger.Warn("claiming jobs failed; retrying at the next poll", "error", err)
+				}
+				select {
+				case <-r.stop:
+					return
+				case <-time.After(r.opts.PollInterval):
+				}
+			}
+		}()
+	})
+}
+
+// Stop ends the loop; a job in flight finishes unless ctx ends first.
+func (r *JobRunner) Stop(ctx context.Context) error {
+	if r.cancel == nil {
+		return nil
+	}
+	r.stopOnce.Do(func() { close(r.stop) })
+	select {
+	case <-r.done:
+		r.cancel()
+		return nil
+	case <-ctx.Done():
+		r.cancel()
+		<-r.done
+		return ctx.Err()
+	}
+}

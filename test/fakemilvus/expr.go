@@ -231,7 +231,7 @@ func parseExpr(expr string, fields map[string]*schemapb.FieldSchema) (exprNode, 
 }
 
 func (p *parser) peek() token { return p.toks[p.i] }
-func (p *parser) next() token  { t := p.toks[p.i]; p.i++; return t }
+func (p *parser) next() token { t := p.toks[p.i]; p.i++; return t }
 
 func (p *parser) isWord(words ...string) bool {
 	t := p.peek()

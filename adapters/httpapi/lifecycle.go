@@ -1,0 +1,95 @@
+package httpapi
+
+import (
+	"context"
+	"net/http"
+	"time"
+
+	"github.com/danielgtaylor/huma/v2"
+
+	"engram/domain/memory"
+	"engram/ports"
+)
+
+// JobAccepted is the answer to a request that runs in the background.
+type JobAccepted struct {
+	JobID  string `json:"job_id"`
+	Status string `json:"status" enum:"QUEUED,RUNNING,DONE,FAILED"`
+}
+
+type jobAcceptedOutput struct {
+	Body JobAccepted
+}
+
+type jobPath struct {
+	JobID string `path:"job_id" minLength:"1" maxLength:"64"`
+}
+
+// Job is a background job and what it did.
+type Job struct {
+	JobID      string         `json:"job_id"`
+	Kind       string         `json:"kind" enum:"consolidate"`
+	User       string         `json:"user"`
+	Status     string         `json:"status" enum:"QUEUED,RUNNING,DONE,FAILED"`
+	Attempts   int            `json:"attempts"`
+	Error      string         `json:"error,omitempty"`
+	Counts     map[string]int `json:"counts" doc:"What the job did, e.g. merged, expired, noise_deleted, keys_normalised, scanned."`
+	CreatedAt  time.Time      `json:"created_at"`
+	StartedAt  *time.Time     `json:"started_at" nullable:"true"`
+	FinishedAt *time.Time     `json:"finished_at" nullable:"true"`
+}
+
+type jobOutput struct {
+	Body Job
+}
+
+// Lifecycle is what the lifecycle operations need.
+type Lifecycle interface {
+	RequestConsolidation(ctx context.Context, scope memory.Scope) (ports.Job, error)
+	Job(ctx context.Context, tenant, id string) (ports.Job, error)
+}
+
+// RegisterLifecycle adds consolidation (API.md "Lifecycle and operations") and
+// GET /v1/jobs/{job_id}, which API.md does not list: it is how a client follows
+// the job a 202 named.
+func RegisterLifecycle(api *API, svc Lifecycle) {
+	log := api.opts.Logger
+	tags := []string{"lifecycle"}
+
+	huma.Register(api.V1, huma.Operation{
+		OperationID: "memory_consolidate", Method: http.MethodPost, Path: "/users/{user}/consolidate",
+		Summary: "Consolidate the user's memories in the background", Tags: tags, DefaultStatus: http.StatusAccepted,
+		Description: "Merges near-duplicates, deletes noise-key and expired memories and folds key variants, each " +
+			"change an event with channel consolidation. A worker runs the job; follow it with GET /v1/jobs/{job_id}. " +
+			"A request while one is queued returns that job.",
+	}, func(ctx context.Context, in *UserPath) (*jobAcceptedOutput, error) {
+		sc, err := memory.ParseScope(tenantFrom(ctx), in.User)
+		if err != nil {
+			return nil, problem(ctx, log, err, "path")
+		}
+		job, err := svc.RequestConsolidation(ctx, sc)
+		if err != nil {
+			return nil, problem(ctx, log, err, "path")
+		}
+		return &jobAcceptedOutput{Body: JobAccepted{JobID: job.ID, Status: string(job.Status)}}, nil
+	})
+
+	huma.Register(api.V1, huma.Operation{
+		OperationID: "job_get", Method: http.MethodGet, Path: "/jobs/{job_id}",
+		Summary: "Read a background job", Tags: tags, Errors: []int{http.StatusNotFound},
+	}, func(ctx context.Context, in *jobPath) (*jobOutput, error) {
+		job, err := svc.Job(ctx, tenantFrom(ctx), in.JobID)
+		if err != nil {
+			return nil, problem(ctx, log, err, "path")
+		}
+		counts := job.Counts
+		if counts == nil {
+			counts = map[string]int{}
+		}
+		return &jobOutput{Body: Job{
+			JobID: job.ID, Kind: string(job.Kind), User: job.Scope.User, Status: string(job.Status),
+			Attempts: job.Attempts, Error: job.Error, Counts: counts, CreatedAt: job.CreatedAt.UTC(),
+			StartedAt: timePtr(job.StartedAt), FinishedAt: timePtr(job.FinishedAt),
+		}}, nil
+	})
+}

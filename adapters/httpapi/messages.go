@@ -1,0 +1,205 @@
+package httpapi
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"time"
+
+	"github.com/danielgtaylor/huma/v2"
+
+	"engram/app/messages"
+	"engram/domain/conversation"
+	"engram/domain/memory"
+	"engram/ports"
+)
+
+// PostMessageRequest is one message of a conversation (API.md "Conversation messages").
+type PostMessageRequest struct {
+	ConversationID string     `json:"conversation_id" minLength:"1" maxLength:"128" doc:"The client's id of the conversation."`
+	MessageID      string     `json:"message_id,omitempty" maxLength:"128" doc:"The client's id of the message; posting it again is idempotent. Generated (a ULID) when absent."`
+	Role           string     `json:"role" enum:"user,assistant,system" doc:"Only user messages are a source of facts; the others are kept as context and episodic memory."`
+	Name           string     `json:"name,omitempty" maxLength:"128" doc:"The speaker's name."`
+	Content        string     `json:"content" minLength:"1" maxLength:"32000"`
+	CreatedAt      *time.Time `json:"created_at,omitempty" doc:"When it was said; default: when engram received it."`
+}
+
+// PostedMessage says what became of a posted message.
+type PostedMessage struct {
+	MessageID string `json:"message_id"`
+	Status    string `json:"status" enum:"PENDING,PROCESSED,FAILED,SKIPPED"`
+	Created   bool   `json:"created" doc:"False when the message_id was already stored: the stored message is reported, unchanged."`
+}
+
+type postMessageInput struct {
+	UserPath
+	Body PostMessageRequest
+}
+
+type postMessageOutput struct {
+	Status int
+	Body   PostedMessage
+}
+
+// PostMessagesRequest is a batch of messages of one user.
+type PostMessagesRequest struct {
+	Messages []PostMessageRequest `json:"messages" minItems:"1" maxItems:"500" doc:"1 to 500 messages, stored together or not at all."`
+}
+
+// PostedMessages is a batch's outcome, in the request's order.
+type PostedMessages struct {
+	Items []PostedMessage `json:"items"`
+}
+
+type postMessagesInput struct {
+	UserPath
+	Body PostMessagesRequest
+}
+
+type postMessagesOutput struct {
+	Body PostedMessages
+}
+
+type messagePath struct {
+	UserPath
+	MessageID string `path:"message_id" minLength:"1" maxLength:"128"`
+}
+
+// Message is a stored message with its extraction state and what it caused.
+type Message struct {
+	MessageID      string        `json:"message_id"`
+	ConversationID string        `json:"conversation_id"`
+	Role           string        `json:"role" enum:"user,assistant,system"`
+	Name           string        `json:"name,omitempty"`
+	Content        string        `json:"content"`
+	CreatedAt      time.Time     `json:"created_at"`
+	ReceivedAt     time.Time     `json:"received_at"`
+	Status         string        `json:"status" enum:"PENDING,PROCESSED,FAILED,SKIPPED"`
+	SkipReason     string        `json:"skip_reason,omitempty" doc:"Why it was not extracted (not_from_user, greeting, question…)."`
+	Attempts       int           `json:"attempts"`
+	Error          string        `json:"error,omitempty" doc:"The last extraction failure."`
+	ProcessAfter   *time.Time    `json:"process_after" nullable:"true" doc:"The next extraction is not before this; null when none is planned."`
+	ProcessedAt    *time.Time    `json:"processed_at" nullable:"true"`
+	Events         []MemoryEvent `json:"events" doc:"The memory events this message caused, oldest first."`
+}
+
+type messageOutput struct {
+	Body Message
+}
+
+// Messages is what the message operations need.
+type Messages interface {
+	Post(ctx context.Context, cmd messages.Post) (messages.Posted, error)
+	PostBatch(ctx context.Context, cmd messages.PostBatch) ([]messages.Posted, error)
+	Get(ctx context.Context, q messages.Get) (messages.View, error)
+}
+
+// RegisterMessages adds API.md "Conversation messages".
+func RegisterMessages(api *API, svc Messages) {
+	log := api.opts.Logger
+	tags := []string{"messages"}
+	scope := func(ctx context.Context, user string) (memory.Scope, error) {
+		s, err := memory.ParseScope(tenantFrom(ctx), user)
+		return s, problem(ctx, log, err, "path")
+	}
+	fail := func(ctx context.Context, err error, in string) error {
+		var conflict *ports.MessageConflictError
+		if errors.As(err, &conflict) {
+			// Not a race to retry: the id was used for another message.
+			return huma.Error409Conflict(conflict.Error() + "; a message_id names one message, so send new content with a new message_id")
+		}
+		return problem(ctx, log, err, in)
+	}
+
+	huma.Register(api.V1, huma.Operation{
+		OperationID: "message_post", Method: http.MethodPost, Path: "/users/{user}/messages",
+		Summary: "Post a conversation message", Tags: tags, DefaultStatus: http.StatusAccepted,
+		Description: "Stored durably before the answer. 202 when new; 200 when the message_id was already stored " +
+			"(the stored message, unchanged); 409 when that message_id holds other content. User messages are " +
+			"extracted after LONG_TERM_MEMORY_DEBOUNCE_SEC, pushed back by later messages of the conversation.",
+		Responses: map[string]*huma.Response{"200": {Description: "Already stored"}},
+		Errors:    []int{http.StatusBadRequest, http.StatusConflict, http.StatusRequestEntityTooLarge, http.StatusUnprocessableEntity},
+	}, func(ctx context.Context, in *postMessageInput) (*postMessageOutput, error) {
+		sc, err := scope(ctx, in.User)
+		if err != nil {
+			return nil, err
+		}
+		res, err := svc.Post(ctx, messages.Post{Scope: sc, Message: toInput(in.Body)})
+		if err != nil {
+			return nil, fail(ctx, err, "body")
+		}
+		status := http.StatusAccepted
+		if !res.Created {
+			status = http.StatusOK
+		}
+		return &postMessageOutput{Status: status, Body: fromPosted(res)}, nil
+	})
+
+	huma.Register(api.V1, huma.Operation{
+		OperationID: "message_post_batch", Method: http.MethodPost, Path: "/users/{user}/messages:batch",
+		Summary: "Post up to 500 messages", Tags: tags, DefaultStatus: http.StatusAccepted,
+		Description: "All or nothing, in one transaction; items follow the request's order. Repeated message_ids " +
+			"report the stored message (created false); one that holds other content refuses the batch with 409.",
+		Errors: []int{http.StatusBadRequest, http.StatusConflict, http.StatusRequestEntityTooLarge, http.StatusUnprocessableEntity},
+	}, func(ctx context.Context, in *postMessagesInput) (*postMessagesOutput, error) {
+		sc, err := scope(ctx, in.User)
+		if err != nil {
+			return nil, err
+		}
+		inputs := make([]conversation.Input, len(in.Body.Messages))
+		for i, m := range in.Body.Messages {
+			inputs[i] = toInput(m)
+		}
+		res, err := svc.PostBatch(ctx, messages.PostBatch{Scope: sc, Messages: inputs})
+		if err != nil {
+			return nil, fail(ctx, err, "body")
+		}
+		out := &postMessagesOutput{Body: PostedMessages{Items: make([]PostedMessage, len(res))}}
+		for i, r := range res {
+			out.Body.Items[i] = fromPosted(r)
+		}
+		return out, nil
+	})
+
+	huma.Register(api.V1, huma.Operation{
+		OperationID: "message_get", Method: http.MethodGet, Path: "/users/{user}/messages/{message_id}",
+		Summary: "Read a message, its extraction status and the memory events it caused", Tags: tags,
+		Errors: []int{http.StatusNotFound, http.StatusUnprocessableEntity},
+	}, func(ctx context.Context, in *messagePath) (*messageOutput, error) {
+		sc, err := scope(ctx, in.User)
+		if err != nil {
+			return nil, err
+		}
+		v, err := svc.Get(ctx, messages.Get{Scope: sc, MessageID: in.MessageID})
+		if err != nil {
+			return nil, fail(ctx, err, "path")
+		}
+		return &messageOutput{Body: fromView(v)}, nil
+	})
+}
+
+func toInput(m PostMessageRequest) conversation.Input {
+	in := conversation.Input{ConversationID: m.ConversationID, MessageID: m.MessageID, Role: m.Role, Name: m.Name, Content: m.Content}
+	if m.CreatedAt != nil {
+		in.CreatedAt = *m.CreatedAt
+	}
+	return in
+}
+
+func fromPosted(p messages.Posted) PostedMessage {
+	return PostedMessage{MessageID: p.Message.ID, Status: string(p.Message.Status), Created: p.Created}
+}
+
+func fromView(v messages.View) Message {
+	m := v.Message
+	out := Message{
+		MessageID: m.ID, ConversationID: m.ConversationID, Role: string(m.Role), Name: m.Name, Content: m.Content,
+		CreatedAt: m.CreatedAt.UTC(), ReceivedAt: m.ReceivedAt.UTC(), Status: string(m.Status), SkipReason: m.SkipReason,
+		Attempts: m.Attempts, Error: m.Error, ProcessAfter: timePtr(m.ProcessAfter), ProcessedAt: timePtr(m.ProcessedAt),
+		Events: make([]MemoryEvent, 0, len(v.Events)),
+	}
+	for _, e := range v.Events {
+		out.Events = append(out.Events, fromEvent(e))
+	}
+	return out
+}

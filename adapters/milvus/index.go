@@ -231,8 +231,10 @@ func (ix *Index) Drop(ctx context.Context) error {
 	return nil
 }
 
-// Upsert writes the records in batches, replacing rows with the same id. The whole
-// call is validated first; a batch that fails leaves the earlier batches written.
+// Upsert writes the records in batches of BatchSize, each with its own
+// RequestTimeout, replacing rows with the same id. The whole call is validated
+// first; a batch that fails leaves the earlier batches written (upserts are
+// idempotent, so the caller simply retries).
 func (ix *Index) Upsert(ctx context.Context, records []ports.VectorRecord) error {
 	if err := ix.validateRecords(records); err != nil {
 		return err
@@ -241,17 +243,30 @@ func (ix *Index) Upsert(ctx context.Context, records []ports.VectorRecord) error
 	if len(records) == 0 {
 		return nil
 	}
+	for start := 0; start < len(records); start += ix.opts.BatchSize {
+		batch := records[start:min(start+ix.opts.BatchSize, len(records))]
+		err := ix.call(ctx, "upsert", func(ctx context.Context, c *milvusclient.Client) error {
+			_, err := c.Upsert(ctx, ix.toColumns(batch))
+			return err
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// call runs one request with RequestTimeout (or the caller's earlier deadline),
+// on a client whose collection is ready, and maps its error.
+func (ix *Index) call(ctx context.Context, op string, fn func(context.Context, *milvusclient.Client) error) error {
 	ctx, cancel := context.WithTimeout(ctx, ix.opts.RequestTimeout)
 	defer cancel()
 	c, err := ix.conn(ctx)
 	if err != nil {
 		return err
 	}
-	for start := 0; start < len(records); start += ix.opts.BatchSize {
-		batch := records[start:min(start+ix.opts.BatchSize, len(records))]
-		if _, err := c.Upsert(ctx, ix.toColumns(batch)); err != nil {
-			return ix.unavailable(ctx, "upsert", err)
-		}
+	if err := fn(ctx, c); err != nil {
+		return ix.unavailable(ctx, op, err)
 	}
 	return nil
 }
@@ -269,16 +284,14 @@ func (ix *Index) Delete(ctx context.Context, tenant string, ids []string) error 
 	if len(ids) == 0 {
 		return nil
 	}
-	ctx, cancel := context.WithTimeout(ctx, ix.opts.RequestTimeout)
-	defer cancel()
-	c, err := ix.conn(ctx)
-	if err != nil {
-		return err
-	}
 	for start := 0; start < len(ids); start += ix.opts.BatchSize {
 		batch := ids[start:min(start+ix.opts.BatchSize, len(ids))]
-		if _, err := c.Delete(ctx, milvusclient.NewDeleteOption(ix.collection).WithExpr(deleteFilter(tenant, batch))); err != nil {
-			return ix.unavailable(ctx, "delete", err)
+		err := ix.call(ctx, "delete", func(ctx context.Context, c *milvusclient.Client) error {
+			_, err := c.Delete(ctx, milvusclient.NewDeleteOption(ix.collection).WithExpr(deleteFilter(tenant, batch)))
+			return err
+		})
+		if err != nil {
+			return err
 		}
 	}
 	return nil
@@ -291,12 +304,6 @@ func (ix *Index) Search(ctx context.Context, q ports.VectorQuery) ([]ports.Vecto
 		return nil, err
 	}
 	limit := min(q.Limit, MaxSearchLimit)
-	ctx, cancel := context.WithTimeout(ctx, ix.opts.RequestTimeout)
-	defer cancel()
-	c, err := ix.conn(ctx)
-	if err != nil {
-		return nil, err
-	}
 	opt := milvusclient.NewSearchOption(ix.collection, limit, []entity.Vector{entity.FloatVector(q.Vector)}).
 		WithANNSField(fieldVector).
 		WithFilter(searchFilter(q)).
@@ -305,9 +312,14 @@ func (ix *Index) Search(ctx context.Context, q ports.VectorQuery) ([]ports.Vecto
 	if ix.opts.IndexType == IndexHNSW {
 		opt = opt.WithAnnParam(index.NewHNSWAnnParam(max(ix.opts.SearchEf, limit)))
 	}
-	results, err := c.Search(ctx, opt)
+	var results []milvusclient.ResultSet
+	err := ix.call(ctx, "search", func(ctx context.Context, c *milvusclient.Client) error {
+		var err error
+		results, err = c.Search(ctx, opt)
+		return err
+	})
 	if err != nil {
-		return nil, ix.unavailable(ctx, "search", err)
+		return nil, err
 	}
 	if len(results) != 1 {
 		return nil, fmt.Errorf("milvus: search: %w: %d result sets for one query", ports.ErrUnavailable, len(results))

@@ -62,9 +62,10 @@ func (o HNSWOptions) withDefaults() HNSWOptions {
 // normalised in partitions of one tenant, user and kind; a search reads only the
 // asking user's partitions and scores exactly the records that pass its filters
 // (an optional HNSW graph serves unfiltered searches of big partitions). It is safe
-// for concurrent use: writers serialise on the index, searches of different
-// partitions never wait for each other, and searches wait for a write only while
-// it touches their own partition.
+// for concurrent use: searches share read locks (one on the index to find the
+// user's partitions, then one per partition while scanning it); writers serialise
+// on the index lock only while placing records, and graphs are built outside every
+// lock.
 //
 // The index keeps nothing on disk. See Load, Snapshot and Durable for how its
 // vectors survive a restart.
@@ -77,7 +78,41 @@ type Index struct {
 	kinds map[scopeKey]map[ports.VectorKind]*partition // a user's partitions
 	where map[idKey]partKey                            // where each (tenant, id) lives
 
-	builds sync.WaitGroup
+	builds inflight // background graph builds
+}
+
+// inflight counts running background builds. Unlike a sync.WaitGroup it may be
+// waited on while new builds start (Close and BuildGraphs race with writes).
+type inflight struct {
+	mu   sync.Mutex
+	n    int
+	idle *sync.Cond
+}
+
+func (f *inflight) add() {
+	f.mu.Lock()
+	f.n++
+	f.mu.Unlock()
+}
+
+func (f *inflight) done() {
+	f.mu.Lock()
+	f.n--
+	if f.n == 0 && f.idle != nil {
+		f.idle.Broadcast()
+	}
+	f.mu.Unlock()
+}
+
+func (f *inflight) wait() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.idle == nil {
+		f.idle = sync.NewCond(&f.mu)
+	}
+	for f.n > 0 {
+		f.idle.Wait()
+	}
 }
 
 type scopeKey struct{ tenant, user string }
@@ -263,7 +298,7 @@ func (ix *Index) BuildGraphs() {
 	if ix.hnsw.Threshold == 0 {
 		return
 	}
-	ix.builds.Wait()
+	ix.builds.wait()
 	ix.mu.RLock()
 	parts := make([]*partition, 0, len(ix.parts))
 	for _, p := range ix.parts {
@@ -277,7 +312,7 @@ func (ix *Index) BuildGraphs() {
 
 // Close waits for background graph builds to finish. The index stays usable.
 func (ix *Index) Close() error {
-	ix.builds.Wait()
+	ix.builds.wait()
 	return nil
 }
 
@@ -396,9 +431,9 @@ func (ix *Index) graphDue(p *partition) bool {
 }
 
 func (ix *Index) startBuild(p *partition) {
-	ix.builds.Add(1)
+	ix.builds.add()
 	go func() {
-		defer ix.builds.Done()
+		defer ix.builds.done()
 		ix.build(p)
 	}()
 }

@@ -421,6 +421,9 @@ func (ix *Index) conn(ctx context.Context) (*milvusclient.Client, error) {
 
 	select {
 	case <-run.done:
+		if errors.Is(run.err, ports.ErrUnavailable) {
+			return nil, run.err // already mapped (a failed dial)
+		}
 		if run.err != nil {
 			return nil, ix.unavailable(ctx, "set up collection "+ix.collection, run.err)
 		}

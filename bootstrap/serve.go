@@ -37,9 +37,13 @@ func appOptions(cfg config.Config) fx.Option {
 			return l
 		}),
 		coreModule,
+		conversationsModule,
 	}
 	if cfg.HasRole(config.RoleAPI) {
 		opts = append(opts, apiModule)
+	}
+	if cfg.HasRole(config.RoleWorker) {
+		opts = append(opts, workerModule)
 	}
 	return fx.Options(opts...)
 }

@@ -14,6 +14,8 @@ type storage struct {
 	db       *sqlstore.DB
 	memories *sqlstore.MemoryStore
 	apiKeys  *sqlstore.APIKeyStore
+	messages *sqlstore.MessageStore
+	jobs     *sqlstore.JobStore
 }
 
 // openStorage opens SQLite in the data directory or PostgreSQL, and migrates when
@@ -36,7 +38,8 @@ func openStorage(ctx context.Context, cfg config.Config, migrate bool) (*storage
 			return nil, fmt.Errorf("migrate: %w", err)
 		}
 	}
-	return &storage{db: db, memories: sqlstore.NewMemoryStore(db), apiKeys: sqlstore.NewAPIKeyStore(db)}, nil
+	return &storage{db: db, memories: sqlstore.NewMemoryStore(db), apiKeys: sqlstore.NewAPIKeyStore(db),
+		messages: sqlstore.NewMessageStore(db), jobs: sqlstore.NewJobStore(db)}, nil
 }
 
 func (s *storage) Close() error { return s.db.Close() }

@@ -1,0 +1,201 @@
+package bootstrap
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"strings"
+	"time"
+
+	"go.uber.org/fx"
+
+	"engram/adapters/httpapi"
+	"engram/adapters/llm"
+	"engram/adapters/metrics"
+	"engram/adapters/rules"
+	"engram/app/extraction"
+	"engram/app/lifecycle"
+	"engram/app/messages"
+	"engram/bootstrap/config"
+	"engram/configs/prompts"
+	"engram/domain/candidate"
+	"engram/domain/conversation"
+	"engram/domain/memory"
+	"engram/ports"
+)
+
+// conversationsModule is what every role shares of the extraction channel: the
+// message and job stores, ingestion and the lifecycle use cases, their routes (used
+// when the api role runs) and the backlog metrics.
+var conversationsModule = fx.Module("conversations",
+	fx.Provide(
+		func(s *storage) ports.MessageStore { return s.messages },
+		func(s *storage) ports.JobStore { return s.jobs },
+		newMessagesService,
+		newLifecycleService,
+		AsRoute(messageRoutes),
+		AsRoute(lifecycleRoutes),
+	),
+	fx.Invoke(func(m *metrics.Metrics, s ports.MessageStore) { m.MessageQueue(s.MessageStats) }),
+)
+
+// workerModule is the worker role: the extraction pipeline over due messages and
+// the background jobs (consolidation).
+var workerModule = fx.Module("worker",
+	fx.Provide(
+		fx.Private,
+		newExtractionStages,
+		newPipeline,
+		func(m *metrics.Metrics) *metrics.Extraction { return m.Extraction() },
+		newJobRunner,
+	),
+	fx.Provide(
+		newRunner,
+		// Ingestion in this process wakes the runner when messages become due.
+		func(r *extraction.Runner) messages.Notifier { return r },
+	),
+	fx.Invoke(startWorker),
+)
+
+type messagesParams struct {
+	fx.In
+	Config   config.Config
+	Store    ports.MessageStore
+	Clock    ports.Clock
+	IDs      ports.IDs
+	Notifier messages.Notifier `optional:"true"`
+}
+
+func newMessagesService(p messagesParams) *messages.Service {
+	return messages.New(p.Store, p.Clock, p.IDs, messages.Options{
+		Debounce: time.Duration(p.Config.Memory.DebounceSec * float64(time.Second)),
+		Notifier: p.Notifier,
+	})
+}
+
+func newLifecycleService(cfg config.Config, s *storage, mem ports.MemoryStore, clk ports.Clock, ids ports.IDs) *lifecycle.Service {
+	return lifecycle.New(s.jobs, mem, s.jobs, clk, ids, lifecycle.Options{MergeSimilarity: cfg.Memory.MergeSimilarity})
+}
+
+func messageRoutes(svc *messages.Service) Route {
+	return func(api *httpapi.API) { httpapi.RegisterMessages(api, svc) }
+}
+
+func lifecycleRoutes(svc *lifecycle.Service) Route {
+	return func(api *httpapi.API) { httpapi.RegisterLifecycle(api, svc) }
+}
+
+// stages are the extractor and refiners ENGRAM_LLM_PROVIDER selects.
+type stages struct {
+	extractor ports.Extractor
+	refiner   ports.Refiner
+	fallback  ports.Refiner // deterministic; nil when refiner already is
+}
+
+// newExtractionStages picks the offline rules or the LLM. With an LLM, the rule
+// refiner stands by for users without memories (no call is worth it) and for
+// refine failures; the pipeline's prefilter is in front of either.
+func newExtractionStages(cfg config.Config, log *slog.Logger) (stages, error) {
+	bounds := candidate.Boundaries{MinConfidence: cfg.Memory.MinConfidence}
+	ruleRefiner := rules.NewRefiner(rules.RefinerOptions{ReuseThreshold: cfg.Memory.DuplicateSimilarity, Boundaries: bounds})
+	if cfg.LLM.Provider == "rules" {
+		return stages{extractor: rules.NewExtractor(rules.ExtractorOptions{Boundaries: bounds}), refiner: ruleRefiner}, nil
+	}
+	set, err := prompts.Load(prompts.Options{Dir: cfg.LLM.PromptsDir})
+	if err != nil {
+		return stages{}, fmt.Errorf("ENGRAM_PROMPTS_DIR: %w", err)
+	}
+	client, err := llm.NewClient(llm.Options{
+		Provider:   llm.Provider(cfg.LLM.Provider),
+		BaseURL:    cfg.LLM.APIBase,
+		APIKey:     cfg.LLM.APIKey,
+		Model:      cfg.LLM.Model,
+		MaxRetries: cfg.LLM.MaxRetries,
+		Timeout:    time.Duration(cfg.Memory.ExtractTimeoutSec) * time.Second,
+	})
+	if err != nil {
+		return stages{}, fmt.Errorf("ENGRAM_LLM_PROVIDER %s: %w", cfg.LLM.Provider, err)
+	}
+	log.Info("extraction uses an LLM", "model", client.Model(), "extract_prompt", set.Origin(prompts.Extract))
+	return stages{
+		extractor: llm.NewExtractor(client, llm.ExtractorOptions{Prompts: set, ContextMaxChars: cfg.Memory.ExtractContextMaxChars, Logger: log}),
+		refiner:   llm.NewRefiner(client, llm.RefinerOptions{Prompts: set, Logger: log}),
+		fallback:  ruleRefiner,
+	}, nil
+}
+
+func newPipeline(cfg config.Config, st stages, mem ports.MemoryStore, msgs ports.MessageStore, clk ports.Clock, ids ports.IDs) *extraction.Pipeline {
+	m := cfg.Memory
+	return extraction.New(extraction.Deps{
+		Extractor: st.extractor, Refiner: st.refiner, FallbackRefiner: st.fallback,
+		Memories: mem, Messages: msgs, Clock: clk, IDs: ids,
+	}, extraction.Options{
+		Boundaries:          candidate.Boundaries{MinConfidence: m.MinConfidence},
+		MaxWriteItems:       m.MaxWriteItems,
+		DuplicateSimilarity: m.DuplicateSimilarity,
+		MergeSimilarity:     m.MergeSimilarity,
+		ContextMaxChars:     m.ExtractContextMaxChars,
+		ExtractTimeout:      time.Duration(m.ExtractTimeoutSec) * time.Second,
+		UpsertTimeout:       time.Duration(m.UpsertTimeoutSec) * time.Second,
+		Retry:               conversation.RetryPolicy{MaxAttempts: m.MaxAttempts},
+		Policy:              memory.Policy{DefaultTTLDays: m.DefaultTTLDays},
+	})
+}
+
+// workerName is unique per process, and says where a claim came from.
+func workerName() string {
+	host, _ := os.Hostname()
+	if host == "" {
+		host = "engram"
+	}
+	return fmt.Sprintf("%s-%d-%d", strings.ReplaceAll(host, " ", "_"), os.Getpid(), time.Now().UnixNano()%1_000_000)
+}
+
+func newRunner(cfg config.Config, s *storage, p *extraction.Pipeline, clk ports.Clock, x *metrics.Extraction, log *slog.Logger) *extraction.Runner {
+	m := cfg.Memory
+	lease := time.Duration(m.ClaimLeaseSec) * time.Second
+	if run := time.Duration(m.ExtractTimeoutSec+m.UpsertTimeoutSec) * time.Second; lease <= run {
+		log.Warn("LONG_TERM_MEMORY_CLAIM_LEASE_SEC is not longer than the extract and upsert timeouts together; a slow run may lose its claim to another worker",
+			"lease", lease, "timeouts", run)
+	}
+	return extraction.NewRunner(s.messages, p, clk, extraction.RunnerOptions{
+		Worker:       workerName(),
+		PollInterval: time.Second,
+		ScanEnabled:  m.ScanEnabled,
+		ScanInterval: time.Duration(m.ScanIntervalSec) * time.Second,
+		Lease:        lease,
+		Logger:       log,
+		Observer:     x,
+	})
+}
+
+func newJobRunner(svc *lifecycle.Service, log *slog.Logger) *lifecycle.JobRunner {
+	return lifecycle.NewJobRunner(svc, lifecycle.JobRunnerOptions{Worker: workerName(), Logger: log})
+}
+
+// startWorker starts the loops with the app and stops them before the database
+// closes; neither hook blocks beyond fx's timeouts.
+func startWorker(lc fx.Lifecycle, cfg config.Config, r *extraction.Runner, jobs *lifecycle.JobRunner, log *slog.Logger) {
+	if !cfg.Memory.Enabled {
+		log.Warn("LONG_TERM_MEMORY_ENABLED is false: messages are stored but not extracted")
+		return
+	}
+	lc.Append(fx.Hook{
+		OnStart: func(context.Context) error {
+			r.Start()
+			jobs.Start()
+			log.Info("extraction worker started", "extractor", cfg.LLM.Provider,
+				"debounce_sec", cfg.Memory.DebounceSec, "scan", cfg.Memory.ScanEnabled)
+			return nil
+		},
+		OnStop: func(ctx context.Context) error {
+			errR := r.Stop(ctx)
+			errJ := jobs.Stop(ctx)
+			if errR != nil {
+				return errR
+			}
+			return errJ
+		},
+	})
+}

@@ -49,6 +49,7 @@ func New(mux *http.ServeMux, opts Options, authn Authenticator) *API {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
+	installErrorDetail()
 	cfg := huma.DefaultConfig("engram", Version)
 	cfg.CreateHooks = nil // no "$schema" links in bodies: API.md's shapes are the contract
 	cfg.Info.Description = "Long-term and short-term memory for LLM agents. Errors are RFC 9457 problem+json."

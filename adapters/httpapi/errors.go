@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+	"sync"
 
 	"github.com/danielgtaylor/huma/v2"
 
@@ -62,6 +63,30 @@ func describe(ve *invalid.Error) string {
 	}
 	return "the request is invalid: " + strings.Join(parts, "; ")
 }
+
+// installErrorDetail makes huma's own errors (schema validation, malformed JSON,
+// oversize bodies) say in their detail what is wrong, not just "validation failed":
+// many clients only log the detail.
+var installErrorDetail = sync.OnceFunc(func() {
+	base := huma.NewError
+	huma.NewError = func(status int, msg string, errs ...error) huma.StatusError {
+		if len(errs) > 0 && (msg == "validation failed" || msg == "request body is too large") {
+			parts := make([]string, 0, len(errs))
+			for _, e := range errs {
+				var d *huma.ErrorDetail
+				if errors.As(e, &d) && d.Location != "" {
+					parts = append(parts, d.Location+": "+d.Message)
+				} else if e != nil {
+					parts = append(parts, e.Error())
+				}
+			}
+			if len(parts) > 0 {
+				msg += ": " + strings.Join(parts, "; ")
+			}
+		}
+		return base(status, msg, errs...)
+	}
+})
 
 // writeProblem writes a problem+json response outside huma (unknown routes).
 func writeProblem(w http.ResponseWriter, status int, detail string) {

@@ -1,0 +1,294 @@
+package memstore
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sort"
+	"sync"
+	"time"
+
+	"engram/domain/conversation"
+	"engram/domain/memory"
+	"engram/ports"
+)
+
+// LexicalIndex is an in-memory ports.LexicalIndex with the SQL store's semantics:
+// one generation per user, tombstones for deletions.
+type LexicalIndex struct {
+	mu      sync.Mutex
+	users   map[memory.Scope]*lexicalUser
+	cursors map[string]string
+}
+
+type lexicalUser struct {
+	gen  int64
+	docs map[ports.LexicalRef]lexicalEntry
+}
+
+type lexicalEntry struct {
+	doc     ports.LexicalDoc
+	gen     int64
+	deleted bool
+}
+
+var _ ports.LexicalIndex = (*LexicalIndex)(nil)
+
+// NewLexicalIndex returns an empty index.
+func NewLexicalIndex() *LexicalIndex {
+	return &LexicalIndex{users: map[memory.Scope]*lexicalUser{}, cursors: map[string]string{}}
+}
+
+func (x *LexicalIndex) user(sc memory.Scope) *lexicalUser {
+	u, ok := x.users[sc]
+	if !ok {
+		u = &lexicalUser{docs: map[ports.LexicalRef]lexicalEntry{}}
+		x.users[sc] = u
+	}
+	return u
+}
+
+// PutLexicalDocs upserts the documents with a new generation per user touched.
+func (x *LexicalIndex) PutLexicalDocs(ctx context.Context, docs []ports.LexicalDoc) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("memstore: put lexical docs: %w: %w", ports.ErrUnavailable, err)
+	}
+	for _, d := range docs {
+		if d.Tenant == "" || d.User == "" || d.ID == "" || (d.Kind != ports.LexicalMemory && d.Kind != ports.LexicalMessage) {
+			return fmt.Errorf("memstore: put lexical docs: a document needs a tenant, a user, a kind and an id")
+		}
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	bumped := map[memory.Scope]bool{}
+	for _, d := range docs {
+		sc := memory.Scope{Tenant: d.Tenant, User: d.User}
+		u := x.user(sc)
+		if !bumped[sc] {
+			u.gen++
+			bumped[sc] = true
+		}
+		d.Terms = slices.Clone(d.Terms)
+		d.At, d.ExpiresAt = norm(d.At), norm(d.ExpiresAt)
+		u.docs[ports.LexicalRef{Kind: d.Kind, ID: d.ID}] = lexicalEntry{doc: d, gen: u.gen}
+	}
+	return nil
+}
+
+// DeleteLexicalDocs turns documents into tombstones of a new generation.
+func (x *LexicalIndex) DeleteLexicalDocs(ctx context.Context, scope memory.Scope, refs []ports.LexicalRef) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("memstore: delete lexical docs: %w: %w", ports.ErrUnavailable, err)
+	}
+	if len(refs) == 0 {
+		return nil
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	u := x.user(scope)
+	u.gen++
+	for _, r := range refs {
+		if e, ok := u.docs[r]; ok && !e.deleted {
+			e.deleted, e.gen = true, u.gen
+			e.doc.Terms = nil
+			u.docs[r] = e
+		}
+	}
+	return nil
+}
+
+// LexicalGeneration returns the user's generation.
+func (x *LexicalIndex) LexicalGeneration(_ context.Context, scope memory.Scope) (int64, error) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if u, ok := x.users[scope]; ok {
+		return u.gen, nil
+	}
+	return 0, nil
+}
+
+// LexicalChangesSince returns the entries of later generations.
+func (x *LexicalIndex) LexicalChangesSince(_ context.Context, scope memory.Scope, since int64) (ports.LexicalChanges, error) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	out := ports.LexicalChanges{Generation: since}
+	u, ok := x.users[scope]
+	if !ok {
+		return out, nil
+	}
+	for ref, e := range u.docs {
+		if e.gen <= since || (since == 0 && e.deleted) {
+			continue
+		}
+		out.Generation = max(out.Generation, e.gen)
+		if e.deleted {
+			out.Deleted = append(out.Deleted, ref)
+			continue
+		}
+		d := e.doc
+		d.Terms = slices.Clone(d.Terms)
+		out.Docs = append(out.Docs, d)
+	}
+	// Map order is random; SQL returns rows in no promised order either, but tests
+	// read better with a stable one.
+	sort.Slice(out.Docs, func(i, j int) bool { return out.Docs[i].ID < out.Docs[j].ID })
+	return out, nil
+}
+
+// LexicalVersions returns the indexed versions of memories.
+func (x *LexicalIndex) LexicalVersions(_ context.Context, scope memory.Scope, memoryIDs []string) (map[string]int64, error) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	out := map[string]int64{}
+	u, ok := x.users[scope]
+	if !ok {
+		return out, nil
+	}
+	for _, id := range memoryIDs {
+		if e, ok := u.docs[ports.LexicalRef{Kind: ports.LexicalMemory, ID: id}]; ok && !e.deleted {
+			out[id] = e.doc.Version
+		}
+	}
+	return out, nil
+}
+
+// LexicalCursor returns a named position.
+func (x *LexicalIndex) LexicalCursor(_ context.Context, name string) (string, error) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	return x.cursors[name], nil
+}
+
+// SetLexicalCursor stores a named position.
+func (x *LexicalIndex) SetLexicalCursor(_ context.Context, name, position string) error {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	x.cursors[name] = position
+	return nil
+}
+
+func norm(t time.Time) time.Time {
+	if t.IsZero() {
+		return time.Time{}
+	}
+	return t.UTC().Truncate(time.Microsecond)
+}
+
+// ---------------------------------------------------------------- reads for retrieval
+
+// MemoriesByID returns the user's memories with these ids, live or not.
+func (s *MemoryStore) MemoriesByID(_ context.Context, scope memory.Scope, ids []string) ([]memory.Memory, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]memory.Memory, 0, len(ids))
+	for _, id := range ids {
+		k, ok := s.memoryIDs[id]
+		if !ok || k.tenant != scope.Tenant || k.user != scope.User {
+			continue
+		}
+		out = append(out, memory.Restore(s.memories[k]))
+	}
+	return out, nil
+}
+
+// TopMemories returns live memories, most important first, then newest change.
+func (s *MemoryStore) TopMemories(_ context.Context, scope memory.Scope, types []memory.Type, now time.Time, limit int) ([]memory.Memory, error) {
+	s.mu.Lock()
+	var out []memory.Memory
+	for k, st := range s.memories {
+		if k.tenant != scope.Tenant || k.user != scope.User {
+			continue
+		}
+		m := memory.Restore(st)
+		if !m.IsLive(now) || (len(types) > 0 && !slices.Contains(types, m.Type())) {
+			continue
+		}
+		out = append(out, m)
+	}
+	s.mu.Unlock()
+	sort.Slice(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if a.Importance() != b.Importance() {
+			return a.Importance() > b.Importance()
+		}
+		if !a.UpdatedAt().Equal(b.UpdatedAt()) {
+			return a.UpdatedAt().After(b.UpdatedAt())
+		}
+		return a.ID() < b.ID()
+	})
+	if len(out) > limit {
+		out = out[:max(limit, 0)]
+	}
+	return out, nil
+}
+
+// MemoriesChangedSince pages through memories of every user by (updated_at, id).
+func (s *MemoryStore) MemoriesChangedSince(_ context.Context, afterAt time.Time, afterID string, limit int) ([]memory.Memory, error) {
+	s.mu.Lock()
+	var out []memory.Memory
+	for _, st := range s.memories {
+		if st.UpdatedAt.After(afterAt) || (st.UpdatedAt.Equal(afterAt) && st.ID > afterID) {
+			out = append(out, memory.Restore(st))
+		}
+	}
+	s.mu.Unlock()
+	sort.Slice(out, func(i, j int) bool {
+		if !out[i].UpdatedAt().Equal(out[j].UpdatedAt()) {
+			return out[i].UpdatedAt().Before(out[j].UpdatedAt())
+		}
+		return out[i].ID() < out[j].ID()
+	})
+	if len(out) > limit {
+		out = out[:max(limit, 0)]
+	}
+	return out, nil
+}
+
+// TouchMemories sets last_accessed_at unless a later read already did.
+func (s *MemoryStore) TouchMemories(_ context.Context, tenant string, ids []string, at time.Time) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	at = norm(at)
+	for _, id := range ids {
+		k, ok := s.memoryIDs[id]
+		if !ok || k.tenant != tenant {
+			continue
+		}
+		st := s.memories[k]
+		if st.LastAccessedAt.Before(at) {
+			st.LastAccessedAt = at
+			s.memories[k] = st
+		}
+	}
+	return nil
+}
+
+// MessagesBySeq returns the user's messages with these arrival ids.
+func (s *MessageStore) MessagesBySeq(_ context.Context, scope memory.Scope, seqs []string) ([]conversation.Message, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]conversation.Message, 0, len(seqs))
+	for _, seq := range seqs {
+		if sm, ok := s.bySeq[seq]; ok && sm.msg.Scope == scope {
+			out = append(out, sm.msg)
+		}
+	}
+	return out, nil
+}
+
+// MessagesAfter returns messages by arrival id in (after, upTo].
+func (s *MessageStore) MessagesAfter(_ context.Context, after, upTo string, limit int) ([]conversation.Message, error) {
+	s.mu.Lock()
+	var out []conversation.Message
+	for seq, sm := range s.bySeq {
+		if seq > after && seq <= upTo {
+			out = append(out, sm.msg)
+		}
+	}
+	s.mu.Unlock()
+	sort.Slice(out, func(i, j int) bool { return out[i].Seq < out[j].Seq })
+	if len(out) > limit {
+		out = out[:max(limit, 0)]
+	}
+	return out, nil
+}

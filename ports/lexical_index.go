@@ -1,0 +1,86 @@
+package ports
+
+import (
+	"context"
+	"time"
+
+	"engram/domain/memory"
+)
+
+// LexicalKind says what an analysed document stands for.
+type LexicalKind string
+
+const (
+	LexicalMemory  LexicalKind = "memory"
+	LexicalMessage LexicalKind = "message"
+)
+
+// LexicalDoc is one text of a user as lexical search keeps it: analysed terms and
+// the fields search filters on. It is derived data: the truth stays in the memory
+// and message tables, and a document can always be rebuilt from them.
+type LexicalDoc struct {
+	Tenant string
+	User   string
+	Kind   LexicalKind
+	// ID is the memory's id, or the message's arrival id (conversation.Message.Seq,
+	// unique across tenants, unlike the client's message_id).
+	ID             string
+	ConversationID string    // messages only
+	MemoryType     string    // memories only
+	At             time.Time // messages: when it was said; memories: last change
+	ExpiresAt      time.Time // memories only; zero: never
+	// Speaker is the analysed first term of the speaker's name (messages); a
+	// question that names the speaker boosts the message.
+	Speaker string
+	// Terms are the analysed terms of the text, in order, repeats kept. A message's
+	// neighbours are not included: search adds them from the conversation's order,
+	// so a neighbour that arrives later changes the context without a rewrite.
+	Terms []string
+	// Version is the memory version the terms come from; the repair pass compares
+	// it with the truth. 0 for messages.
+	Version int64
+}
+
+// LexicalRef names one document of a user.
+type LexicalRef struct {
+	Kind LexicalKind
+	ID   string
+}
+
+// LexicalChanges is what changed in a user's documents after a generation.
+type LexicalChanges struct {
+	Generation int64        // the user's generation the changes bring a reader to
+	Docs       []LexicalDoc // put since (a later put of the same document replaces it)
+	Deleted    []LexicalRef // deleted since
+}
+
+// LexicalIndex keeps users' analysed documents for lexical search. Every change
+// advances the user's generation in the same transaction, so a searcher that has
+// seen generation g catches up by reading the changes after g, and sees every
+// committed write of any process (read-your-writes across API processes).
+// Generations of one user only increase and commit in order.
+type LexicalIndex interface {
+	// PutLexicalDocs inserts or replaces documents, keyed by tenant, user, kind
+	// and id, in one transaction.
+	PutLexicalDocs(ctx context.Context, docs []LexicalDoc) error
+
+	// DeleteLexicalDocs removes documents of one user; unknown ids are ignored.
+	DeleteLexicalDocs(ctx context.Context, scope memory.Scope, refs []LexicalRef) error
+
+	// LexicalGeneration is the user's current generation; 0 when nothing of the
+	// user was ever indexed.
+	LexicalGeneration(ctx context.Context, scope memory.Scope) (int64, error)
+
+	// LexicalChangesSince returns the user's changes after generation since. With
+	// since 0 it returns every stored document and no deletions.
+	LexicalChangesSince(ctx context.Context, scope memory.Scope, since int64) (LexicalChanges, error)
+
+	// LexicalVersions returns the memory versions indexed for these memory ids of
+	// the user; ids without a document are absent from the map.
+	LexicalVersions(ctx context.Context, scope memory.Scope, memoryIDs []string) (map[string]int64, error)
+
+	// LexicalCursor returns a named position of a background pass ("" when unset),
+	// and SetLexicalCursor stores it.
+	LexicalCursor(ctx context.Context, name string) (string, error)
+	SetLexicalCursor(ctx context.Context, name, position string) error
+}

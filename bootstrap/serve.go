@@ -38,6 +38,7 @@ func appOptions(cfg config.Config) fx.Option {
 		}),
 		coreModule,
 		conversationsModule,
+		vectorsModule,
 	}
 	if cfg.HasRole(config.RoleAPI) {
 		opts = append(opts, apiModule)

@@ -1,0 +1,214 @@
+package sqlstore
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/uptrace/bun"
+
+	"engram/ports"
+)
+
+// LocalVectorStore keeps the embedded vector index's vectors of one embedding model
+// and dimension in local_vectors, so the in-process index (adapters/localvec) is
+// rebuilt at start without embedding anything again. It has the method set of
+// localvec.Store.
+type LocalVectorStore struct {
+	db    *DB
+	model string
+	dim   int
+}
+
+// LoadBatchSize is how many vectors one LoadVectors page reads.
+const LoadBatchSize = 2000
+
+// NewLocalVectorStore serves the vectors of model (the embedder's Model()) and dim
+// from db. Rows of other models stay in the table and are never read.
+func NewLocalVectorStore(db *DB, model string, dim int) *LocalVectorStore {
+	return &LocalVectorStore{db: db, model: model, dim: dim}
+}
+
+// SaveVectors inserts or replaces the records, keyed by tenant and id, in one
+// transaction. Of several records with one id, the last is kept.
+func (s *LocalVectorStore) SaveVectors(ctx context.Context, records []ports.VectorRecord) error {
+	rows := s.toRows(records)
+	if len(rows) == 0 {
+		return nil
+	}
+	return s.db.WriteTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+		for start := 0; start < len(rows); start += saveChunk {
+			chunk := rows[start:min(start+saveChunk, len(rows))]
+			_, err := tx.NewInsert().Model(&chunk).
+				On("CONFLICT (model, dim, tenant_id, id) DO UPDATE").
+				Set("user_id = EXCLUDED.user_id").
+				Set("kind = EXCLUDED.kind").
+				Set("memory_type = EXCLUDED.memory_type").
+				Set("conversation_id = EXCLUDED.conversation_id").
+				Set("at = EXCLUDED.at").
+				Set("vector = EXCLUDED.vector").
+				Exec(ctx)
+			if err != nil {
+				return wrapErr("save vectors", err)
+			}
+		}
+		return nil
+	})
+}
+
+// saveChunk bounds one INSERT statement (vectors are inlined as blobs).
+const saveChunk = 256
+
+// toRows converts records, keeping the last copy of each id: PostgreSQL refuses an
+// upsert that touches one row twice.
+func (s *LocalVectorStore) toRows(records []ports.VectorRecord) []localVectorRow {
+	last := make(map[[2]string]int, len(records))
+	for i, r := range records {
+		last[[2]string{r.Tenant, r.ID}] = i
+	}
+	rows := make([]localVectorRow, 0, len(last))
+	for i, r := range records {
+		if last[[2]string{r.Tenant, r.ID}] != i {
+			continue
+		}
+		rows = append(rows, localVectorRow{
+			Model: s.model, Dim: s.dim, TenantID: r.Tenant, ID: r.ID, UserID: r.User,
+			Kind: string(r.Kind), MemoryType: r.MemoryType, ConversationID: r.ConversationID,
+			At: dbTime(r.At), Vector: EncodeVector(r.Vector),
+		})
+	}
+	return rows
+}
+
+// DeleteVectors removes the tenant's records with these ids.
+func (s *LocalVectorStore) DeleteVectors(ctx context.Context, tenant string, ids []string) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	return s.db.WriteTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+		_, err := tx.NewDelete().Model((*localVectorRow)(nil)).
+			Where("model = ?", s.model).
+			Where("dim = ?", s.dim).
+			Where("tenant_id = ?", tenant).
+			Where("id IN (?)", bun.In(ids)).
+			Exec(ctx)
+		return wrapErr("delete vectors", err)
+	})
+}
+
+// LoadVectors hands every stored record of this model to fn, LoadBatchSize at a
+// time, in key order (keyset pages, so each page is one index range scan).
+func (s *LocalVectorStore) LoadVectors(ctx context.Context, fn func(batch []ports.VectorRecord) error) error {
+	var afterTenant, afterID string
+	first := true
+	for {
+		var rows []localVectorRow
+		q := s.db.bun.NewSelect().Model(&rows).
+			Where("lv.model = ?", s.model).
+			Where("lv.dim = ?", s.dim)
+		if !first {
+			q = q.Where("(lv.tenant_id, lv.id) > (?, ?)", afterTenant, afterID)
+		}
+		if err := q.OrderExpr("lv.tenant_id, lv.id").Limit(LoadBatchSize).Scan(ctx); err != nil {
+			return wrapErr("load vectors", err)
+		}
+		if len(rows) == 0 {
+			return nil
+		}
+		batch := make([]ports.VectorRecord, 0, len(rows))
+		for i := range rows {
+			r, err := rows[i].toRecord()
+			if err != nil {
+				return err
+			}
+			batch = append(batch, r)
+		}
+		if err := fn(batch); err != nil {
+			return err
+		}
+		if len(rows) < LoadBatchSize {
+			return nil
+		}
+		last := rows[len(rows)-1]
+		afterTenant, afterID, first = last.TenantID, last.ID, false
+	}
+}
+
+// CountVectors is how many vectors of this model are stored.
+func (s *LocalVectorStore) CountVectors(ctx context.Context) (int64, error) {
+	n, err := s.db.bun.NewSelect().Model((*localVectorRow)(nil)).
+		Where("lv.model = ?", s.model).
+		Where("lv.dim = ?", s.dim).
+		Count(ctx)
+	return int64(n), wrapErr("count vectors", err)
+}
+
+// PurgeOtherModels deletes the vectors of every other model or dimension (left
+// behind by a model change once the reindex is done) and says how many went.
+func (s *LocalVectorStore) PurgeOtherModels(ctx context.Context) (int64, error) {
+	var n int64
+	err := s.db.WriteTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+		res, err := tx.NewDelete().Model((*localVectorRow)(nil)).
+			WhereGroup(" AND ", func(q *bun.DeleteQuery) *bun.DeleteQuery {
+				return q.Where("model <> ?", s.model).WhereOr("dim <> ?", s.dim)
+			}).
+			Exec(ctx)
+		if err != nil {
+			return wrapErr("purge vectors of other models", err)
+		}
+		n, _ = res.RowsAffected()
+		return nil
+	})
+	return n, err
+}
+
+// localVectorRow is one row of local_vectors.
+type localVectorRow struct {
+	bun.BaseModel `bun:"table:local_vectors,alias:lv"`
+
+	Model          string    `bun:"model,pk"`
+	Dim            int       `bun:"dim,pk"`
+	TenantID       string    `bun:"tenant_id,pk"`
+	ID             string    `bun:"id,pk"`
+	UserID         string    `bun:"user_id"`
+	Kind           string    `bun:"kind"`
+	MemoryType     string    `bun:"memory_type,nullzero"`
+	ConversationID string    `bun:"conversation_id,nullzero"`
+	At             time.Time `bun:"at"`
+	Vector         []byte    `bun:"vector"`
+}
+
+func (r *localVectorRow) toRecord() (ports.VectorRecord, error) {
+	v, err := DecodeVector(r.Vector)
+	if err != nil {
+		return ports.VectorRecord{}, fmt.Errorf("sqlstore: load vector %s/%s: %w", r.TenantID, r.ID, err)
+	}
+	return ports.VectorRecord{
+		ID: r.ID, Tenant: r.TenantID, User: r.UserID, Kind: ports.VectorKind(r.Kind),
+		MemoryType: r.MemoryType, ConversationID: r.ConversationID, At: dbTime(r.At), Vector: v,
+	}, nil
+}
+
+// EncodeVector packs v as little-endian IEEE 754 float32 values, 4 bytes each (the
+// same layout as localvec.EncodeVector).
+func EncodeVector(v []float32) []byte {
+	out := make([]byte, 4*len(v))
+	for i, x := range v {
+		binary.LittleEndian.PutUint32(out[4*i:], math.Float32bits(x))
+	}
+	return out
+}
+
+// DecodeVector unpacks what EncodeVector produced.
+func DecodeVector(b []byte) ([]float32, error) {
+	if len(b)%4 != 0 {
+		return nil, fmt.Errorf("sqlstore: decode vector: %d bytes is not a whole number of float32 values", len(b))
+	}
+	out := make([]float32, len(b)/4)
+	for i := range out {
+		out[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+	}
+	return out, nil
+}

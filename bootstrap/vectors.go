@@ -1,0 +1,174 @@
+package bootstrap
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"go.uber.org/fx"
+
+	"engram/adapters/httpapi"
+	"engram/adapters/llm"
+	"engram/adapters/localembed"
+	"engram/adapters/localvec"
+	"engram/adapters/metrics"
+	"engram/adapters/milvus"
+	"engram/adapters/sqlstore"
+	"engram/bootstrap/config"
+	"engram/ports"
+)
+
+// vectorsModule provides the embedder and the vector index (ENGRAM_EMBEDDER,
+// ENGRAM_VECTOR_BACKEND) to every role that embeds or searches, and their
+// readiness probes. fx builds them only when a role asks, so a process without the
+// api and indexer roles never loads the local index.
+var vectorsModule = fx.Module("vectors",
+	fx.Provide(
+		func(m *metrics.Metrics) *metrics.Indexing { return m.Indexing() },
+		newEmbedder,
+		newVectorStore,
+		func(v *vectorStore) ports.VectorIndex { return v.index },
+		newVectorChecks,
+	),
+)
+
+// newEmbedder builds the embedder ENGRAM_EMBEDDER names, wrapped with its metrics.
+func newEmbedder(cfg config.Config, m *metrics.Indexing) (ports.Embedder, error) {
+	e, err := buildEmbedder(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return m.Embedder(e), nil
+}
+
+func buildEmbedder(cfg config.Config) (ports.Embedder, error) {
+	switch cfg.Embedding.Provider {
+	case "local":
+		e, err := localembed.New(localembed.Options{Dimension: cfg.Embedding.LocalDim})
+		if err != nil {
+			return nil, fmt.Errorf("ENGRAM_LOCAL_EMBEDDING_DIM: %w", err)
+		}
+		return e, nil
+	case "openai", "ollama":
+		e, err := llm.NewEmbedder(llm.EmbedderOptions{
+			Provider:   llm.Provider(cfg.Embedding.Provider),
+			BaseURL:    cfg.Embedding.APIBase,
+			APIKey:     cfg.Embedding.APIKey,
+			Model:      cfg.Embedding.Model,
+			Dimension:  cfg.Embedding.Dim,
+			MaxRetries: cfg.LLM.MaxRetries,
+		})
+		if err != nil {
+			return nil, fmt.Errorf("ENGRAM_EMBEDDER %s: %w", cfg.Embedding.Provider, err)
+		}
+		return e, nil
+	}
+	return nil, fmt.Errorf("ENGRAM_EMBEDDER: unknown embedder %q", cfg.Embedding.Provider)
+}
+
+// vectorStore is the vector index of ENGRAM_VECTOR_BACKEND with what operations
+// need of it.
+type vectorStore struct {
+	backend string
+	index   ports.VectorIndex
+	// ping probes the backing service for /readyz.
+	ping func(ctx context.Context) error
+	// local is the embedded index with its SQL store; nil for other backends.
+	local      *localvec.Durable
+	localStore *sqlstore.LocalVectorStore
+}
+
+// newVectorStore opens the vector index for the embedder's model and dimension
+// (one index per model: vectors of different models are never compared).
+func newVectorStore(lc fx.Lifecycle, cfg config.Config, s *storage, emb ports.Embedder, m *metrics.Indexing, log *slog.Logger) (*vectorStore, error) {
+	v, err := openVectorStore(context.Background(), cfg, s, emb, log)
+	if err != nil {
+		return nil, err
+	}
+	if c, ok := v.index.(interface{ Close(context.Context) error }); ok {
+		lc.Append(fx.StopHook(c.Close))
+	}
+	v.index = m.VectorIndex(v.index)
+	return v, nil
+}
+
+func openVectorStore(ctx context.Context, cfg config.Config, s *storage, emb ports.Embedder, log *slog.Logger) (*vectorStore, error) {
+	model, dim := emb.Model(), emb.Dimension()
+	switch cfg.Vector.Backend {
+	case "local":
+		if cfg.IsPostgres() && !(cfg.HasRole(config.RoleAPI) && cfg.HasRole(config.RoleIndexer)) {
+			log.Warn("ENGRAM_VECTOR_BACKEND=local keeps vectors in this process: run the api and indexer roles in one process, or use pgvector or milvus to split them")
+		}
+		store := sqlstore.NewLocalVectorStore(s.db, model, dim)
+		start := time.Now()
+		ix, err := localvec.OpenDurable(ctx, store, localvec.Options{Dimension: dim})
+		if ix == nil {
+			return nil, fmt.Errorf("ENGRAM_VECTOR_BACKEND local: %w", err)
+		}
+		if err != nil {
+			// Unusable rows (another dimension) are skipped; a reindex rewrites them.
+			log.Warn("local vector index: some stored vectors were skipped; run `engram reindex` to rebuild them", "error", err)
+		}
+		log.Info("local vector index loaded", "model", model, "vectors", ix.Index().Len(), "took", time.Since(start).Round(time.Millisecond))
+		return &vectorStore{backend: "local", index: ix, ping: func(context.Context) error { return nil }, local: ix, localStore: store}, nil
+	case "pgvector":
+		if s.db.Dialect() != sqlstore.DialectPostgres {
+			return nil, errors.New("ENGRAM_VECTOR_BACKEND pgvector: needs ENGRAM_DATABASE_URL to be a postgres:// URL")
+		}
+		return nil, errors.New("ENGRAM_VECTOR_BACKEND pgvector: the adapter is not built yet; use local or milvus")
+	case "milvus":
+		mc := cfg.Vector.Milvus
+		ix, err := milvus.New(milvus.Options{URI: mc.URI, Token: mc.Token, Collection: mc.Collection, Model: model, Dimension: dim})
+		if err != nil {
+			return nil, fmt.Errorf("MEMORY_MILVUS_URI: %w", err)
+		}
+		log.Info("milvus vector index configured; it connects in the background", "collection", ix.Collection())
+		return &vectorStore{backend: "milvus", index: ix, ping: ix.Ping}, nil
+	}
+	return nil, fmt.Errorf("ENGRAM_VECTOR_BACKEND: unknown backend %q", cfg.Vector.Backend)
+}
+
+// vectorChecks are the /readyz probes of the vector side.
+type vectorChecks struct {
+	Vector, Embedder httpapi.Check
+}
+
+// embedderProbeTTL is how long an embedder probe's answer is reused: a probe of a
+// remote embedder is a paid request, and orchestrators probe every few seconds.
+const embedderProbeTTL = 30 * time.Second
+
+func newVectorChecks(cfg config.Config, v *vectorStore, emb ports.Embedder) vectorChecks {
+	checks := vectorChecks{Vector: v.ping}
+	if cfg.Embedding.Provider == "local" {
+		checks.Embedder = func(context.Context) error { return nil } // in process, always there
+	} else {
+		checks.Embedder = cachedProbe(embedderProbeTTL, func(ctx context.Context) error {
+			_, err := emb.Embed(ctx, []string{"readiness probe"})
+			return err
+		})
+	}
+	return checks
+}
+
+// cachedProbe runs probe at most once per ttl and answers with its last result
+// meanwhile; concurrent callers share one run.
+func cachedProbe(ttl time.Duration, probe func(ctx context.Context) error) httpapi.Check {
+	var (
+		mu      sync.Mutex
+		checked time.Time
+		last    error
+	)
+	return func(ctx context.Context) error {
+		mu.Lock()
+		defer mu.Unlock()
+		if !checked.IsZero() && time.Since(checked) < ttl {
+			return last
+		}
+		last = probe(ctx)
+		checked = time.Now()
+		return last
+	}
+}

@@ -1,0 +1,76 @@
+package retrieval
+
+import (
+	"engram/domain/conversation"
+	"engram/domain/memory"
+	"engram/ports"
+)
+
+// DateLayout is how a message's date joins its indexed text: questions name months
+// and years ("What did Melanie do in May 2023?"), and the measured method appends
+// the date this way (docs/BENCHMARKS.md, ablation row 2b).
+const DateLayout = "2 January 2006"
+
+// MessageText is what lexical search indexes of a message: the speaker's name (when
+// the client gave one), the content, and the date it was said. An image caption or
+// other attachment text belongs in the content.
+func MessageText(m conversation.Message) string {
+	text := m.Content
+	if m.Name != "" {
+		text = m.Name + ": " + text
+	}
+	return text + " " + m.CreatedAt.UTC().Format(DateLayout)
+}
+
+// MemoryText is what lexical search indexes of a memory: its key (whose words a
+// question may name: "diet-preference") and its content. The type is left out: it
+// is a filter, and a word shared by a fifth of a user's memories only costs time.
+func MemoryText(m memory.Memory) string {
+	return string(m.Key()) + " " + m.Content()
+}
+
+// speakerTerm is the analysed first word of a speaker's name ("Melanie" → "melani"),
+// which a question naming the speaker contains.
+func speakerTerm(a ports.TextAnalyzer, name string) string {
+	if name == "" {
+		return ""
+	}
+	if terms := a.Terms(name); len(terms) > 0 {
+		return terms[0]
+	}
+	return ""
+}
+
+func messageDoc(a ports.TextAnalyzer, m conversation.Message) ports.LexicalDoc {
+	return ports.LexicalDoc{
+		Tenant:         m.Scope.Tenant,
+		User:           m.Scope.User,
+		Kind:           ports.LexicalMessage,
+		ID:             m.Seq,
+		ConversationID: m.ConversationID,
+		At:             m.CreatedAt,
+		Speaker:        speakerTerm(a, m.Name),
+		Terms:          a.Terms(MessageText(m)),
+	}
+}
+
+func memoryDoc(a ports.TextAnalyzer, m memory.Memory) ports.LexicalDoc {
+	return ports.LexicalDoc{
+		Tenant:     m.Scope().Tenant,
+		User:       m.Scope().User,
+		Kind:       ports.LexicalMemory,
+		ID:         m.ID(),
+		MemoryType: string(m.Type()),
+		At:         m.UpdatedAt(),
+		ExpiresAt:  m.ExpiresAt(),
+		Terms:      a.Terms(MemoryText(m)),
+		Version:    m.Version(),
+	}
+}
+
+// indexable reports whether a memory belongs in the lexical index: active and not
+// in a noise family. Expired memories stay indexed and are filtered at query time
+// by their expiry, so expiry needs no write at the instant it happens.
+func indexable(m memory.Memory) bool {
+	return m.Active() && !memory.IsNoise(m.Key())
+}

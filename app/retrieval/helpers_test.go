@@ -1,0 +1,210 @@
+package retrieval_test
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"engram/adapters/localembed"
+	"engram/adapters/localvec"
+	"engram/adapters/memstore"
+	"engram/adapters/textanalysis"
+	"engram/adapters/ulids"
+	"engram/app/memories"
+	"engram/app/messages"
+	"engram/app/retrieval"
+	"engram/domain/conversation"
+	"engram/domain/memory"
+	"engram/ports"
+)
+
+var (
+	alice = memory.Scope{Tenant: "t1", User: "alice"}
+	start = time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
+)
+
+type fakeClock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (c *fakeClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *fakeClock) Advance(d time.Duration) {
+	c.mu.Lock()
+	c.now = c.now.Add(d)
+	c.mu.Unlock()
+}
+
+// flakyIndex is a vector index that can fail or hang on Search, and counts calls.
+type flakyIndex struct {
+	ports.VectorIndex
+	mode  atomic.Int32 // 0 ok, 1 error, 2 hang until ctx ends, 3 hang ignoring ctx (until release)
+	calls atomic.Int32
+	hold  chan struct{}
+}
+
+const (
+	indexOK = iota
+	indexFails
+	indexHangs
+	indexIgnoresDeadline
+)
+
+func (f *flakyIndex) Search(ctx context.Context, q ports.VectorQuery) ([]ports.VectorHit, error) {
+	f.calls.Add(1)
+	switch f.mode.Load() {
+	case indexFails:
+		return nil, errors.New("milvus: connection refused: unavailable")
+	case indexHangs:
+		<-ctx.Done()
+		return nil, ctx.Err()
+	case indexIgnoresDeadline:
+		<-f.hold
+		return nil, errors.New("too late")
+	}
+	return f.VectorIndex.Search(ctx, q)
+}
+
+// env is the retrieval use case over in-memory stores, with the local embedder and
+// an in-process vector index that the tests fill themselves (the indexer role is
+// not this package's).
+type env struct {
+	t        *testing.T
+	clock    *fakeClock
+	analyzer *textanalysis.Analyzer
+	embedder *localembed.Embedder
+	vectors  *flakyIndex
+	lexical  *memstore.LexicalIndex
+	store    *memstore.MemoryStore
+	msgStore *memstore.MessageStore
+	indexer  *retrieval.Indexer
+	memories *memories.Service
+	messages *messages.Service
+	access   *retrieval.AccessTracker
+	svc      *retrieval.Service
+}
+
+func newEnv(t *testing.T, opts retrieval.Options) *env {
+	t.Helper()
+	e := &env{t: t, clock: &fakeClock{now: start}, analyzer: textanalysis.New(textanalysis.Options{})}
+	var err error
+	if e.embedder, err = localembed.New(localembed.Options{Analyzer: e.analyzer}); err != nil {
+		t.Fatal(err)
+	}
+	ix, err := localvec.New(localvec.Options{Dimension: e.embedder.Dimension()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.vectors = &flakyIndex{VectorIndex: ix, hold: make(chan struct{})}
+	t.Cleanup(func() { close(e.vectors.hold) })
+	e.lexical = memstore.NewLexicalIndex()
+	e.store = memstore.NewMemoryStore()
+	e.msgStore = memstore.NewMessageStore(e.store)
+	ids := ulids.New()
+	e.indexer = retrieval.NewIndexer(e.analyzer, e.lexical, e.store, e.msgStore, e.clock, retrieval.IndexerOptions{MessageLag: -1})
+	indexed := retrieval.NewIndexingMemoryStore(e.store, e.indexer, nil)
+	e.memories = memories.New(indexed, e.clock, ids, memory.Policy{DefaultTTLDays: 180})
+	e.messages = messages.New(e.msgStore, e.clock, ids, messages.Options{Debounce: time.Second})
+	e.access = retrieval.NewAccessTracker(e.store, retrieval.AccessOptions{FlushInterval: time.Hour})
+	e.svc = retrieval.New(retrieval.Deps{
+		Analyzer: e.analyzer, Lexical: e.lexical, Memories: e.store, Messages: e.msgStore,
+		Embedder: e.embedder, Vectors: e.vectors, Access: e.access, Clock: e.clock,
+	}, opts)
+	return e
+}
+
+// save writes a memory through the memories use case and its vector by hand.
+func (e *env) save(scope memory.Scope, key, typ, content string) memory.Memory {
+	e.t.Helper()
+	res, err := e.memories.Save(context.Background(), memories.Save{Scope: scope, Key: key,
+		Draft: memory.DraftInput{Type: typ, Content: content}})
+	if err != nil {
+		e.t.Fatalf("save %s: %v", key, err)
+	}
+	e.upsertVector(ports.VectorRecord{ID: res.Memory.ID(), Tenant: scope.Tenant, User: scope.User,
+		Kind: ports.VectorKindMemory, MemoryType: typ, At: res.Memory.UpdatedAt()}, res.Memory.IndexText())
+	return res.Memory
+}
+
+func (e *env) upsertVector(r ports.VectorRecord, text string) {
+	e.t.Helper()
+	v, err := e.embedder.Embed(context.Background(), []string{text})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	r.Vector = v[0]
+	if err := e.vectors.VectorIndex.Upsert(context.Background(), []ports.VectorRecord{r}); err != nil {
+		e.t.Fatal(err)
+	}
+}
+
+// post stores messages of one conversation, indexes them (lexical pass and
+// vectors) and returns them as stored.
+func (e *env) post(scope memory.Scope, conv string, msgs ...conversation.Input) []conversation.Message {
+	e.t.Helper()
+	for i := range msgs {
+		msgs[i].ConversationID = conv
+		if msgs[i].Role == "" {
+			msgs[i].Role = "user"
+		}
+	}
+	posted, err := e.messages.PostBatch(context.Background(), messages.PostBatch{Scope: scope, Messages: msgs})
+	if err != nil {
+		e.t.Fatalf("post: %v", err)
+	}
+	if _, err := e.indexer.IndexMessages(context.Background()); err != nil {
+		e.t.Fatalf("index messages: %v", err)
+	}
+	out := make([]conversation.Message, len(posted))
+	for i, p := range posted {
+		out[i] = p.Message
+		e.upsertVector(ports.VectorRecord{ID: p.Message.Seq, Tenant: scope.Tenant, User: scope.User,
+			Kind: ports.VectorKindMessage, ConversationID: conv, At: p.Message.CreatedAt}, retrieval.MessageText(p.Message))
+	}
+	return out
+}
+
+func (e *env) search(q retrieval.Search) retrieval.Result {
+	e.t.Helper()
+	if q.Scope == (memory.Scope{}) {
+		q.Scope = alice
+	}
+	res, err := e.svc.Search(context.Background(), q)
+	if err != nil {
+		e.t.Fatalf("search %+v: %v", q, err)
+	}
+	return res
+}
+
+func keysOf(res retrieval.Result) []string {
+	var out []string
+	for _, it := range res.Items {
+		switch {
+		case it.Memory != nil:
+			out = append(out, string(it.Memory.Key()))
+		case it.Message != nil:
+			out = append(out, it.Message.ID)
+		}
+	}
+	return out
+}
+
+func memoriesSave(scope memory.Scope, key, typ, content string) memories.Save {
+	return memories.Save{Scope: scope, Key: key, Draft: memory.DraftInput{Type: typ, Content: content}}
+}
+
+func memoriesSaveTTL(scope memory.Scope, key, content string, ttlDays *int) memories.Save {
+	return memories.Save{Scope: scope, Key: key, Draft: memory.DraftInput{Type: "preference", Content: content, TTLDays: ttlDays}}
+}
+
+func memoriesDelete(scope memory.Scope, key string) memories.Delete {
+	return memories.Delete{Scope: scope, Key: key}
+}

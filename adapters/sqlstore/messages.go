@@ -92,7 +92,9 @@ func (s *MessageStore) Ingest(ctx context.Context, scope memory.Scope, msgs []co
 				Where("tenant_id = ?", scope.Tenant).
 				Where("user_id = ?", scope.User).
 				Where("conversation_id IN (?)", bun.In(convs)).
-				Where("status = ?", string(conversation.StatusPending)).
+				// COALESCE keeps SQLite on the conversation index: the status
+				// index would visit every PENDING message of every user.
+				Where("COALESCE(status, '') = ?", string(conversation.StatusPending)).
 				Where("claimed_by IS NULL").
 				Where("process_after < ?", at).
 				Exec(ctx)
@@ -162,20 +164,27 @@ func (s *MessageStore) ClaimDue(ctx context.Context, c ports.Claim) ([]conversat
 	}
 	limit := max(c.MaxConversations, 1)
 	now := dbTime(c.Now)
+	// The first subquery (alias d) finds the earliest deadlines through the
+	// (status, process_after) index. The rows of the chosen conversations (alias c)
+	// must be found through the conversation index instead; COALESCE on status
+	// keeps SQLite's planner from preferring the status index there, which would
+	// scan every due row once per conversation.
 	due := func(alias string) string {
-		if c.Recover {
-			return strings.ReplaceAll(`A.status IN ('PENDING', 'FAILED') AND A.process_after <= ?0
-				AND (A.claim_until IS NULL OR A.claim_until <= ?0)`, "A.", alias+".")
+		status := alias + ".status"
+		if alias == "c" {
+			status = "COALESCE(c.status, '')"
 		}
-		return strings.ReplaceAll(`A.status = 'PENDING' AND A.claimed_by IS NULL AND A.process_after <= ?0`, "A.", alias+".")
+		if c.Recover {
+			return strings.NewReplacer("{status}", status, "{a}", alias).Replace(`{status} IN ('PENDING', 'FAILED')
+				AND {a}.process_after <= ?0 AND ({a}.claim_until IS NULL OR {a}.claim_until <= ?0)`)
+		}
+		return strings.NewReplacer("{status}", status, "{a}", alias).Replace(
+			`{status} = 'PENDING' AND {a}.claimed_by IS NULL AND {a}.process_after <= ?0`)
 	}
 	lock := ""
 	if s.db.dialect == DialectPostgres {
 		lock = "FOR UPDATE SKIP LOCKED"
 	}
-	// The inner subquery reads the first due rows by deadline (the partial index)
-	// and names their conversations; the middle one takes every due row of those
-	// conversations.
 	query := `UPDATE conversation_messages SET claimed_by = ?1, claim_until = ?2
 		WHERE id IN (
 			SELECT c.id FROM conversation_messages AS c

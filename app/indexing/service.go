@@ -20,12 +20,12 @@ import (
 
 // Defaults of Options.
 const (
-	DefaultBatchSize     = 32
-	DefaultLease         = 2 * time.Minute
-	DefaultCallTimeout   = time.Minute
-	DefaultRetryBase     = 5 * time.Second
-	DefaultRetryMax      = 10 * time.Minute
-	maxErrorLen          = 1000
+	DefaultBatchSize   = 32
+	DefaultLease       = 2 * time.Minute
+	DefaultCallTimeout = time.Minute
+	DefaultRetryBase   = 5 * time.Second
+	DefaultRetryMax    = 10 * time.Minute
+	maxErrorLen        = 1000
 )
 
 // Options shape the indexer.

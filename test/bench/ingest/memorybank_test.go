@@ -1,0 +1,242 @@
+package ingest
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"engram/adapters/llm"
+	"engram/adapters/memstore"
+	"engram/adapters/rules"
+	"engram/adapters/ulids"
+	"engram/app/extraction"
+	"engram/app/messages"
+	"engram/domain/conversation"
+	"engram/domain/memory"
+	"engram/ports"
+	"engram/test/fakellm"
+)
+
+// bankDay is one user's conversation of one day in MemoryBank.
+type bankDay struct {
+	user, day string
+	turns     []struct{ Query, Response string }
+}
+
+func loadBank(b *testing.B, file string) []bankDay {
+	b.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		b.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			break
+		}
+		if parent := filepath.Dir(dir); parent != dir {
+			dir = parent
+			continue
+		}
+		b.Fatal("no go.mod above the benchmark")
+	}
+	raw, err := os.ReadFile(filepath.Join(dir, "..", "shared", "datasets", "memorybank", file))
+	if errors.Is(err, os.ErrNotExist) {
+		b.Skipf("MemoryBank not found next to the repository: %v", err)
+	}
+	if err != nil {
+		b.Fatal(err)
+	}
+	var users map[string]struct {
+		History map[string][]struct {
+			Query    string `json:"query"`
+			Response string `json:"response"`
+		} `json:"history"`
+	}
+	if err := json.Unmarshal(raw, &users); err != nil {
+		b.Fatal(err)
+	}
+	var out []bankDay
+	for name, u := range users {
+		for day, turns := range u.History {
+			d := bankDay{user: strings.TrimSpace(name), day: day}
+			for _, t := range turns {
+				d.turns = append(d.turns, struct{ Query, Response string }{t.Query, t.Response})
+			}
+			out = append(out, d)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].user != out[j].user {
+			return out[i].user < out[j].user
+		}
+		return out[i].day < out[j].day
+	})
+	return out
+}
+
+// bankRun is one pass of the pipeline over the traffic.
+type bankRun struct {
+	userMessages, skipped, processed, failed int
+	modelCalls                               int
+	memories, writes                         int
+}
+
+// replay posts the traffic and runs the worker. perTurn: the worker runs after
+// every exchange (a live chat, the worst case for batching); otherwise after each
+// day's conversation (an import, or a chat within the debounce).
+func replay(b *testing.B, days []bankDay, ext ports.Extractor, ref, fallback ports.Refiner, perTurn bool, calls func() int) bankRun {
+	b.Helper()
+	mem := memstore.NewMemoryStore()
+	msgs := memstore.NewMessageStore(mem)
+	clk := &stepClock{now: time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)}
+	ids := ulids.New()
+	p := extraction.New(extraction.Deps{Extractor: ext, Refiner: ref, FallbackRefiner: fallback,
+		Memories: mem, Messages: msgs, Clock: clk, IDs: ids}, extraction.Options{})
+	runner := extraction.NewRunner(msgs, p, clk, extraction.RunnerOptions{Worker: "bench", Concurrency: 1})
+	ingest := messages.New(msgs, clk, ids, messages.Options{Debounce: 12 * time.Second})
+	ctx := context.Background()
+	var run bankRun
+	work := func() {
+		clk.now = clk.now.Add(13 * time.Second)
+		if _, err := runner.Tick(ctx, false); err != nil {
+			b.Fatal(err)
+		}
+	}
+	users := map[string]bool{}
+	for _, d := range days {
+		scope := memory.Scope{Tenant: "bank", User: d.user}
+		users[d.user] = true
+		var batch []conversation.Input
+		for i, t := range d.turns {
+			conv := d.user + "/" + d.day
+			batch = append(batch,
+				conversation.Input{ConversationID: conv, MessageID: fmt.Sprintf("%s/%d/u", conv, i), Role: "user", Content: t.Query},
+				conversation.Input{ConversationID: conv, MessageID: fmt.Sprintf("%s/%d/a", conv, i), Role: "assistant", Content: t.Response})
+			run.userMessages++
+			if perTurn || i == len(d.turns)-1 {
+				if _, err := ingest.PostBatch(ctx, messages.PostBatch{Scope: scope, Messages: batch}); err != nil {
+					b.Fatal(err)
+				}
+				batch = nil
+				work()
+			}
+		}
+	}
+	for u := range users {
+		scope := memory.Scope{Tenant: "bank", User: u}
+		page, err := mem.List(ctx, scope, ports.MemoryQuery{Limit: 1000, Now: clk.Now()})
+		if err != nil {
+			b.Fatal(err)
+		}
+		run.memories += len(page.Items)
+		all, _ := mem.List(ctx, scope, ports.MemoryQuery{Limit: 1000, IncludeInactive: true, Now: clk.Now()})
+		for _, m := range all.Items {
+			h, _ := mem.History(ctx, scope, m.Key())
+			run.writes += len(h)
+		}
+	}
+	stats, err := msgs.MessageStats(ctx, clk.Now())
+	if err != nil {
+		b.Fatal(err)
+	}
+	run.processed = int(stats.ByStatus[conversation.StatusProcessed])
+	run.failed = int(stats.ByStatus[conversation.StatusFailed])
+	run.skipped = int(stats.ByStatus[conversation.StatusSkipped]) - run.userMessages // assistant replies are SKIPPED too
+	if pending := stats.ByStatus[conversation.StatusPending]; pending != 0 {
+		b.Fatalf("%d messages left PENDING", pending)
+	}
+	if calls != nil {
+		run.modelCalls = calls()
+	}
+	return run
+}
+
+var promptLine = regexp.MustCompile(`(?m)^\[M(\d+)\] user: (".*")$`)
+
+// rulesAnswer makes the fake model answer stage 1 with what the rule extractor
+// finds in the prompt's new user messages, and stage 2 with no decision (every
+// candidate kept): a stand-in for a model that finds things, so refine calls happen.
+func rulesAnswer(r fakellm.Request) fakellm.Reply {
+	if strings.Contains(r.Text("user"), "CANDIDATES") || strings.Contains(r.Text("system"), "decisions") {
+		return fakellm.Answer(`{"decisions":[]}`)
+	}
+	ext := rules.NewExtractor(rules.ExtractorOptions{})
+	type item struct {
+		Op         string  `json:"op"`
+		Type       string  `json:"memory_type"`
+		Key        string  `json:"key"`
+		Content    string  `json:"content"`
+		Importance int     `json:"importance"`
+		Confidence float64 `json:"confidence"`
+		Source     int     `json:"source_message"`
+	}
+	items := []item{}
+	for _, m := range promptLine.FindAllStringSubmatch(r.Text("user"), -1) {
+		n, _ := strconv.Atoi(m[1])
+		var text string
+		if json.Unmarshal([]byte(m[2]), &text) != nil {
+			continue
+		}
+		for _, c := range ext.ExtractMessage("x", text) {
+			items = append(items, item{string(c.Op), string(c.Type), c.Key, c.Content, c.Importance, c.Confidence, n})
+		}
+	}
+	return fakellm.AnswerJSON(map[string]any{"candidates": items})
+}
+
+// BenchmarkMemoryBank replays the MemoryBank conversations (English and Chinese,
+// 15 users × 10 days each, user queries and assistant replies) and reports per
+// language: the share of user messages the prefilter skips (no model call), model
+// calls per processed user message against a fake model that finds nothing and
+// against one that proposes what the rules find (so stage 2 runs too), per day
+// and per turn, and memories (and write events) per 100 user messages with the
+// rule extractor.
+func BenchmarkMemoryBank(b *testing.B) {
+	for _, file := range []string{"memory_bank_en.json", "memory_bank_cn.json"} {
+		b.Run(strings.TrimSuffix(strings.TrimPrefix(file, "memory_bank_"), ".json"), func(b *testing.B) {
+			days := loadBank(b, file)
+			for range b.N {
+				ruleRefiner := rules.NewRefiner(rules.RefinerOptions{})
+				r := replay(b, days, rules.NewExtractor(rules.ExtractorOptions{}), ruleRefiner, nil, false, nil)
+				b.ReportMetric(100*float64(r.skipped)/float64(r.userMessages), "%skipped")
+				b.ReportMetric(100*float64(r.memories)/float64(r.userMessages), "rules_memories/100msgs")
+				b.ReportMetric(100*float64(r.writes)/float64(r.userMessages), "rules_events/100msgs")
+
+				for _, mode := range []struct {
+					name    string
+					perTurn bool
+					finds   bool
+				}{{"empty_day", false, false}, {"empty_turn", true, false}, {"finds_day", false, true}, {"finds_turn", true, true}} {
+					srv := fakellm.New(b)
+					if mode.finds {
+						srv.HandleChat(rulesAnswer)
+					} else {
+						srv.HandleChat(func(fakellm.Request) fakellm.Reply { return fakellm.Answer(`{"candidates":[]}`) })
+					}
+					client, err := llm.NewClient(llm.Options{Provider: llm.ProviderOpenAI, BaseURL: srv.OpenAIBaseURL(), Model: "fake"})
+					if err != nil {
+						b.Fatal(err)
+					}
+					lr := replay(b, days, llm.NewExtractor(client, llm.ExtractorOptions{}), llm.NewRefiner(client, llm.RefinerOptions{}),
+						ruleRefiner, mode.perTurn, func() int { return len(srv.ChatRequests()) })
+					if lr.failed != 0 {
+						b.Fatalf("%s: %d messages FAILED", mode.name, lr.failed)
+					}
+					b.ReportMetric(float64(lr.modelCalls)/float64(lr.processed), "calls/processed_"+mode.name)
+					if mode.name == "empty_turn" {
+						b.ReportMetric(float64(lr.modelCalls)/float64(lr.userMessages), "calls/user_msg_turn")
+					}
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,164 @@
+package sqlstore
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"engram/adapters/memstore"
+	"engram/adapters/textanalysis"
+	"engram/adapters/ulids"
+	"engram/app/memories"
+	"engram/app/messages"
+	"engram/app/retrieval"
+	"engram/domain/conversation"
+	"engram/domain/memory"
+	"engram/ports"
+)
+
+// The retrieval use case over the SQL stores must answer exactly as over the
+// in-memory ones: same items, same scores, on SQLite and PostgreSQL.
+
+type retrievalStores struct {
+	memories interface {
+		ports.MemoryStore
+		retrieval.MemoryReader
+		retrieval.AccessWriter
+	}
+	messages interface {
+		ports.MessageStore
+		retrieval.MessageReader
+	}
+	lexical ports.LexicalIndex
+}
+
+type fixedClock struct{ now time.Time }
+
+func (c fixedClock) Now() time.Time { return c.now }
+
+// searchScript writes the same data through the use cases and returns every
+// search's answer as text.
+func searchScript(t *testing.T, st retrievalStores) []string {
+	t.Helper()
+	ctx := context.Background()
+	clock := fixedClock{now: time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)}
+	an := textanalysis.New(textanalysis.Options{})
+	ids := ulids.New()
+	ix := retrieval.NewIndexer(an, st.lexical, st.memories, st.messages, clock, retrieval.IndexerOptions{MessageLag: -1})
+	mems := memories.New(retrieval.NewIndexingMemoryStore(st.memories, ix, nil), clock, ids, memory.Policy{DefaultTTLDays: 180})
+	msgs := messages.New(st.messages, clock, ids, messages.Options{})
+	svc := retrieval.New(retrieval.Deps{Analyzer: an, Lexical: st.lexical, Memories: st.memories, Messages: st.messages, Clock: clock}, retrieval.Options{})
+	alice := memory.Scope{Tenant: "t1", User: "alice"}
+	for _, m := range []struct{ key, typ, content string }{
+		{"diet-preference", "preference", "Vegetarian, no fish"},
+		{"coffee", "preference", "Drinks oat milk flat whites every morning"},
+		{"hobby", "preference", "喜欢绘画和户外活动"},
+		{"food", "preference", "不吃辣，喜欢清淡的粤菜"},
+		{"gone", "fact", "Drinks milk tea"},
+		{"project", "project", "Building a memory service in Go"},
+	} {
+		if _, err := mems.Save(ctx, memories.Save{Scope: alice, Key: m.key, Draft: memory.DraftInput{Type: m.typ, Content: m.content}}); err != nil {
+			t.Fatalf("save %s: %v", m.key, err)
+		}
+	}
+	if err := mems.Delete(ctx, memories.Delete{Scope: alice, Key: "gone"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := mems.Save(ctx, memories.Save{Scope: memory.Scope{Tenant: "t1", User: "bob"}, Key: "coffee",
+		Draft: memory.DraftInput{Type: "preference", Content: "Drinks milk coffee"}}); err != nil {
+		t.Fatal(err)
+	}
+	day := time.Date(2023, 5, 8, 13, 0, 0, 0, time.UTC)
+	var in []conversation.Input
+	for i, line := range []string{"Have you ever been to Paris?", "Yes, twice last year!", "What did you see?", "The Louvre, and we had 咖啡 by the river."} {
+		speaker := []string{"Caroline", "Melanie"}[i%2]
+		in = append(in, conversation.Input{ConversationID: "s1", MessageID: fmt.Sprintf("m%d", i), Role: "user", Name: speaker,
+			Content: line, CreatedAt: day.Add(time.Duration(i) * time.Minute)})
+	}
+	if _, err := msgs.PostBatch(ctx, messages.PostBatch{Scope: alice, Messages: in}); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := ix.IndexMessages(ctx); err != nil || n != len(in) {
+		t.Fatalf("index messages: %d, %v", n, err)
+	}
+	var out []string
+	for _, q := range []retrieval.Search{
+		{Query: "what milk does she drink", Mode: "lexical"},
+		{Query: "diet preference", Mode: "lexical", Within: "all"},
+		{Query: "他平时有什么户外运动", Mode: "lexical"},
+		{Query: "吃辣吗", Mode: "auto"},
+		{Query: "has Melanie been to Paris", Mode: "lexical", Within: "messages"},
+		{Query: "咖啡", Mode: "lexical", Within: "all"},
+		{Query: "", Mode: "full_inject"},
+		{Query: "coffee", Mode: "full_inject", Types: []string{"preference"}},
+	} {
+		q.Scope = alice
+		res, err := svc.Search(ctx, q)
+		if err != nil {
+			t.Fatalf("search %+v: %v", q, err)
+		}
+		line := fmt.Sprintf("%s/%s %q →", res.ModeUsed, res.FallbackReason, q.Query)
+		for _, it := range res.Items {
+			name := ""
+			if it.Memory != nil {
+				name = string(it.Memory.Key())
+			} else {
+				name = it.Message.ID
+			}
+			line += fmt.Sprintf(" %s:%.12f", name, it.Score)
+		}
+		out = append(out, line)
+	}
+	// last_accessed_at is written without a new version.
+	m, err := st.memories.Get(ctx, alice, "coffee")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.memories.TouchMemories(ctx, "t1", []string{m.ID()}, clock.now.Add(time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	after, err := st.memories.Get(ctx, alice, "coffee")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !after.LastAccessedAt().Equal(clock.now.Add(time.Hour)) || after.Version() != m.Version() {
+		t.Errorf("touch: last access %v version %d, want %v and version %d", after.LastAccessedAt(), after.Version(), clock.now.Add(time.Hour), m.Version())
+	}
+	if n, err := ix.RepairMemories(ctx); err != nil || n != 0 {
+		t.Errorf("repair of an index in step: %d, %v; want nothing to fix", n, err)
+	}
+	return out
+}
+
+func inMemoryStores() retrievalStores {
+	mem := memstore.NewMemoryStore()
+	return retrievalStores{memories: mem, messages: memstore.NewMessageStore(mem), lexical: memstore.NewLexicalIndex()}
+}
+
+func sqlStores(db *DB) retrievalStores {
+	return retrievalStores{memories: NewMemoryStore(db), messages: NewMessageStore(db), lexical: NewLexicalIndex(db)}
+}
+
+func compareWithMemstore(t *testing.T, db *DB) {
+	want := searchScript(t, inMemoryStores())
+	got := searchScript(t, sqlStores(db))
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("search %d:\n got %s\nwant %s", i, got[i], want[i])
+		}
+	}
+	for _, l := range got {
+		t.Log(l)
+	}
+}
+
+func TestRetrieval_SQLite(t *testing.T) {
+	t.Parallel()
+	compareWithMemstore(t, openSQLiteForTest(t))
+}
+
+func TestRetrieval_Postgres(t *testing.T) {
+	t.Parallel()
+	compareWithMemstore(t, openPostgresForTest(t))
+}

@@ -1,0 +1,309 @@
+package contract
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sort"
+	"sync"
+	"testing"
+	"time"
+
+	"engram/domain/memory"
+	"engram/ports"
+)
+
+// RunLexicalIndex is the contract every ports.LexicalIndex adapter must pass. open
+// returns an empty index; each case opens its own.
+//
+// Behaviour the suite pins down beyond the port's comments:
+//   - Terms come back exactly as stored, in order, repeats kept, Chinese included;
+//     times in UTC to the microsecond.
+//   - Every put or delete advances the user's generation by one; other users'
+//     generations do not move.
+//   - LexicalChangesSince(g) returns each document changed after g once, in its
+//     latest state, and deletions after g as Deleted; since 0 returns only live
+//     documents and no deletions.
+//   - Another user's or tenant's documents never come back, whatever the ids.
+//   - Concurrent writers of one user get distinct generations, and a reader that
+//     catches up from any generation misses nothing.
+func RunLexicalIndex(t *testing.T, open func(t *testing.T) ports.LexicalIndex) {
+	t.Helper()
+	alice := memory.Scope{Tenant: "t1", User: "alice"}
+	at := time.Date(2026, 11, 30, 17, 4, 5, 123456789, time.FixedZone("CST", 8*3600))
+	msg := func(sc memory.Scope, id string, terms ...string) ports.LexicalDoc {
+		return ports.LexicalDoc{Tenant: sc.Tenant, User: sc.User, Kind: ports.LexicalMessage, ID: id,
+			ConversationID: "conv-1", At: at, Speaker: "melani", Terms: terms}
+	}
+	mem := func(sc memory.Scope, id string, version int64, terms ...string) ports.LexicalDoc {
+		return ports.LexicalDoc{Tenant: sc.Tenant, User: sc.User, Kind: ports.LexicalMemory, ID: id,
+			MemoryType: "preference", At: at, ExpiresAt: at.AddDate(0, 6, 0), Terms: terms, Version: version}
+	}
+
+	t.Run("documents come back exactly, Chinese terms included", func(t *testing.T) {
+		t.Parallel()
+		x, ctx := open(t), lexContext(t)
+		docs := []ports.LexicalDoc{
+			msg(alice, "01M1", "喜", "喜欢", "欢", "paint", "paint", "2023"),
+			mem(alice, "01K1", 3, "diet", "vegetarian"),
+			{Tenant: "t1", User: "alice", Kind: ports.LexicalMessage, ID: "01M2", At: at}, // no terms
+		}
+		if err := x.PutLexicalDocs(ctx, docs); err != nil {
+			t.Fatalf("put: %v", err)
+		}
+		ch := lexChanges(t, ctx, x, alice, 0)
+		want := map[string]ports.LexicalDoc{}
+		for _, d := range docs {
+			d.At, d.ExpiresAt = lexTime(d.At), lexTime(d.ExpiresAt)
+			want[d.ID] = d
+		}
+		if len(ch.Docs) != len(docs) || len(ch.Deleted) != 0 {
+			t.Fatalf("got %d docs and %d deletions, want %d and 0", len(ch.Docs), len(ch.Deleted), len(docs))
+		}
+		for _, d := range ch.Docs {
+			w := want[d.ID]
+			if len(d.Terms) == 0 && len(w.Terms) == 0 {
+				d.Terms, w.Terms = nil, nil
+			}
+			if fmt.Sprintf("%#v", d) != fmt.Sprintf("%#v", w) {
+				t.Errorf("doc %s:\n got %#v\nwant %#v", d.ID, d, w)
+			}
+		}
+	})
+
+	t.Run("generations count changes per user", func(t *testing.T) {
+		t.Parallel()
+		x, ctx := open(t), lexContext(t)
+		bob := memory.Scope{Tenant: "t1", User: "bob"}
+		if g := lexGen(t, ctx, x, alice); g != 0 {
+			t.Fatalf("a new user has generation %d, want 0", g)
+		}
+		mustPut(t, ctx, x, msg(alice, "a", "x"), msg(alice, "b", "y"), msg(bob, "c", "z"))
+		mustPut(t, ctx, x, msg(alice, "d", "x"))
+		if err := x.DeleteLexicalDocs(ctx, alice, []ports.LexicalRef{{Kind: ports.LexicalMessage, ID: "a"}}); err != nil {
+			t.Fatal(err)
+		}
+		if g := lexGen(t, ctx, x, alice); g != 3 {
+			t.Errorf("alice: generation %d after two puts and a delete, want 3", g)
+		}
+		if g := lexGen(t, ctx, x, bob); g != 1 {
+			t.Errorf("bob: generation %d after one put, want 1", g)
+		}
+	})
+
+	t.Run("changes since a generation: latest state, deletions, nothing older", func(t *testing.T) {
+		t.Parallel()
+		x, ctx := open(t), lexContext(t)
+		mustPut(t, ctx, x, mem(alice, "k1", 1, "tea"), mem(alice, "k2", 1, "coffee"), mem(alice, "k3", 1, "water"))
+		g := lexGen(t, ctx, x, alice)
+		mustPut(t, ctx, x, mem(alice, "k1", 2, "green", "tea"))
+		if err := x.DeleteLexicalDocs(ctx, alice, []ports.LexicalRef{{Kind: ports.LexicalMemory, ID: "k2"}, {Kind: ports.LexicalMemory, ID: "unknown"}}); err != nil {
+			t.Fatal(err)
+		}
+		ch := lexChanges(t, ctx, x, alice, g)
+		if ids := lexIDs(ch.Docs); !slices.Equal(ids, []string{"k1"}) || ch.Docs[0].Version != 2 || !slices.Equal(ch.Docs[0].Terms, []string{"green", "tea"}) {
+			t.Errorf("changed docs = %v (%+v), want k1 at version 2", ids, ch.Docs)
+		}
+		if len(ch.Deleted) != 1 || ch.Deleted[0] != (ports.LexicalRef{Kind: ports.LexicalMemory, ID: "k2"}) {
+			t.Errorf("deleted = %v, want k2", ch.Deleted)
+		}
+		if ch.Generation != lexGen(t, ctx, x, alice) {
+			t.Errorf("changes bring a reader to %d, want the current %d", ch.Generation, lexGen(t, ctx, x, alice))
+		}
+		all := lexChanges(t, ctx, x, alice, 0)
+		if ids := lexIDs(all.Docs); !slices.Equal(ids, []string{"k1", "k3"}) || len(all.Deleted) != 0 {
+			t.Errorf("since 0 = %v and %v deletions, want k1 k3 and none", ids, all.Deleted)
+		}
+		// Deleted, then put again: live again.
+		mustPut(t, ctx, x, mem(alice, "k2", 3, "coffee"))
+		if ids := lexIDs(lexChanges(t, ctx, x, alice, 0).Docs); !slices.Equal(ids, []string{"k1", "k2", "k3"}) {
+			t.Errorf("after a put of a deleted doc: %v", ids)
+		}
+	})
+
+	t.Run("kinds are separate namespaces", func(t *testing.T) {
+		t.Parallel()
+		x, ctx := open(t), lexContext(t)
+		mustPut(t, ctx, x, mem(alice, "same", 1, "memory"), msg(alice, "same", "message"))
+		if err := x.DeleteLexicalDocs(ctx, alice, []ports.LexicalRef{{Kind: ports.LexicalMessage, ID: "same"}}); err != nil {
+			t.Fatal(err)
+		}
+		ch := lexChanges(t, ctx, x, alice, 0)
+		if len(ch.Docs) != 1 || ch.Docs[0].Kind != ports.LexicalMemory {
+			t.Errorf("got %+v, want the memory only", ch.Docs)
+		}
+	})
+
+	t.Run("other users and tenants never come back", func(t *testing.T) {
+		t.Parallel()
+		x, ctx := open(t), lexContext(t)
+		others := []memory.Scope{{Tenant: "t1", User: "bob"}, {Tenant: "t2", User: "alice"}, {Tenant: "t1", User: "alice%"},
+			{Tenant: "t1", User: "ALICE"}, {Tenant: "t1'; DROP TABLE lexical_docs; --", User: "alice"}}
+		mustPut(t, ctx, x, mem(alice, "k", 1, "tea"))
+		for _, o := range others {
+			mustPut(t, ctx, x, mem(o, "k", 7, "tea"), mem(o, "only-"+o.User, 7, "tea"))
+			if err := x.DeleteLexicalDocs(ctx, o, []ports.LexicalRef{{Kind: ports.LexicalMemory, ID: "k"}}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		ch := lexChanges(t, ctx, x, alice, 0)
+		if len(ch.Docs) != 1 || ch.Docs[0].Version != 1 {
+			t.Errorf("alice sees %+v, want her one document", ch.Docs)
+		}
+		if v, err := x.LexicalVersions(ctx, alice, []string{"k", "only-bob"}); err != nil || len(v) != 1 || v["k"] != 1 {
+			t.Errorf("versions = %v, %v; want k at 1 only", v, err)
+		}
+		if g := lexGen(t, ctx, x, alice); g != 1 {
+			t.Errorf("alice's generation moved to %d by other users' writes", g)
+		}
+	})
+
+	t.Run("versions of indexed memories", func(t *testing.T) {
+		t.Parallel()
+		x, ctx := open(t), lexContext(t)
+		mustPut(t, ctx, x, mem(alice, "k1", 4, "a"), mem(alice, "k2", 9, "b"), msg(alice, "m1", "c"))
+		if err := x.DeleteLexicalDocs(ctx, alice, []ports.LexicalRef{{Kind: ports.LexicalMemory, ID: "k2"}}); err != nil {
+			t.Fatal(err)
+		}
+		v, err := x.LexicalVersions(ctx, alice, []string{"k1", "k2", "m1", "nope"})
+		if err != nil || len(v) != 1 || v["k1"] != 4 {
+			t.Errorf("versions = %v, %v; want only k1 at 4 (deleted and message documents are not memories)", v, err)
+		}
+	})
+
+	t.Run("cursors", func(t *testing.T) {
+		t.Parallel()
+		x, ctx := open(t), lexContext(t)
+		if pos, err := x.LexicalCursor(ctx, "messages"); err != nil || pos != "" {
+			t.Fatalf("unset cursor = %q, %v", pos, err)
+		}
+		for _, want := range []string{"01A", "01B"} {
+			if err := x.SetLexicalCursor(ctx, "messages", want); err != nil {
+				t.Fatal(err)
+			}
+			if pos, err := x.LexicalCursor(ctx, "messages"); err != nil || pos != want {
+				t.Fatalf("cursor = %q, %v; want %q", pos, err, want)
+			}
+		}
+	})
+
+	t.Run("concurrent writers: distinct generations, nothing missed by a reader", func(t *testing.T) {
+		t.Parallel()
+		x, ctx := open(t), lexContext(t)
+		const writers, each = 8, 10
+		seen := map[string]bool{}
+		stop := make(chan struct{})
+		type readerEnd struct {
+			gen int64
+			err error
+		}
+		readerDone := make(chan readerEnd, 1)
+		go func() { // catches up over and over while the writers run
+			var g int64
+			for {
+				ch, err := x.LexicalChangesSince(ctx, alice, g)
+				if err != nil {
+					readerDone <- readerEnd{err: err}
+					return
+				}
+				for _, d := range ch.Docs {
+					seen[d.ID] = true
+				}
+				g = ch.Generation
+				select {
+				case <-stop:
+					readerDone <- readerEnd{gen: g}
+					return
+				default:
+				}
+			}
+		}()
+		var wg sync.WaitGroup
+		for w := range writers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := range each {
+					if err := x.PutLexicalDocs(ctx, []ports.LexicalDoc{msg(alice, fmt.Sprintf("w%d-%d", w, i), "x")}); err != nil {
+						t.Errorf("put: %v", err)
+						return
+					}
+				}
+			}()
+		}
+		wg.Wait()
+		close(stop)
+		end := <-readerDone
+		if end.err != nil {
+			t.Fatal(end.err)
+		}
+		for _, d := range lexChanges(t, ctx, x, alice, end.gen).Docs { // the last catch-up
+			seen[d.ID] = true
+		}
+		if len(seen) != writers*each {
+			t.Errorf("the reader saw %d documents, want %d", len(seen), writers*each)
+		}
+		if g := lexGen(t, ctx, x, alice); g != writers*each {
+			t.Errorf("generation %d after %d puts, want %d", g, writers*each, writers*each)
+		}
+	})
+
+	t.Run("incomplete documents are refused", func(t *testing.T) {
+		t.Parallel()
+		x, ctx := open(t), lexContext(t)
+		bad := []ports.LexicalDoc{{User: "u", Kind: ports.LexicalMemory, ID: "x"}, {Tenant: "t", Kind: ports.LexicalMemory, ID: "x"},
+			{Tenant: "t", User: "u", Kind: "other", ID: "x"}, {Tenant: "t", User: "u", Kind: ports.LexicalMemory}}
+		for _, d := range bad {
+			if err := x.PutLexicalDocs(ctx, []ports.LexicalDoc{d}); err == nil {
+				t.Errorf("put %+v: no error", d)
+			}
+		}
+	})
+}
+
+func lexContext(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+func lexTime(t time.Time) time.Time {
+	if t.IsZero() {
+		return t
+	}
+	return t.UTC().Truncate(time.Microsecond)
+}
+
+func mustPut(t *testing.T, ctx context.Context, x ports.LexicalIndex, docs ...ports.LexicalDoc) {
+	t.Helper()
+	if err := x.PutLexicalDocs(ctx, docs); err != nil {
+		t.Fatalf("put: %v", err)
+	}
+}
+
+func lexGen(t *testing.T, ctx context.Context, x ports.LexicalIndex, sc memory.Scope) int64 {
+	t.Helper()
+	g, err := x.LexicalGeneration(ctx, sc)
+	if err != nil {
+		t.Fatalf("generation: %v", err)
+	}
+	return g
+}
+
+func lexChanges(t *testing.T, ctx context.Context, x ports.LexicalIndex, sc memory.Scope, since int64) ports.LexicalChanges {
+	t.Helper()
+	ch, err := x.LexicalChangesSince(ctx, sc, since)
+	if err != nil {
+		t.Fatalf("changes since %d: %v", since, err)
+	}
+	return ch
+}
+
+func lexIDs(docs []ports.LexicalDoc) []string {
+	ids := make([]string, len(docs))
+	for i, d := range docs {
+		ids[i] = d.ID
+	}
+	sort.Strings(ids)
+	return ids
+}

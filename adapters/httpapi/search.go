@@ -1,0 +1,127 @@
+package httpapi
+
+import (
+	"context"
+	"net/http"
+	"time"
+
+	"github.com/danielgtaylor/huma/v2"
+
+	"engram/app/retrieval"
+	"engram/domain/memory"
+	"engram/domain/ranking"
+)
+
+// SearchRequest is the body of POST /v1/users/{user}/search (API.md "Search").
+type SearchRequest struct {
+	Query string `json:"query,omitempty" maxLength:"4000" doc:"The question. Required except in mode full_inject, where it only orders the memories."`
+	Scope string `json:"scope,omitempty" enum:"memories,messages,all" doc:"What to search: long-term memories (default), past conversation messages (episodic memory), or both."`
+	Mode  string `json:"mode,omitempty" enum:"auto,dense,lexical,full_inject" doc:"auto: dense and lexical fused (lexical when vectors are down); dense: vectors; lexical: BM25; full_inject: every live memory, re-ranked. Default: LONG_TERM_MEMORY_RETRIEVE_MODE."`
+	Limit int    `json:"limit,omitempty" minimum:"1" maximum:"100" doc:"Results wanted; default LONG_TERM_MEMORY_RETRIEVE_LIMIT (full_inject: every live memory up to LONG_TERM_MEMORY_RETRIEVE_SCAN_LIMIT)."`
+	Types []string `json:"types,omitempty" maxItems:"5" doc:"Only memories of these types (preference, fact, goal, project, constraint)."`
+	// ConversationID filters messages; memories are not bound to one conversation.
+	ConversationID string     `json:"conversation_id,omitempty" maxLength:"128" doc:"Only messages of this conversation."`
+	Since          *time.Time `json:"since,omitempty" doc:"Only messages said (memories changed) at or after this time."`
+	Until          *time.Time `json:"until,omitempty" doc:"Only messages said (memories changed) before this time."`
+}
+
+type searchInput struct {
+	UserPath
+	Body SearchRequest
+}
+
+// SearchResult is the answer of a search.
+type SearchResult struct {
+	Items          []SearchItem `json:"items"`
+	ModeUsed       string       `json:"mode_used" enum:"auto,dense,lexical,full_inject" doc:"lexical when vectors were asked for but did not answer; see fallback_reason."`
+	FallbackReason string       `json:"fallback_reason,omitempty" enum:"vectors_disabled,vector_timeout,vector_error,breaker_open" doc:"Why vectors did not answer."`
+}
+
+// SearchItem is one result with its score and how the score was made.
+type SearchItem struct {
+	Kind      string         `json:"kind" enum:"memory,message"`
+	Memory    *Memory        `json:"memory,omitempty"`
+	Message   *SearchMessage `json:"message,omitempty"`
+	Score     float64        `json:"score" doc:"The sum of the breakdown, in [0, 1]."`
+	Breakdown ScoreBreakdown `json:"breakdown"`
+}
+
+// SearchMessage is a message found by search.
+type SearchMessage struct {
+	MessageID      string    `json:"message_id"`
+	ConversationID string    `json:"conversation_id"`
+	Role           string    `json:"role" enum:"user,assistant,system"`
+	Name           string    `json:"name,omitempty"`
+	Content        string    `json:"content"`
+	CreatedAt      time.Time `json:"created_at"`
+}
+
+// ScoreBreakdown is each signal's weighted contribution to the score.
+type ScoreBreakdown struct {
+	Retrieval  float64 `json:"retrieval" doc:"Relevance to the query (fused dense and lexical, normalised by the best result)."`
+	Importance float64 `json:"importance"`
+	Confidence float64 `json:"confidence"`
+	Recency    float64 `json:"recency"`
+	ExactKey   float64 `json:"exact_key" doc:"How much of the memory's key the query spells out."`
+}
+
+type searchOutput struct {
+	Body SearchResult
+}
+
+// Searcher is what the search operation needs.
+type Searcher interface {
+	Search(ctx context.Context, q retrieval.Search) (retrieval.Result, error)
+}
+
+// RegisterSearch adds POST /v1/users/{user}/search.
+func RegisterSearch(api *API, svc Searcher) {
+	log := api.opts.Logger
+	huma.Register(api.V1, huma.Operation{
+		OperationID: "memory_search", Method: http.MethodPost, Path: "/users/{user}/search",
+		Summary: "Search memories and past messages", Tags: []string{"search"},
+		Description: "Expired, deleted and noise-key memories are never returned. When vectors fail or exceed " +
+			"ENGRAM_VECTOR_SEARCH_TIMEOUT_MS, dense and auto answer from lexical search with mode_used lexical and a fallback_reason.",
+		Errors: []int{http.StatusBadRequest, http.StatusUnprocessableEntity},
+	}, func(ctx context.Context, in *searchInput) (*searchOutput, error) {
+		sc, err := memory.ParseScope(tenantFrom(ctx), in.User)
+		if err != nil {
+			return nil, problem(ctx, log, err, "path")
+		}
+		q := retrieval.Search{Scope: sc, Query: in.Body.Query, Within: in.Body.Scope, Mode: in.Body.Mode,
+			Limit: in.Body.Limit, Types: in.Body.Types, ConversationID: in.Body.ConversationID}
+		if in.Body.Since != nil {
+			q.Since = *in.Body.Since
+		}
+		if in.Body.Until != nil {
+			q.Until = *in.Body.Until
+		}
+		res, err := svc.Search(ctx, q)
+		if err != nil {
+			return nil, problem(ctx, log, err, "body")
+		}
+		out := &searchOutput{Body: SearchResult{Items: make([]SearchItem, 0, len(res.Items)),
+			ModeUsed: string(res.ModeUsed), FallbackReason: res.FallbackReason}}
+		for _, it := range res.Items {
+			out.Body.Items = append(out.Body.Items, fromSearchItem(it))
+		}
+		return out, nil
+	})
+}
+
+func fromSearchItem(it retrieval.Item) SearchItem {
+	out := SearchItem{Kind: string(it.Kind), Score: it.Score, Breakdown: fromBreakdown(it.Breakdown)}
+	if it.Memory != nil {
+		m := fromMemory(*it.Memory)
+		out.Memory = &m
+	}
+	if it.Message != nil {
+		out.Message = &SearchMessage{MessageID: it.Message.ID, ConversationID: it.Message.ConversationID,
+			Role: string(it.Message.Role), Name: it.Message.Name, Content: it.Message.Content, CreatedAt: it.Message.CreatedAt.UTC()}
+	}
+	return out
+}
+
+func fromBreakdown(b ranking.Breakdown) ScoreBreakdown {
+	return ScoreBreakdown{Retrieval: b.Retrieval, Importance: b.Importance, Confidence: b.Confidence, Recency: b.Recency, ExactKey: b.ExactKey}
+}

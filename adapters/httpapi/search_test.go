@@ -1,0 +1,124 @@
+package httpapi_test
+
+import (
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/danielgtaylor/huma/v2/humatest"
+
+	"engram/adapters/httpapi"
+	"engram/adapters/memstore"
+	"engram/adapters/textanalysis"
+	"engram/app/auth"
+	"engram/app/memories"
+	"engram/app/retrieval"
+	"engram/domain/memory"
+)
+
+// newSearchHarness serves the memory and search operations over in-memory stores,
+// with the lexical index kept by the memory writes (no vectors configured).
+func newSearchHarness(t *testing.T) humatest.TestAPI {
+	t.Helper()
+	clk := &fixedClock{now: time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)}
+	ids := &seqIDs{}
+	authn := auth.New(auth.Options{Configured: map[string]string{acmeKey: "acme", globexKey: "globex"}}, memstore.NewAPIKeyStore(), clk, ids)
+	api := httpapi.New(http.NewServeMux(), httpapi.Options{MaxBodyBytes: 1 << 20}, authn)
+	an := textanalysis.New(textanalysis.Options{})
+	store, lexical := memstore.NewMemoryStore(), memstore.NewLexicalIndex()
+	ix := retrieval.NewIndexer(an, lexical, store, nil, clk, retrieval.IndexerOptions{})
+	httpapi.RegisterMemories(api, memories.New(retrieval.NewIndexingMemoryStore(store, ix, nil), clk, ids, memory.Policy{DefaultTTLDays: 180}))
+	httpapi.RegisterSearch(api, retrieval.New(retrieval.Deps{Analyzer: an, Lexical: lexical, Memories: store, Clock: clk}, retrieval.Options{}))
+	return humatest.Wrap(t, api.Root)
+}
+
+func TestSearch_200WithBreakdownAndFallback(t *testing.T) {
+	t.Parallel()
+	api := newSearchHarness(t)
+	auth := "Authorization: Bearer " + acmeKey
+	if resp := api.Put("/v1/users/alice/memories/coffee", auth, map[string]any{"type": "preference", "content": "Drinks oat milk flat whites"}); resp.Code != http.StatusCreated {
+		t.Fatalf("save: %d %s", resp.Code, resp.Body.String())
+	}
+	resp := api.Post("/v1/users/alice/search", auth, map[string]any{"query": "what milk does alice drink"})
+	if resp.Code != http.StatusOK {
+		t.Fatalf("search: %d %s", resp.Code, resp.Body.String())
+	}
+	got := decode[httpapi.SearchResult](t, resp)
+	if len(got.Items) != 1 || got.Items[0].Kind != "memory" || got.Items[0].Memory.Key != "coffee" {
+		t.Fatalf("items = %+v, want the coffee memory", got.Items)
+	}
+	if got.ModeUsed != "lexical" || got.FallbackReason != "vectors_disabled" {
+		t.Errorf("mode_used %q, fallback_reason %q; want lexical, vectors_disabled (auto with no vectors configured)", got.ModeUsed, got.FallbackReason)
+	}
+	b := got.Items[0].Breakdown
+	if b.Retrieval <= 0 || got.Items[0].Score <= 0 || b.Retrieval+b.Importance+b.Confidence+b.Recency+b.ExactKey-got.Items[0].Score > 1e-9 {
+		t.Errorf("score %v with breakdown %+v", got.Items[0].Score, b)
+	}
+	// Deleted: gone from search at once.
+	if resp := api.Delete("/v1/users/alice/memories/coffee", auth); resp.Code != http.StatusNoContent {
+		t.Fatalf("delete: %d", resp.Code)
+	}
+	resp = api.Post("/v1/users/alice/search", auth, map[string]any{"query": "oat milk", "mode": "lexical"})
+	if got := decode[httpapi.SearchResult](t, resp); resp.Code != http.StatusOK || len(got.Items) != 0 || got.FallbackReason != "" {
+		t.Errorf("after delete: %d %+v, want 200 with no items and no fallback", resp.Code, got)
+	}
+}
+
+func TestSearch_anotherTenantsMemoriesNeverComeBack(t *testing.T) {
+	t.Parallel()
+	api := newSearchHarness(t)
+	api.Put("/v1/users/alice/memories/coffee", "Authorization: Bearer "+acmeKey, map[string]any{"type": "preference", "content": "Drinks oat milk"})
+	resp := api.Post("/v1/users/alice/search", "Authorization: Bearer "+globexKey, map[string]any{"query": "oat milk"})
+	if got := decode[httpapi.SearchResult](t, resp); resp.Code != http.StatusOK || len(got.Items) != 0 {
+		t.Errorf("globex sees %d %+v", resp.Code, got)
+	}
+	resp = api.Post("/v1/users/bob/search", "Authorization: Bearer "+acmeKey, map[string]any{"query": "oat milk"})
+	if got := decode[httpapi.SearchResult](t, resp); resp.Code != http.StatusOK || len(got.Items) != 0 {
+		t.Errorf("bob sees %d %+v", resp.Code, got)
+	}
+}
+
+func TestSearch_4xxNamingTheField(t *testing.T) {
+	t.Parallel()
+	api := newSearchHarness(t)
+	auth := "Authorization: Bearer " + acmeKey
+	tests := []struct {
+		name     string
+		body     map[string]any
+		status   int
+		location string
+	}{
+		{"empty query", map[string]any{"query": " ", "mode": "auto"}, http.StatusUnprocessableEntity, "body.query"},
+		{"no query", map[string]any{"mode": "lexical"}, http.StatusUnprocessableEntity, "body.query"},
+		{"limit over 100", map[string]any{"query": "x", "limit": 101}, http.StatusUnprocessableEntity, "body.limit"},
+		{"since after until", map[string]any{"query": "x", "since": "2026-01-02T00:00:00Z", "until": "2026-01-01T00:00:00Z"}, http.StatusUnprocessableEntity, "body.since"},
+		{"unknown scope", map[string]any{"query": "x", "scope": "everything"}, http.StatusUnprocessableEntity, "body.scope"},
+		{"unknown mode", map[string]any{"query": "x", "mode": "magic"}, http.StatusUnprocessableEntity, "body.mode"},
+		{"unknown type", map[string]any{"query": "x", "types": []string{"gossip"}}, http.StatusUnprocessableEntity, "body.types"},
+		{"full_inject over messages", map[string]any{"mode": "full_inject", "scope": "messages"}, http.StatusUnprocessableEntity, "body.scope"},
+		{"bad time", map[string]any{"query": "x", "since": "yesterday"}, http.StatusUnprocessableEntity, "body.since"},
+	}
+	for _, tt := range tests {
+		resp := api.Post("/v1/users/alice/search", auth, tt.body)
+		expectProblem(t, resp, tt.status, tt.location)
+	}
+	if resp := api.Post("/v1/users/alice/search", map[string]any{"query": "x"}); resp.Code != http.StatusUnauthorized {
+		t.Errorf("without a key: %d, want 401", resp.Code)
+	}
+	expectProblem(t, api.Post("/v1/users/alice/search", auth, "{not json"), http.StatusBadRequest, "")
+}
+
+func TestSearch_fullInjectWithoutQuery(t *testing.T) {
+	t.Parallel()
+	api := newSearchHarness(t)
+	auth := "Authorization: Bearer " + acmeKey
+	for _, k := range []string{"a", "b", "c"} {
+		api.Put("/v1/users/alice/memories/"+k, auth, map[string]any{"type": "fact", "content": "Fact " + k})
+	}
+	resp := api.Post("/v1/users/alice/search", auth, map[string]any{"mode": "full_inject"})
+	got := decode[httpapi.SearchResult](t, resp)
+	if resp.Code != http.StatusOK || len(got.Items) != 3 || got.ModeUsed != "full_inject" {
+		t.Errorf("full_inject: %d %+v", resp.Code, got)
+	}
+}
+

@@ -14,10 +14,10 @@ import (
 
 // SearchRequest is the body of POST /v1/users/{user}/search (API.md "Search").
 type SearchRequest struct {
-	Query string `json:"query,omitempty" maxLength:"4000" doc:"The question. Required except in mode full_inject, where it only orders the memories."`
-	Scope string `json:"scope,omitempty" enum:"memories,messages,all" doc:"What to search: long-term memories (default), past conversation messages (episodic memory), or both."`
-	Mode  string `json:"mode,omitempty" enum:"auto,dense,lexical,full_inject" doc:"auto: dense and lexical fused (lexical when vectors are down); dense: vectors; lexical: BM25; full_inject: every live memory, re-ranked. Default: LONG_TERM_MEMORY_RETRIEVE_MODE."`
-	Limit int    `json:"limit,omitempty" minimum:"1" maximum:"100" doc:"Results wanted; default LONG_TERM_MEMORY_RETRIEVE_LIMIT (full_inject: every live memory up to LONG_TERM_MEMORY_RETRIEVE_SCAN_LIMIT)."`
+	Query string   `json:"query,omitempty" maxLength:"4000" doc:"The question. Required except in mode full_inject, where it only orders the memories."`
+	Scope string   `json:"scope,omitempty" enum:"memories,messages,all" doc:"What to search: long-term memories (default), past conversation messages (episodic memory), or both."`
+	Mode  string   `json:"mode,omitempty" enum:"auto,dense,lexical,full_inject" doc:"auto: dense and lexical fused (lexical when vectors are down); dense: vectors; lexical: BM25; full_inject: every live memory, re-ranked. Default: LONG_TERM_MEMORY_RETRIEVE_MODE."`
+	Limit int      `json:"limit,omitempty" minimum:"1" maximum:"100" doc:"Results wanted; default LONG_TERM_MEMORY_RETRIEVE_LIMIT (full_inject: every live memory up to LONG_TERM_MEMORY_RETRIEVE_SCAN_LIMIT)."`
 	Types []string `json:"types,omitempty" maxItems:"5" doc:"Only memories of these types (preference, fact, goal, project, constraint)."`
 	// ConversationID filters messages; memories are not bound to one conversation.
 	ConversationID string     `json:"conversation_id,omitempty" maxLength:"128" doc:"Only messages of this conversation."`

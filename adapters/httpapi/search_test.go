@@ -121,4 +121,3 @@ func TestSearch_fullInjectWithoutQuery(t *testing.T) {
 		t.Errorf("full_inject: %d %+v", resp.Code, got)
 	}
 }
-

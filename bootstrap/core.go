@@ -23,7 +23,7 @@ var coreModule = fx.Module("core",
 		newIDs,
 		metrics.New,
 		provideStorage,
-		func(s *storage, m *metrics.Metrics) ports.MemoryStore { return m.MemoryStore(s.memories) },
+		newMemoryStore, // bootstrap/retrieval.go: metrics and the lexical index around the SQL store
 		func(s *storage) ports.APIKeyStore { return s.apiKeys },
 		newMemoriesService,
 	),

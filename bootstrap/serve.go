@@ -39,12 +39,16 @@ func appOptions(cfg config.Config) fx.Option {
 		coreModule,
 		conversationsModule,
 		vectorsModule,
+		retrievalModule,
 	}
 	if cfg.HasRole(config.RoleAPI) {
 		opts = append(opts, apiModule)
 	}
 	if cfg.HasRole(config.RoleWorker) {
 		opts = append(opts, workerModule)
+	}
+	if cfg.HasRole(config.RoleIndexer) {
+		opts = append(opts, indexerRetrieval)
 	}
 	return fx.Options(opts...)
 }

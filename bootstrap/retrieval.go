@@ -1,0 +1,125 @@
+package bootstrap
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"go.uber.org/fx"
+
+	"engram/adapters/httpapi"
+	"engram/adapters/metrics"
+	"engram/adapters/sqlstore"
+	"engram/adapters/textanalysis"
+	"engram/app/retrieval"
+	"engram/bootstrap/config"
+	"engram/ports"
+)
+
+// retrievalModule is search (F5): the lexical index kept by memory writes and by
+// the indexer role's message and repair passes, the search use case with its
+// metrics and route, and last-access tracking. Everything is built lazily, when a
+// role needs it.
+var retrievalModule = fx.Module("retrieval",
+	fx.Provide(
+		fx.Private,
+		func() ports.TextAnalyzer { return textanalysis.New(textanalysis.Options{}) },
+		func(s *storage) ports.LexicalIndex { return sqlstore.NewLexicalIndex(s.db) },
+		newAccessTracker,
+	),
+	fx.Provide(
+		newLexicalIndexer,
+		newRetrievalService,
+		newSearcher,
+		AsRoute(searchRoutes),
+	),
+)
+
+// indexerRetrieval is the indexer role's share of search: the lexical passes.
+var indexerRetrieval = fx.Invoke(startLexicalIndexer)
+
+// newMemoryStore is the memory store every use case writes through: metrics
+// outside, and the lexical index kept in step with every committed change, so a
+// memory saved through the API is found by the next search.
+func newMemoryStore(s *storage, m *metrics.Metrics, ix *retrieval.Indexer, log *slog.Logger) ports.MemoryStore {
+	return m.MemoryStore(retrieval.NewIndexingMemoryStore(s.memories, ix, log))
+}
+
+func newLexicalIndexer(s *storage, an ports.TextAnalyzer, lexical ports.LexicalIndex, clk ports.Clock, log *slog.Logger) *retrieval.Indexer {
+	return retrieval.NewIndexer(an, lexical, s.memories, s.messages, clk, retrieval.IndexerOptions{Logger: log})
+}
+
+// newAccessTracker writes last_accessed_at in the background while the process runs.
+func newAccessTracker(lc fx.Lifecycle, s *storage, log *slog.Logger) *retrieval.AccessTracker {
+	a := retrieval.NewAccessTracker(s.memories, retrieval.AccessOptions{Logger: log})
+	ctx, cancel := context.WithCancel(context.Background())
+	lc.Append(fx.Hook{
+		OnStart: func(context.Context) error { go a.Run(ctx); return nil },
+		OnStop: func(stop context.Context) error {
+			cancel()
+			select {
+			case <-a.Done():
+			case <-stop.Done():
+			}
+			return nil
+		},
+	})
+	return a
+}
+
+type retrievalParams struct {
+	fx.In
+	Config   config.Config
+	Storage  *storage
+	Analyzer ports.TextAnalyzer
+	Lexical  ports.LexicalIndex
+	Access   *retrieval.AccessTracker
+	Clock    ports.Clock
+	Embedder ports.Embedder    `optional:"true"`
+	Vectors  ports.VectorIndex `optional:"true"`
+}
+
+func newRetrievalService(p retrievalParams) *retrieval.Service {
+	c := p.Config
+	return retrieval.New(retrieval.Deps{
+		Analyzer: p.Analyzer, Lexical: p.Lexical, Memories: p.Storage.memories, Messages: p.Storage.messages,
+		Embedder: p.Embedder, Vectors: p.Vectors, Access: p.Access, Clock: p.Clock,
+	}, retrieval.Options{
+		DefaultMode:   retrieval.Mode(c.Memory.RetrieveMode),
+		DefaultLimit:  c.Memory.RetrieveLimit,
+		ScanLimit:     c.Memory.RetrieveScanLimit,
+		VectorTimeout: time.Duration(c.Vector.SearchTimeoutMS) * time.Millisecond,
+		Breaker: retrieval.BreakerOptions{
+			Failures: c.Vector.BreakerFailures,
+			Cooldown: time.Duration(c.Vector.BreakerCooldownSec) * time.Second,
+		},
+	})
+}
+
+func newSearcher(svc *retrieval.Service, m *metrics.Metrics) metrics.Searcher {
+	return m.Search(svc, svc.BreakerState)
+}
+
+func searchRoutes(s metrics.Searcher) Route {
+	return func(api *httpapi.API) { httpapi.RegisterSearch(api, s) }
+}
+
+// startLexicalIndexer runs the message and repair passes while the process runs.
+func startLexicalIndexer(lc fx.Lifecycle, ix *retrieval.Indexer) {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	lc.Append(fx.Hook{
+		OnStart: func(context.Context) error {
+			go func() { defer close(done); ix.Run(ctx) }()
+			return nil
+		},
+		OnStop: func(stop context.Context) error {
+			cancel()
+			select {
+			case <-done:
+			case <-stop.Done():
+			}
+			return nil
+		},
+	})
+}

@@ -224,26 +224,51 @@ func (s *VectorSyncStore) ClaimMessageVectors(ctx context.Context, c ports.Vecto
 		}
 		return strings.Compare(a.msg.Seq, b.msg.Seq)
 	})
+	// As in SQL: the conversations of the first limit due messages that no one
+	// holds; then their due messages, oldest arrival first, limit in all.
 	limit := max(c.Limit, 1)
-	until := normTime(c.Now.Add(c.Lease))
-	taken := map[conversationKey]bool{}
-	var out []ports.MessageVector
-	for _, first := range candidates {
-		if len(out) >= limit {
-			break
+	chosen := map[conversationKey]bool{}
+	heldBy := map[conversationKey]bool{}
+	n := 0
+	for _, sm := range candidates {
+		ck := convoOf(sm.msg)
+		if _, seen := heldBy[ck]; !seen {
+			heldBy[ck] = held(ck)
 		}
-		ck := convoOf(first.msg)
-		if taken[ck] || held(ck) {
+		if heldBy[ck] {
 			continue
 		}
-		taken[ck] = true
-		for _, sm := range s.messages.convos[ck] {
-			if due(sm) {
-				st := s.messageState(sm.msg.Seq)
-				st.claimedBy, st.claimUntil = c.Worker, until
-				out = append(out, s.messageVector(sm))
-			}
+		chosen[ck] = true
+		if n++; n >= limit {
+			break
 		}
+	}
+	var picked []*storedMessage
+	for _, sm := range candidates {
+		if chosen[convoOf(sm.msg)] && len(picked) < limit {
+			picked = append(picked, sm)
+		}
+	}
+	// Grouped by conversation (the one with the oldest message first), each in
+	// conversation order.
+	rank := map[conversationKey]int{}
+	for _, sm := range picked {
+		if _, ok := rank[convoOf(sm.msg)]; !ok {
+			rank[convoOf(sm.msg)] = len(rank)
+		}
+	}
+	slices.SortStableFunc(picked, func(a, b *storedMessage) int {
+		if c := rank[convoOf(a.msg)] - rank[convoOf(b.msg)]; c != 0 {
+			return c
+		}
+		return order(a.msg, b.msg)
+	})
+	until := normTime(c.Now.Add(c.Lease))
+	out := make([]ports.MessageVector, 0, len(picked))
+	for _, sm := range picked {
+		st := s.messageState(sm.msg.Seq)
+		st.claimedBy, st.claimUntil = c.Worker, until
+		out = append(out, s.messageVector(sm))
 	}
 	return out, nil
 }

@@ -194,7 +194,7 @@ func (s *MessageStore) ClaimDue(ctx context.Context, c ports.Claim) ([]conversat
 				ORDER BY d.process_after LIMIT ?3)
 			AND ` + due("c") + `
 			` + lock + `)
-		RETURNING *`
+		RETURNING ` + columnsOf(s.db, (*messageRow)(nil))
 	var rows []messageRow
 	err := s.db.WriteTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 		rows = rows[:0]

@@ -43,7 +43,9 @@ type appRetriever struct {
 }
 
 func newAppRetriever(mode retrieval.Mode) func() Retriever {
-	return func() Retriever { return &appRetriever{mode: mode, scope: memory.Scope{Tenant: "bench", User: "locomo"}} }
+	return func() Retriever {
+		return &appRetriever{mode: mode, scope: memory.Scope{Tenant: "bench", User: "locomo"}}
+	}
 }
 
 // Index builds a fresh engram (stores, indexers, search) and feeds it the turns.

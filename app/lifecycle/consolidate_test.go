@@ -13,6 +13,7 @@ import (
 	"engram/app/lifecycle"
 	"engram/domain/memory"
 	"engram/ports"
+	"engram/test/testenv"
 )
 
 var (
@@ -161,8 +162,22 @@ func TestConsolidate_expiresDeletesNoiseAndMergesDuplicates(t *testing.T) {
 
 func TestConsolidate_expiresDeletesNoiseAndMergesDuplicates_SQLite(t *testing.T) {
 	t.Parallel()
+	db := openDB(t, sqlstore.Options{DataDir: t.TempDir()})
+	jobs := sqlstore.NewJobStore(db)
+	testConsolidate(t, newFixture(t, sqlstore.NewMemoryStore(db), jobs, jobs))
+}
+
+func TestConsolidate_expiresDeletesNoiseAndMergesDuplicates_Postgres(t *testing.T) {
+	t.Parallel()
+	db := openDB(t, sqlstore.Options{DatabaseURL: testenv.NewPostgresDatabase(t)})
+	jobs := sqlstore.NewJobStore(db)
+	testConsolidate(t, newFixture(t, sqlstore.NewMemoryStore(db), jobs, jobs))
+}
+
+func openDB(t *testing.T, opts sqlstore.Options) *sqlstore.DB {
+	t.Helper()
 	ctx := context.Background()
-	db, err := sqlstore.Open(ctx, sqlstore.Options{DataDir: t.TempDir()})
+	db, err := sqlstore.Open(ctx, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,8 +185,7 @@ func TestConsolidate_expiresDeletesNoiseAndMergesDuplicates_SQLite(t *testing.T)
 	if err := db.Migrate(ctx); err != nil {
 		t.Fatal(err)
 	}
-	jobs := sqlstore.NewJobStore(db)
-	testConsolidate(t, newFixture(t, sqlstore.NewMemoryStore(db), jobs, jobs))
+	return db
 }
 
 func TestJobRunner_runsARequestedConsolidation(t *testing.T) {

@@ -39,6 +39,8 @@ func appOptions(cfg config.Config) fx.Option {
 		coreModule,
 		conversationsModule,
 		vectorsModule,
+		indexingModule,
+		writeSignals,
 		retrievalModule,
 	}
 	if cfg.HasRole(config.RoleAPI) {
@@ -48,7 +50,7 @@ func appOptions(cfg config.Config) fx.Option {
 		opts = append(opts, workerModule)
 	}
 	if cfg.HasRole(config.RoleIndexer) {
-		opts = append(opts, indexerRetrieval)
+		opts = append(opts, indexerRetrieval, indexerModule)
 	}
 	return fx.Options(opts...)
 }

@@ -1,0 +1,117 @@
+package bootstrap
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/spf13/cobra"
+	"go.uber.org/fx"
+
+	"engram/adapters/httpapi"
+	"engram/adapters/metrics"
+	"engram/adapters/sqlstore"
+	"engram/app/indexing"
+	"engram/bootstrap/config"
+	"engram/ports"
+)
+
+// indexingModule is what every role shares of vector sync: the store the indexer
+// claims from, the signal in-process writes raise, the reindex use case and its
+// route, and the backlog metrics.
+var indexingModule = fx.Module("indexing",
+	fx.Provide(
+		func(s *storage) ports.VectorSyncStore { return sqlstore.NewVectorSyncStore(s.db) },
+		indexing.NewSignal,
+		func(store ports.VectorSyncStore, clk ports.Clock, sig *indexing.Signal) *indexing.Reindexer {
+			return indexing.NewReindexer(store, clk, sig.Notify)
+		},
+		AsRoute(adminRoutes),
+	),
+	fx.Invoke(func(x *metrics.Indexing, store ports.VectorSyncStore) { x.Backlog(store.VectorBacklog) }),
+)
+
+// writeSignals wake the indexer after in-process writes: every memory change and
+// every stored message. They decorate the stores for the whole app, so the use
+// cases of every module write through them.
+var writeSignals = fx.Options(
+	fx.Decorate(func(s ports.MemoryStore, sig *indexing.Signal) ports.MemoryStore {
+		return indexing.NotifyMemoryWrites(s, sig)
+	}),
+	fx.Decorate(func(s ports.MessageStore, sig *indexing.Signal) ports.MessageStore {
+		return indexing.NotifyMessageIngest(s, sig)
+	}),
+)
+
+// indexerModule is the indexer role's vector sync: DIRTY/FAILED memories and
+// messages → embed → vector upsert → SYNCED, polled every
+// MEMORY_INDEX_WORKER_INTERVAL_SEC and woken by in-process writes.
+var indexerModule = fx.Module("indexer",
+	fx.Provide(fx.Private, newVectorIndexer, newIndexRunner),
+	fx.Invoke(startVectorIndexer),
+)
+
+func adminRoutes(r *indexing.Reindexer) Route {
+	return func(api *httpapi.API) { httpapi.RegisterAdmin(api, r) }
+}
+
+func newVectorIndexer(cfg config.Config, store ports.VectorSyncStore, emb ports.Embedder, ix ports.VectorIndex,
+	clk ports.Clock, x *metrics.Indexing,
+) *indexing.Indexer {
+	return indexing.New(store, emb, ix, clk, indexing.Options{
+		Worker:    workerName(),
+		BatchSize: cfg.IndexWorker.BatchSize,
+	}, x)
+}
+
+func newIndexRunner(cfg config.Config, ix *indexing.Indexer, sig *indexing.Signal, log *slog.Logger) *indexing.Runner {
+	return indexing.NewRunner(ix, indexing.RunnerOptions{
+		Interval: time.Duration(cfg.IndexWorker.IntervalSec) * time.Second,
+		Signal:   sig,
+		Logger:   log,
+	})
+}
+
+// startVectorIndexer starts the loop with the app and stops it before the vector
+// index and the database close; neither hook blocks beyond fx's timeouts.
+func startVectorIndexer(lc fx.Lifecycle, cfg config.Config, r *indexing.Runner, emb ports.Embedder, v *vectorStore, log *slog.Logger) {
+	if !cfg.IndexWorker.Enabled {
+		log.Warn("MEMORY_INDEX_WORKER_ENABLED is false: vectors are not kept in step; search answers lexically where they are missing")
+		return
+	}
+	lc.Append(fx.Hook{
+		OnStart: func(context.Context) error {
+			r.Start()
+			log.Info("vector indexer started", "embedder", emb.Model(), "backend", v.backend,
+				"batch_size", cfg.IndexWorker.BatchSize, "interval_sec", cfg.IndexWorker.IntervalSec)
+			return nil
+		},
+		OnStop: r.Stop,
+	})
+}
+
+// reindexCommand is `engram reindex`: every tenant's memories and messages are
+// marked DIRTY, and the indexer roles rebuild their vectors in the background.
+func reindexCommand(g *globalFlags) *cobra.Command {
+	return &cobra.Command{
+		Use:   "reindex",
+		Short: "Mark every memory and message DIRTY so the indexers rebuild all vectors (after a model or backend change)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfg, err := g.load()
+			if err != nil {
+				return err
+			}
+			return withDatabase(cmd.Context(), cfg, true, func(ctx context.Context, s *storage) error {
+				re := indexing.NewReindexer(sqlstore.NewVectorSyncStore(s.db), systemClock(), nil)
+				n, err := re.ReindexAll(ctx)
+				if err != nil {
+					return err
+				}
+				fmt.Fprintf(cmd.OutOrStdout(), "queued %d memories and %d messages for the indexer\n", n.Memories, n.Messages)
+				return nil
+			})
+		},
+	}
+}

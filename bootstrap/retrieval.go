@@ -11,6 +11,7 @@ import (
 	"engram/adapters/metrics"
 	"engram/adapters/sqlstore"
 	"engram/adapters/textanalysis"
+	"engram/app/extraction"
 	"engram/app/retrieval"
 	"engram/bootstrap/config"
 	"engram/ports"
@@ -35,8 +36,21 @@ var retrievalModule = fx.Module("retrieval",
 	),
 )
 
-// indexerRetrieval is the indexer role's share of search: the lexical passes.
-var indexerRetrieval = fx.Invoke(startLexicalIndexer)
+// indexerRetrieval is the indexer role's share of search: the lexical passes, and
+// extraction's duplicate search by vectors (a process with the indexer role keeps
+// its vectors fresh, the local index included; without it, extraction compares
+// lexically).
+var indexerRetrieval = fx.Options(
+	fx.Invoke(startLexicalIndexer),
+	fx.Provide(newSimilarMemories),
+)
+
+// newSimilarMemories finds extraction's duplicate candidates by cosine (item 6 of
+// step 3), with the lexical comparison as the fallback when vectors fail.
+func newSimilarMemories(s *storage, mem ports.MemoryStore, emb ports.Embedder, vectors ports.VectorIndex, log *slog.Logger) extraction.SimilarMemories {
+	return &extraction.VectorSimilar{Embedder: emb, Vectors: vectors, Store: mem, Reader: s.memories,
+		Fallback: &extraction.LexicalSimilar{Store: mem}, Logger: log}
+}
 
 // newMemoryStore is the memory store every use case writes through: metrics
 // outside, and the lexical index kept in step with every committed change, so a

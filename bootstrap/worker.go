@@ -46,7 +46,9 @@ var workerModule = fx.Module("worker",
 	fx.Provide(
 		fx.Private,
 		newExtractionStages,
-		newPipeline,
+		// similar is optional: bootstrap/retrieval.go provides vector similarity
+		// where this process keeps vectors fresh; extraction falls back to lexical.
+		fx.Annotate(newPipeline, fx.ParamTags("", "", "", "", "", "", `optional:"true"`)),
 		func(m *metrics.Metrics) *metrics.Extraction { return m.Extraction() },
 		newJobRunner,
 	),
@@ -125,11 +127,13 @@ func newExtractionStages(cfg config.Config, log *slog.Logger) (stages, error) {
 	}, nil
 }
 
-func newPipeline(cfg config.Config, st stages, mem ports.MemoryStore, msgs ports.MessageStore, clk ports.Clock, ids ports.IDs) *extraction.Pipeline {
+func newPipeline(cfg config.Config, st stages, mem ports.MemoryStore, msgs ports.MessageStore, clk ports.Clock, ids ports.IDs,
+	similar extraction.SimilarMemories,
+) *extraction.Pipeline {
 	m := cfg.Memory
 	return extraction.New(extraction.Deps{
 		Extractor: st.extractor, Refiner: st.refiner, FallbackRefiner: st.fallback,
-		Memories: mem, Messages: msgs, Clock: clk, IDs: ids,
+		Memories: mem, Messages: msgs, Clock: clk, IDs: ids, Similar: similar,
 	}, extraction.Options{
 		Boundaries:          candidate.Boundaries{MinConfidence: m.MinConfidence},
 		MaxWriteItems:       m.MaxWriteItems,

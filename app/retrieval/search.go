@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sort"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -229,24 +228,41 @@ func (s *Service) retrieve(ctx context.Context, p plan) (Result, error) {
 			return Result{}, err
 		}
 	}
-	var items []Item
-	for _, kind := range p.kinds {
-		var fused []ranking.Scored
-		switch res.ModeUsed {
-		case ModeLexical:
-			fused = lexical[kind]
-		case ModeDense:
-			fused = dense[kind]
-		default:
-			fused = s.opts.Recipe.Fuse(lexical[kind], dense[kind])
+	// One fusion over both kinds (scope all): min-max normalises each retriever's
+	// list, not each kind's, so a weak memory is not lifted to the level of the best
+	// message just because it is the best memory.
+	kindOf := map[string]ports.LexicalKind{}
+	joint := func(lists map[ports.LexicalKind][]ranking.Scored) []ranking.Scored {
+		if len(p.kinds) == 1 {
+			for _, it := range lists[p.kinds[0]] {
+				kindOf[it.ID] = p.kinds[0]
+			}
+			return lists[p.kinds[0]]
 		}
-		ranked, err := s.rank(ctx, p, kind, fused)
-		if err != nil {
-			return Result{}, err
+		var all []ranking.Scored
+		for _, kind := range p.kinds {
+			for _, it := range lists[kind] {
+				kindOf[it.ID] = kind
+				all = append(all, it)
+			}
 		}
-		items = append(items, ranked...)
+		sortScored(all)
+		return all
 	}
-	res.Items = best(items, p.limit)
+	var fused []ranking.Scored
+	switch res.ModeUsed {
+	case ModeLexical:
+		fused = joint(lexical)
+	case ModeDense:
+		fused = joint(dense)
+	default:
+		fused = s.opts.Recipe.Fuse(joint(lexical), joint(dense))
+	}
+	items, err := s.rank(ctx, p, fused, kindOf)
+	if err != nil {
+		return Result{}, err
+	}
+	res.Items = items[:min(len(items), p.limit)]
 	return res, nil
 }
 
@@ -417,55 +433,61 @@ func vectorKind(k ports.LexicalKind) ports.VectorKind {
 	return ports.VectorKindMemory
 }
 
-// rank reads the truth of the fused candidates of one kind, drops what is not live
-// (or no longer matches the filters), and re-ranks with retrieval = the fused
-// score normalised by the best one.
-func (s *Service) rank(ctx context.Context, p plan, kind ports.LexicalKind, fused []ranking.Scored) ([]Item, error) {
+// rank reads the truth of the fused candidates, drops what is not live (or no
+// longer matches the filters), and re-ranks with retrieval = the fused score
+// normalised by the best one.
+func (s *Service) rank(ctx context.Context, p plan, fused []ranking.Scored, kindOf map[string]ports.LexicalKind) ([]Item, error) {
 	if len(fused) == 0 {
 		return nil, nil
 	}
-	fused = fused[:min(len(fused), max(s.opts.Recipe.Depth, p.limit))]
+	fused = fused[:min(len(fused), max(s.opts.Recipe.Depth, p.limit)*len(p.kinds))]
 	retrieval := ranking.Normalize(fused)
-	ids := make([]string, len(fused))
-	for i, f := range fused {
-		ids[i] = f.ID
+	var memIDs, msgIDs []string
+	for _, f := range fused {
+		if kindOf[f.ID] == ports.LexicalMessage {
+			msgIDs = append(msgIDs, f.ID)
+		} else {
+			memIDs = append(memIDs, f.ID)
+		}
 	}
-	cands := make([]ranking.Candidate, 0, len(fused))
-	items := map[string]Item{}
-	if kind == ports.LexicalMemory {
-		ms, err := s.deps.Memories.MemoriesByID(ctx, p.Scope, ids)
+	mems := map[string]memory.Memory{}
+	if len(memIDs) > 0 {
+		ms, err := s.deps.Memories.MemoriesByID(ctx, p.Scope, memIDs)
 		if err != nil {
 			return nil, fmt.Errorf("read memories: %w", err)
 		}
-		byID := make(map[string]memory.Memory, len(ms))
 		for _, m := range ms {
-			byID[m.ID()] = m
+			mems[m.ID()] = m
 		}
-		for _, r := range retrieval {
-			m, ok := byID[r.ID]
-			if !ok || !m.IsLive(p.now) || !s.memoryMatches(p, m) {
-				continue
-			}
-			cands = append(cands, s.memoryCandidate(p, m, r.Score))
-			items[r.ID] = Item{Kind: kind, Memory: &m}
-		}
-	} else {
-		msgs, err := s.deps.Messages.MessagesBySeq(ctx, p.Scope, ids)
+	}
+	msgs := map[string]conversation.Message{}
+	if len(msgIDs) > 0 {
+		ms, err := s.deps.Messages.MessagesBySeq(ctx, p.Scope, msgIDs)
 		if err != nil {
 			return nil, fmt.Errorf("read messages: %w", err)
 		}
-		byID := make(map[string]conversation.Message, len(msgs))
-		for _, m := range msgs {
-			byID[m.Seq] = m
+		for _, m := range ms {
+			msgs[m.Seq] = m
 		}
-		for _, r := range retrieval {
-			m, ok := byID[r.ID]
+	}
+	cands := make([]ranking.Candidate, 0, len(fused))
+	items := map[string]Item{}
+	for _, r := range retrieval {
+		if kindOf[r.ID] == ports.LexicalMessage {
+			m, ok := msgs[r.ID]
 			if !ok || (p.ConversationID != "" && m.ConversationID != p.ConversationID) || !inRange(p, m.CreatedAt) {
 				continue
 			}
 			cands = append(cands, ranking.Candidate{ID: r.ID, Retrieval: r.Score, Confidence: -1, At: m.CreatedAt})
-			items[r.ID] = Item{Kind: kind, Message: &m}
+			items[r.ID] = Item{Kind: ports.LexicalMessage, Message: &m}
+			continue
 		}
+		m, ok := mems[r.ID]
+		if !ok || !m.IsLive(p.now) || !s.memoryMatches(p, m) {
+			continue
+		}
+		cands = append(cands, s.memoryCandidate(p, m, r.Score))
+		items[r.ID] = Item{Kind: ports.LexicalMemory, Memory: &m}
 	}
 	ranked := ranking.Rerank(cands, p.now, s.opts.Weights)
 	out := make([]Item, 0, len(ranked))
@@ -502,16 +524,6 @@ func (s *Service) memoryCandidate(p plan, m memory.Memory, retrieval float64) ra
 		ID: m.ID(), Retrieval: retrieval, Importance: m.Importance(), Confidence: m.Confidence(),
 		At: m.UpdatedAt(), ExactKey: ranking.KeyMatch(p.terms, s.deps.Analyzer.Terms(string(m.Key()))),
 	}
-}
-
-// best merges the kinds' re-ranked items (their scores share one scale) and keeps
-// the limit best; equal scores keep memories first, then retrieval order.
-func best(items []Item, limit int) []Item {
-	sort.SliceStable(items, func(i, j int) bool { return items[i].Score > items[j].Score })
-	if len(items) > limit {
-		items = items[:limit]
-	}
-	return items
 }
 
 // fullInject is every live memory of the user up to the scan limit (the most

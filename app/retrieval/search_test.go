@@ -322,3 +322,21 @@ func TestIndexer_repairFixesWhatTheWritePathMissed(t *testing.T) {
 		t.Fatalf("after repair: %v, want lost", got)
 	}
 }
+
+func TestSearch_scopeAllRanksBothKindsOnOneScale(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, retrieval.Options{})
+	e.save(alice, "pet", "fact", "Has a golden retriever called Biscuit")
+	e.post(alice, "s1", conversation.Input{MessageID: "k", Name: "Caroline", Content: "I adopted a kitten in June.",
+		CreatedAt: time.Date(2023, 6, 20, 10, 0, 0, 0, time.UTC)})
+	for _, mode := range []string{"lexical", "dense", "auto"} {
+		res := e.search(retrieval.Search{Query: "kitten", Within: "all", Mode: mode})
+		if got := keysOf(res); len(got) == 0 || got[0] != "k" {
+			t.Errorf("%s: got %v, want the message about the kitten before any memory", mode, got)
+		}
+	}
+	res := e.search(retrieval.Search{Query: "golden retriever", Within: "all", Mode: "auto"})
+	if got := keysOf(res); len(got) == 0 || got[0] != "pet" {
+		t.Errorf("got %v, want the pet memory first", got)
+	}
+}

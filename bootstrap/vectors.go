@@ -16,6 +16,7 @@ import (
 	"engram/adapters/localvec"
 	"engram/adapters/metrics"
 	"engram/adapters/milvus"
+	"engram/adapters/pgvector"
 	"engram/adapters/sqlstore"
 	"engram/bootstrap/config"
 	"engram/ports"
@@ -118,7 +119,12 @@ func openVectorStore(ctx context.Context, cfg config.Config, s *storage, emb por
 		if s.db.Dialect() != sqlstore.DialectPostgres {
 			return nil, errors.New("ENGRAM_VECTOR_BACKEND pgvector: needs ENGRAM_DATABASE_URL to be a postgres:// URL")
 		}
-		return nil, errors.New("ENGRAM_VECTOR_BACKEND pgvector: the adapter is not built yet; use local or milvus")
+		ix, err := pgvector.Open(ctx, s.db.Bun(), pgvector.Options{Model: model, Dimension: dim})
+		if err != nil {
+			return nil, fmt.Errorf("ENGRAM_VECTOR_BACKEND pgvector: %w", err)
+		}
+		log.Info("pgvector index ready", "table", ix.Table(), "model", model)
+		return &vectorStore{backend: "pgvector", index: ix, ping: ix.Ping}, nil
 	case "milvus":
 		mc := cfg.Vector.Milvus
 		ix, err := milvus.New(milvus.Options{URI: mc.URI, Token: mc.Token, Collection: mc.Collection, Model: model, Dimension: dim})

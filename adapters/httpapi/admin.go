@@ -31,7 +31,7 @@ type reindexOutput struct {
 // `engram reindex` does every tenant.
 func RegisterAdmin(api *API, r Reindexer) {
 	log := api.opts.Logger
-	huma.Register(api.V1, huma.Operation{
+	register(api, huma.Operation{
 		OperationID: "admin_reindex", Method: http.MethodPost, Path: "/admin/reindex",
 		Summary: "Rebuild the calling tenant's vectors in the background", Tags: []string{"lifecycle"},
 		DefaultStatus: http.StatusAccepted,

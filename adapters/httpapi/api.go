@@ -63,9 +63,6 @@ func New(mux *http.ServeMux, opts Options, authn Authenticator) *API {
 	v1.UseMiddleware(authenticate(root, authn, opts.Logger))
 	v1.UseModifier(func(op *huma.Operation, next func(*huma.Operation)) {
 		op.Security = []map[string][]string{{"bearer": {}}}
-		if op.MaxBodyBytes == 0 {
-			op.MaxBodyBytes = opts.MaxBodyBytes
-		}
 		op.Errors = appendMissing(op.Errors, http.StatusUnauthorized)
 		next(op)
 	})
@@ -96,6 +93,16 @@ func (m lenientMux) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 type readCloser struct {
 	io.Reader
 	io.Closer
+}
+
+// register adds an authenticated /v1 operation. It applies the configured body
+// limit: huma reads the limit from the operation it was given, so a group modifier
+// cannot change it. An operation that sets its own limit keeps it.
+func register[I, O any](api *API, op huma.Operation, handler func(context.Context, *I) (*O, error)) {
+	if op.MaxBodyBytes == 0 {
+		op.MaxBodyBytes = api.opts.MaxBodyBytes
+	}
+	huma.Register(api.V1, op, handler)
 }
 
 func appendMissing(codes []int, code int) []int {

@@ -195,6 +195,16 @@ func TestSave_oversizeBodyIs413(t *testing.T) {
 	expectProblem(t, resp, http.StatusRequestEntityTooLarge, "")
 }
 
+func TestSave_configuredBodyLimitApplies(t *testing.T) {
+	t.Parallel()
+	api := httpapi.New(http.NewServeMux(), httpapi.Options{MaxBodyBytes: 4096}, auth.New(auth.Options{Open: true}, nil, nil, nil))
+	clk := &fixedClock{now: time.Now()}
+	httpapi.RegisterMemories(api, memories.New(memstore.NewMemoryStore(), clk, &seqIDs{}, memory.Policy{}))
+	body := `{"type":"fact","content":"` + strings.Repeat("x", 900) + `","pad":"` + strings.Repeat("y", 4000) + `"}`
+	resp := humatest.Wrap(t, api.Root).Put("/v1/users/alice/memories/k", "Content-Type: application/json", strings.NewReader(body))
+	expectProblem(t, resp, http.StatusRequestEntityTooLarge, "")
+}
+
 func TestAppend_statuses(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, false)

@@ -56,7 +56,7 @@ func RegisterLifecycle(api *API, svc Lifecycle) {
 	log := api.opts.Logger
 	tags := []string{"lifecycle"}
 
-	huma.Register(api.V1, huma.Operation{
+	register(api, huma.Operation{
 		OperationID: "memory_consolidate", Method: http.MethodPost, Path: "/users/{user}/consolidate",
 		Summary: "Consolidate the user's memories in the background", Tags: tags, DefaultStatus: http.StatusAccepted,
 		Description: "Merges near-duplicates, deletes noise-key and expired memories and folds key variants, each " +
@@ -74,7 +74,7 @@ func RegisterLifecycle(api *API, svc Lifecycle) {
 		return &jobAcceptedOutput{Body: JobAccepted{JobID: job.ID, Status: string(job.Status)}}, nil
 	})
 
-	huma.Register(api.V1, huma.Operation{
+	register(api, huma.Operation{
 		OperationID: "job_get", Method: http.MethodGet, Path: "/jobs/{job_id}",
 		Summary: "Read a background job", Tags: tags, Errors: []int{http.StatusNotFound},
 	}, func(ctx context.Context, in *jobPath) (*jobOutput, error) {

@@ -116,7 +116,7 @@ func RegisterMemories(api *API, svc Memories) {
 		return s, problem(ctx, log, err, "path")
 	}
 
-	huma.Register(api.V1, huma.Operation{
+	register(api, huma.Operation{
 		OperationID: "memory_save", Method: http.MethodPut, Path: "/users/{user}/memories/{key}",
 		Summary: "Save a memory (create or overwrite by key)", Tags: tags, DefaultStatus: http.StatusOK,
 		Description: "201 when the key is new to the user (or was deleted), 200 when replaced. Noise keys are refused with 422.",
@@ -141,7 +141,7 @@ func RegisterMemories(api *API, svc Memories) {
 		return &saveOutput{Status: status, Body: fromMemory(res.Memory)}, nil
 	})
 
-	huma.Register(api.V1, huma.Operation{
+	register(api, huma.Operation{
 		OperationID: "memory_append", Method: http.MethodPost, Path: "/users/{user}/memories/{key}/append",
 		Summary: "Append to a memory", Tags: tags,
 		Errors: []int{http.StatusNotFound, http.StatusUnprocessableEntity},
@@ -157,7 +157,7 @@ func RegisterMemories(api *API, svc Memories) {
 		return &memoryOutput{Body: fromMemory(m)}, nil
 	})
 
-	huma.Register(api.V1, huma.Operation{
+	register(api, huma.Operation{
 		OperationID: "memory_delete", Method: http.MethodDelete, Path: "/users/{user}/memories/{key}",
 		Summary: "Delete a memory", Tags: tags, DefaultStatus: http.StatusNoContent,
 		Description: "The memory is deactivated; its history keeps it and it can be reverted.",
@@ -173,7 +173,7 @@ func RegisterMemories(api *API, svc Memories) {
 		return nil, nil
 	})
 
-	huma.Register(api.V1, huma.Operation{
+	register(api, huma.Operation{
 		OperationID: "memory_get", Method: http.MethodGet, Path: "/users/{user}/memories/{key}",
 		Summary: "Read a memory", Tags: tags, Errors: []int{http.StatusNotFound},
 	}, func(ctx context.Context, in *getInput) (*memoryOutput, error) {
@@ -188,7 +188,7 @@ func RegisterMemories(api *API, svc Memories) {
 		return &memoryOutput{Body: fromMemory(m)}, nil
 	})
 
-	huma.Register(api.V1, huma.Operation{
+	register(api, huma.Operation{
 		OperationID: "memory_list", Method: http.MethodGet, Path: "/users/{user}/memories",
 		Summary: "List memories", Tags: tags, Errors: []int{http.StatusUnprocessableEntity},
 		Description: "Ordered by key. Deleted, expired and noise-key memories are left out unless include_inactive (noise keys always).",
@@ -209,7 +209,7 @@ func RegisterMemories(api *API, svc Memories) {
 		return out, nil
 	})
 
-	huma.Register(api.V1, huma.Operation{
+	register(api, huma.Operation{
 		OperationID: "memory_history", Method: http.MethodGet, Path: "/users/{user}/memories/{key}/history",
 		Summary: "Every change of a memory", Tags: tags, Errors: []int{http.StatusNotFound},
 	}, func(ctx context.Context, in *KeyPath) (*historyOutput, error) {
@@ -228,7 +228,7 @@ func RegisterMemories(api *API, svc Memories) {
 		return out, nil
 	})
 
-	huma.Register(api.V1, huma.Operation{
+	register(api, huma.Operation{
 		OperationID: "memory_revert", Method: http.MethodPost, Path: "/users/{user}/memories/{key}/revert",
 		Summary: "Return a memory to what it was after an event", Tags: tags,
 		Errors: []int{http.StatusNotFound, http.StatusUnprocessableEntity},

@@ -111,7 +111,7 @@ func RegisterMessages(api *API, svc Messages) {
 		return problem(ctx, log, err, in)
 	}
 
-	huma.Register(api.V1, huma.Operation{
+	register(api, huma.Operation{
 		OperationID: "message_post", Method: http.MethodPost, Path: "/users/{user}/messages",
 		Summary: "Post a conversation message", Tags: tags, DefaultStatus: http.StatusAccepted,
 		Description: "Stored durably before the answer. 202 when new; 200 when the message_id was already stored " +
@@ -135,9 +135,11 @@ func RegisterMessages(api *API, svc Messages) {
 		return &postMessageOutput{Status: status, Body: fromPosted(res)}, nil
 	})
 
-	huma.Register(api.V1, huma.Operation{
+	register(api, huma.Operation{
 		OperationID: "message_post_batch", Method: http.MethodPost, Path: "/users/{user}/messages:batch",
-		Summary: "Post up to 500 messages", Tags: tags, DefaultStatus: http.StatusAccepted,
+		// A batch carries up to 500 messages: eight times the single-request limit.
+		MaxBodyBytes: 8 * api.opts.MaxBodyBytes,
+		Summary:      "Post up to 500 messages", Tags: tags, DefaultStatus: http.StatusAccepted,
 		Description: "All or nothing, in one transaction; items follow the request's order. Repeated message_ids " +
 			"report the stored message (created false); one that holds other content refuses the batch with 409.",
 		Errors: []int{http.StatusBadRequest, http.StatusConflict, http.StatusRequestEntityTooLarge, http.StatusUnprocessableEntity},
@@ -161,7 +163,7 @@ func RegisterMessages(api *API, svc Messages) {
 		return out, nil
 	})
 
-	huma.Register(api.V1, huma.Operation{
+	register(api, huma.Operation{
 		OperationID: "message_get", Method: http.MethodGet, Path: "/users/{user}/messages/{message_id}",
 		Summary: "Read a message, its extraction status and the memory events it caused", Tags: tags,
 		Errors: []int{http.StatusNotFound, http.StatusUnprocessableEntity},

@@ -77,7 +77,7 @@ type Searcher interface {
 // RegisterSearch adds POST /v1/users/{user}/search.
 func RegisterSearch(api *API, svc Searcher) {
 	log := api.opts.Logger
-	huma.Register(api.V1, huma.Operation{
+	register(api, huma.Operation{
 		OperationID: "memory_search", Method: http.MethodPost, Path: "/users/{user}/search",
 		Summary: "Search memories and past messages", Tags: []string{"search"},
 		Description: "Expired, deleted and noise-key memories are never returned. When vectors fail or exceed " +

@@ -214,7 +214,7 @@ func (s *MemoryStore) TopMemories(_ context.Context, scope memory.Scope, types [
 		if !a.UpdatedAt().Equal(b.UpdatedAt()) {
 			return a.UpdatedAt().After(b.UpdatedAt())
 		}
-		return a.ID() < b.ID()
+		return a.ID() > b.ID()
 	})
 	if len(out) > limit {
 		out = out[:max(limit, 0)]

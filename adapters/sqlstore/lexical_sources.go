@@ -17,23 +17,27 @@ import (
 func (s *MemoryStore) MemoriesByID(ctx context.Context, scope memory.Scope, ids []string) ([]memory.Memory, error) {
 	out := make([]memory.Memory, 0, len(ids))
 	for start := 0; start < len(ids); start += lexicalBatch {
+		// By primary key alone: with the scope in the WHERE clause SQLite walks the
+		// user's (tenant, user, key) index instead, every memory of the user. Ids are
+		// unique across scopes, and the scope is checked on each row.
 		var rows []memoryRow
 		err := s.db.bun.NewSelect().Model(&rows).
-			Where("m.tenant_id = ?", scope.Tenant).
-			Where("m.user_id = ?", scope.User).
 			Where("m.id IN (?)", bun.In(ids[start:min(start+lexicalBatch, len(ids))])).
 			Scan(ctx)
 		if err != nil {
 			return nil, wrapErr("memories by id", err)
 		}
 		for i := range rows {
-			out = append(out, memory.Restore(rows[i].toState()))
+			if rows[i].TenantID == scope.Tenant && rows[i].UserID == scope.User {
+				out = append(out, memory.Restore(rows[i].toState()))
+			}
 		}
 	}
 	return out, nil
 }
 
-// TopMemories returns live memories, most important first, then newest change.
+// TopMemories returns live memories, most important first, then newest change; it
+// walks long_term_memories_top_idx backwards and stops at the limit.
 func (s *MemoryStore) TopMemories(ctx context.Context, scope memory.Scope, types []memory.Type, now time.Time, limit int) ([]memory.Memory, error) {
 	if limit <= 0 {
 		return nil, nil
@@ -50,7 +54,7 @@ func (s *MemoryStore) TopMemories(ctx context.Context, scope memory.Scope, types
 		}
 		q = q.Where("m.memory_type IN (?)", bun.In(names))
 	}
-	err := q.OrderExpr("m.importance DESC, m.updated_at DESC, m.id ASC").Limit(int64(limit)).Scan(ctx)
+	err := q.OrderExpr("m.importance DESC, m.updated_at DESC, m.id DESC").Limit(int64(limit)).Scan(ctx)
 	if err != nil {
 		return nil, wrapErr("top memories", err)
 	}
@@ -89,17 +93,18 @@ func (s *MemoryStore) MemoriesChangedSince(ctx context.Context, afterAt time.Tim
 func (s *MessageStore) MessagesBySeq(ctx context.Context, scope memory.Scope, seqs []string) ([]conversation.Message, error) {
 	out := make([]conversation.Message, 0, len(seqs))
 	for start := 0; start < len(seqs); start += lexicalBatch {
+		// By primary key alone, as MemoriesByID, with the scope checked on each row.
 		var rows []messageRow
 		err := s.db.bun.NewSelect().Model(&rows).
-			Where("cm.tenant_id = ?", scope.Tenant).
-			Where("cm.user_id = ?", scope.User).
 			Where("cm.id IN (?)", bun.In(seqs[start:min(start+lexicalBatch, len(seqs))])).
 			Scan(ctx)
 		if err != nil {
 			return nil, wrapErr("messages by seq", err)
 		}
 		for i := range rows {
-			out = append(out, rows[i].toMessage())
+			if rows[i].TenantID == scope.Tenant && rows[i].UserID == scope.User {
+				out = append(out, rows[i].toMessage())
+			}
 		}
 	}
 	return out, nil

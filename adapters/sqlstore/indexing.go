@@ -4,10 +4,13 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect/pgdialect"
 
 	"engram/domain/memory"
 	"engram/ports"
@@ -88,23 +91,25 @@ func (s *VectorSyncStore) ClaimMemoryVectors(ctx context.Context, c ports.Vector
 			SELECT m.id FROM long_term_memories AS m
 			WHERE ` + dueMemories + `
 			ORDER BY m.updated_at LIMIT ?3 ` + lock + `)
-		RETURNING id`
+		RETURNING ` + columnsOf(s.db, (*memoryClaimRow)(nil))
 	var rows []memoryClaimRow
 	err := s.db.WriteTx(ctx, func(ctx context.Context, tx bun.Tx) error {
-		var ids []string
-		if err := tx.NewRaw(query, dbTime(c.Now), c.Worker, dbTime(c.Now.Add(c.Lease)), max(c.Limit, 1)).Scan(ctx, &ids); err != nil && classify(err) != classNotFound {
+		rows = rows[:0]
+		err := tx.NewRaw(query, dbTime(c.Now), c.Worker, dbTime(c.Now.Add(c.Lease)), max(c.Limit, 1)).Scan(ctx, &rows)
+		if err != nil && classify(err) != classNotFound {
 			return wrapErr("claim memory vectors", err)
 		}
-		rows = rows[:0]
-		if len(ids) == 0 {
-			return nil
-		}
-		err := tx.NewSelect().Model(&rows).Where("m.id IN (?)", bun.In(ids)).OrderExpr("m.updated_at, m.id").Scan(ctx)
-		return wrapErr("read claimed memories", err)
+		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
+	slices.SortFunc(rows, func(a, b memoryClaimRow) int { // RETURNING has no order
+		if c := a.UpdatedAt.Compare(b.UpdatedAt); c != 0 {
+			return c
+		}
+		return strings.Compare(a.ID, b.ID)
+	})
 	out := make([]ports.ClaimedMemory, len(rows))
 	for i := range rows {
 		since := dbTime(rows[i].UpdatedAt)
@@ -120,26 +125,32 @@ func (s *VectorSyncStore) ClaimMemoryVectors(ctx context.Context, c ports.Vector
 // version and claim, and otherwise only releases the worker's claim.
 func (s *VectorSyncStore) FinishMemoryVectors(ctx context.Context, worker string, outcomes []ports.MemoryVectorOutcome) (int, error) {
 	stored := 0
+	args := make([][]any, len(outcomes))
+	for i, o := range outcomes {
+		v := o.Vector
+		args[i] = []any{string(v.Status), s.db.bindTime(v.SyncedAt), nullable(v.Error), nullable(v.Model),
+			nullable(v.Version), nullable(v.TextHash), o.Attempts, s.db.bindTime(o.NextAttempt),
+			o.ID, o.Version, worker}
+	}
+	if s.db.dialect == DialectPostgres {
+		return s.finishMemoryVectorsPostgres(ctx, worker, outcomes)
+	}
 	err := s.db.WriteTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 		stored = 0
+		changed, err := s.db.execEach(ctx, tx, "finish memory vector", `UPDATE long_term_memories SET
+				vector_status = ?, vector_synced_at = ?, vector_error = ?, vector_model = ?,
+				vector_version = ?, vector_text_hash = ?, vector_attempts = ?, vector_next_attempt_at = ?,
+				vector_claimed_by = NULL, vector_claim_until = NULL
+			WHERE id = ? AND version = ? AND vector_claimed_by = ?`, args)
+		if err != nil {
+			return err
+		}
 		var stale []string
-		for _, o := range outcomes {
-			v := o.Vector
-			res, err := tx.NewRaw(`UPDATE long_term_memories SET
-					vector_status = ?, vector_synced_at = ?, vector_error = ?, vector_model = ?,
-					vector_version = ?, vector_text_hash = ?, vector_attempts = ?, vector_next_attempt_at = ?,
-					vector_claimed_by = NULL, vector_claim_until = NULL
-				WHERE id = ? AND version = ? AND vector_claimed_by = ?`,
-				string(v.Status), nullTime(v.SyncedAt), nullable(v.Error), nullable(v.Model),
-				nullable(v.Version), nullable(v.TextHash), o.Attempts, nullTime(o.NextAttempt),
-				o.ID, o.Version, worker).Exec(ctx)
-			if err != nil {
-				return wrapErr("finish memory vector", err)
-			}
-			if n, _ := res.RowsAffected(); n > 0 {
+		for i, n := range changed {
+			if n > 0 {
 				stored++
 			} else {
-				stale = append(stale, o.ID)
+				stale = append(stale, outcomes[i].ID)
 			}
 		}
 		if len(stale) > 0 {
@@ -150,6 +161,63 @@ func (s *VectorSyncStore) FinishMemoryVectors(ctx context.Context, worker string
 		return nil
 	})
 	return stored, err
+}
+
+// finishMemoryVectorsPostgres stores every outcome with one UPDATE over arrays
+// (one round trip per batch instead of one per memory).
+func (s *VectorSyncStore) finishMemoryVectorsPostgres(ctx context.Context, worker string, outcomes []ports.MemoryVectorOutcome) (int, error) {
+	n := len(outcomes)
+	ids, statuses, synced, errs, models, hashes, next := make([]string, n), make([]string, n), make([]string, n),
+		make([]string, n), make([]string, n), make([]string, n), make([]string, n)
+	versions := make([]int64, n)
+	modelVersions, attempts := make([]int, n), make([]int, n)
+	for i, o := range outcomes {
+		v := o.Vector
+		ids[i], versions[i], statuses[i] = o.ID, o.Version, string(v.Status)
+		synced[i], errs[i], models[i] = pgTime(v.SyncedAt), v.Error, v.Model
+		modelVersions[i], hashes[i], attempts[i], next[i] = v.Version, v.TextHash, o.Attempts, pgTime(o.NextAttempt)
+	}
+	stored := 0
+	err := s.db.WriteTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+		var done []string
+		err := tx.NewRaw(`UPDATE long_term_memories AS m SET
+				vector_status = v.status,
+				vector_synced_at = NULLIF(v.synced_at, '')::timestamptz,
+				vector_error = NULLIF(v.error, ''),
+				vector_model = NULLIF(v.model, ''),
+				vector_version = NULLIF(v.model_version, 0),
+				vector_text_hash = NULLIF(v.hash, ''),
+				vector_attempts = v.attempts,
+				vector_next_attempt_at = NULLIF(v.next_at, '')::timestamptz,
+				vector_claimed_by = NULL, vector_claim_until = NULL
+			FROM unnest(?::text[], ?::bigint[], ?::text[], ?::text[], ?::text[], ?::text[], ?::int[], ?::text[], ?::int[], ?::text[])
+				AS v(id, version, status, synced_at, error, model, model_version, hash, attempts, next_at)
+			WHERE m.id = v.id AND m.version = v.version AND m.vector_claimed_by = ?
+			RETURNING m.id`,
+			pgdialect.Array(ids), pgdialect.Array(versions), pgdialect.Array(statuses), pgdialect.Array(synced),
+			pgdialect.Array(errs), pgdialect.Array(models), pgdialect.Array(modelVersions), pgdialect.Array(hashes),
+			pgdialect.Array(attempts), pgdialect.Array(next), worker).Scan(ctx, &done)
+		if err != nil && classify(err) != classNotFound {
+			return wrapErr("finish memory vectors", err)
+		}
+		stored = len(done)
+		if stored == n {
+			return nil
+		}
+		// The rest were edited or taken over meanwhile: release what is still ours.
+		_, err = tx.NewRaw(`UPDATE long_term_memories SET vector_claimed_by = NULL, vector_claim_until = NULL
+			WHERE id IN (?) AND vector_claimed_by = ?`, bun.In(ids), worker).Exec(ctx)
+		return wrapErr("release memory vector claims", err)
+	})
+	return stored, err
+}
+
+// pgTime is a time as array text for PostgreSQL; empty for the zero time.
+func pgTime(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return dbTime(t).Format(time.RFC3339Nano)
 }
 
 // ReleaseVectorClaims clears every claim of worker, memories and messages.
@@ -245,4 +313,59 @@ func (s *VectorSyncStore) VectorBacklog(ctx context.Context) (ports.VectorBacklo
 		}
 	}
 	return b, nil
+}
+
+// Bound statements. bun writes arguments into the SQL text, so each statement of a
+// batch is parsed anew, vectors included as hex; the indexer's hot writes run one
+// prepared statement per batch with bound arguments instead. Placeholders are
+// written as ? and numbered for PostgreSQL; times are bound in the form bun
+// writes them on SQLite, so they compare with the rest of the column.
+
+// bindSQL numbers the ? placeholders of q for PostgreSQL.
+func (db *DB) bindSQL(q string) string {
+	if db.dialect != DialectPostgres {
+		return q
+	}
+	var b strings.Builder
+	n := 0
+	for i := 0; i < len(q); i++ {
+		if q[i] == '?' {
+			n++
+			b.WriteString("$" + strconv.Itoa(n))
+			continue
+		}
+		b.WriteByte(q[i])
+	}
+	return b.String()
+}
+
+// bindTime is a time as a bound argument: NULL when zero.
+func (db *DB) bindTime(t time.Time) any {
+	if t.IsZero() {
+		return nil
+	}
+	t = dbTime(t)
+	if db.dialect == DialectSQLite {
+		return t.Format("2006-01-02 15:04:05.999999-07:00")
+	}
+	return t
+}
+
+// execEach prepares q in tx and runs it once per argument list, returning the
+// rows each run changed.
+func (db *DB) execEach(ctx context.Context, tx bun.Tx, op, q string, argLists [][]any) ([]int64, error) {
+	stmt, err := tx.Tx.PrepareContext(ctx, db.bindSQL(q))
+	if err != nil {
+		return nil, wrapErr(op, err)
+	}
+	defer stmt.Close()
+	changed := make([]int64, len(argLists))
+	for i, args := range argLists {
+		res, err := stmt.ExecContext(ctx, args...)
+		if err != nil {
+			return nil, wrapErr(op, err)
+		}
+		changed[i], _ = res.RowsAffected()
+	}
+	return changed, nil
 }

@@ -2,12 +2,14 @@ package sqlstore
 
 import (
 	"context"
+	"encoding/hex"
 	"fmt"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect/pgdialect"
 
 	"engram/domain/conversation"
 	"engram/domain/memory"
@@ -91,7 +93,7 @@ func (s *VectorSyncStore) ClaimMessageVectors(ctx context.Context, c ports.Vecto
 				ORDER BY d.received_at LIMIT ?3)
 			AND ` + due("c") + `
 			ORDER BY c.received_at LIMIT ?3)
-		RETURNING id`
+		RETURNING ` + columnsOf(s.db, (*messageVectorRow)(nil))
 	var rows []messageVectorRow
 	err := s.db.WriteTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 		if s.db.dialect == DialectPostgres {
@@ -99,21 +101,27 @@ func (s *VectorSyncStore) ClaimMessageVectors(ctx context.Context, c ports.Vecto
 				return wrapErr("lock message vector claims", err)
 			}
 		}
-		var ids []string
-		if err := tx.NewRaw(query, dbTime(c.Now), c.Worker, dbTime(c.Now.Add(c.Lease)), limit).Scan(ctx, &ids); err != nil && classify(err) != classNotFound {
+		rows = rows[:0]
+		err := tx.NewRaw(query, dbTime(c.Now), c.Worker, dbTime(c.Now.Add(c.Lease)), limit).Scan(ctx, &rows)
+		if err != nil && classify(err) != classNotFound {
 			return wrapErr("claim message vectors", err)
 		}
-		rows = rows[:0]
-		if len(ids) == 0 {
-			return nil
-		}
-		err := tx.NewSelect().Model(&rows).Where("cm.id IN (?)", bun.In(ids)).
-			OrderExpr("cm.tenant_id, cm.user_id, cm.conversation_id, cm.created_at, cm.id").Scan(ctx)
-		return wrapErr("read claimed messages", err)
+		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
+	// Each conversation's messages in order, the conversation of the oldest
+	// message first (RETURNING has no order).
+	slices.SortFunc(rows, func(a, b messageVectorRow) int {
+		for _, c := range []int{strings.Compare(a.TenantID, b.TenantID), strings.Compare(a.UserID, b.UserID),
+			strings.Compare(a.ConversationID, b.ConversationID), a.CreatedAt.Compare(b.CreatedAt)} {
+			if c != 0 {
+				return c
+			}
+		}
+		return strings.Compare(a.ID, b.ID)
+	})
 	out, err := toMessageVectors(rows)
 	if err != nil {
 		return nil, err
@@ -136,71 +144,113 @@ func (s *VectorSyncStore) ClaimMessageVectors(ctx context.Context, c ports.Vecto
 }
 
 // MessageWindow reads margin messages before first, the messages from first to
-// last, and margin messages after last: three range scans of the conversation
-// index.
+// last, and margin messages after last, in one statement of three range scans of
+// the conversation index.
 func (s *VectorSyncStore) MessageWindow(ctx context.Context, first, last conversation.Message, margin int) ([]ports.MessageVector, error) {
-	sc := first.Scope
-	base := func(rows *[]messageVectorRow) *bun.SelectQuery {
-		return s.db.bun.NewSelect().Model(rows).
-			Where("cm.tenant_id = ?", sc.Tenant).
-			Where("cm.user_id = ?", sc.User).
-			Where("cm.conversation_id = ?", first.ConversationID)
-	}
-	var before, middle, after []messageVectorRow
+	cols := columnsOf(s.db, (*messageVectorRow)(nil))
+	scope := `SELECT ` + cols + ` FROM conversation_messages WHERE tenant_id = ?0 AND user_id = ?1 AND conversation_id = ?2`
+	query := scope + ` AND (created_at, id) >= (?3, ?4) AND (created_at, id) <= (?5, ?6)`
 	if margin > 0 {
-		err := base(&before).Where("(cm.created_at, cm.id) < (?, ?)", dbTime(first.CreatedAt), first.Seq).
-			OrderExpr("cm.created_at DESC, cm.id DESC").Limit(int64(margin)).Scan(ctx)
-		if err != nil {
-			return nil, wrapErr("message window", err)
-		}
-		slices.Reverse(before)
-		err = base(&after).Where("(cm.created_at, cm.id) > (?, ?)", dbTime(last.CreatedAt), last.Seq).
-			OrderExpr("cm.created_at, cm.id").Limit(int64(margin)).Scan(ctx)
-		if err != nil {
-			return nil, wrapErr("message window", err)
-		}
+		query = `SELECT * FROM (` + scope + ` AND (created_at, id) < (?3, ?4) ORDER BY created_at DESC, id DESC LIMIT ?7) AS b
+			UNION ALL ` + query + `
+			UNION ALL SELECT * FROM (` + scope + ` AND (created_at, id) > (?5, ?6) ORDER BY created_at, id LIMIT ?7) AS a`
 	}
-	err := base(&middle).
-		Where("(cm.created_at, cm.id) >= (?, ?)", dbTime(first.CreatedAt), first.Seq).
-		Where("(cm.created_at, cm.id) <= (?, ?)", dbTime(last.CreatedAt), last.Seq).
-		OrderExpr("cm.created_at, cm.id").Scan(ctx)
-	if err != nil {
+	var rows []messageVectorRow
+	err := s.db.bun.NewRaw(query, first.Scope.Tenant, first.Scope.User, first.ConversationID,
+		dbTime(first.CreatedAt), first.Seq, dbTime(last.CreatedAt), last.Seq, margin).Scan(ctx, &rows)
+	if err != nil && classify(err) != classNotFound {
 		return nil, wrapErr("message window", err)
 	}
-	rows := append(append(before, middle...), after...)
+	slices.SortFunc(rows, func(a, b messageVectorRow) int {
+		if c := a.CreatedAt.Compare(b.CreatedAt); c != 0 {
+			return c
+		}
+		return strings.Compare(a.ID, b.ID)
+	})
 	return toMessageVectors(rows)
 }
 
 // FinishMessageVectors stores each outcome (and embedding) of a message the worker
 // still holds, and releases it.
 func (s *VectorSyncStore) FinishMessageVectors(ctx context.Context, worker string, outcomes []ports.MessageVectorOutcome) (int, error) {
+	args := make([][]any, len(outcomes))
+	for i, o := range outcomes {
+		var syncedAt, model, hash, embedding any
+		if o.Status == memory.VectorSynced {
+			syncedAt = s.db.bindTime(o.SyncedAt)
+		}
+		if o.Embedding != nil {
+			model, hash, embedding = o.Model, o.TextHash, EncodeVector(o.Embedding)
+		}
+		args[i] = []any{string(o.Status), nullable(o.Error), o.Attempts, s.db.bindTime(o.NextAttempt),
+			syncedAt, model, hash, embedding, o.Seq, worker}
+	}
+	if s.db.dialect == DialectPostgres {
+		return s.finishMessageVectorsPostgres(ctx, worker, outcomes)
+	}
 	stored := 0
 	err := s.db.WriteTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 		stored = 0
-		for _, o := range outcomes {
-			q := tx.NewUpdate().Table("conversation_messages").
-				Set("vector_status = ?", string(o.Status)).
-				Set("vector_error = ?", nullable(o.Error)).
-				Set("vector_attempts = ?", o.Attempts).
-				Set("vector_next_attempt_at = ?", nullTime(o.NextAttempt)).
-				Set("vector_claimed_by = NULL").
-				Set("vector_claim_until = NULL")
-			if o.Status == memory.VectorSynced {
-				q = q.Set("vector_synced_at = ?", nullTime(o.SyncedAt))
-			}
-			if o.Embedding != nil {
-				q = q.Set("vector_model = ?", o.Model).
-					Set("vector_text_hash = ?", o.TextHash).
-					Set("vector_embedding = ?", EncodeVector(o.Embedding))
-			}
-			res, err := q.Where("id = ?", o.Seq).Where("vector_claimed_by = ?", worker).Exec(ctx)
-			if err != nil {
-				return wrapErr("finish message vector", err)
-			}
-			if n, _ := res.RowsAffected(); n > 0 {
+		// NULL keeps what is stored: the sync time of a failure, the embedding of
+		// an outcome that made none.
+		changed, err := s.db.execEach(ctx, tx, "finish message vector", `UPDATE conversation_messages SET
+				vector_status = ?, vector_error = ?, vector_attempts = ?, vector_next_attempt_at = ?,
+				vector_synced_at = COALESCE(?, vector_synced_at),
+				vector_model = COALESCE(?, vector_model),
+				vector_text_hash = COALESCE(?, vector_text_hash),
+				vector_embedding = COALESCE(?, vector_embedding),
+				vector_claimed_by = NULL, vector_claim_until = NULL
+			WHERE id = ? AND vector_claimed_by = ?`, args)
+		for _, n := range changed {
+			if n > 0 {
 				stored++
 			}
 		}
+		return err
+	})
+	return stored, err
+}
+
+// finishMessageVectorsPostgres stores every outcome with one UPDATE over arrays;
+// empty strings stand for "keep what is stored", as NULL does above.
+func (s *VectorSyncStore) finishMessageVectorsPostgres(ctx context.Context, worker string, outcomes []ports.MessageVectorOutcome) (int, error) {
+	n := len(outcomes)
+	ids, statuses, errs, next, synced, models, hashes, embeddings := make([]string, n), make([]string, n), make([]string, n),
+		make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
+	attempts := make([]int, n)
+	for i, o := range outcomes {
+		ids[i], statuses[i], errs[i], attempts[i], next[i] = o.Seq, string(o.Status), o.Error, o.Attempts, pgTime(o.NextAttempt)
+		if o.Status == memory.VectorSynced {
+			synced[i] = pgTime(o.SyncedAt)
+		}
+		if o.Embedding != nil {
+			models[i], hashes[i], embeddings[i] = o.Model, o.TextHash, hex.EncodeToString(EncodeVector(o.Embedding))
+		}
+	}
+	stored := 0
+	err := s.db.WriteTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+		var done []string
+		err := tx.NewRaw(`UPDATE conversation_messages AS c SET
+				vector_status = v.status,
+				vector_error = NULLIF(v.error, ''),
+				vector_attempts = v.attempts,
+				vector_next_attempt_at = NULLIF(v.next_at, '')::timestamptz,
+				vector_synced_at = COALESCE(NULLIF(v.synced_at, '')::timestamptz, c.vector_synced_at),
+				vector_model = COALESCE(NULLIF(v.model, ''), c.vector_model),
+				vector_text_hash = COALESCE(NULLIF(v.hash, ''), c.vector_text_hash),
+				vector_embedding = COALESCE(decode(NULLIF(v.embedding, ''), 'hex'), c.vector_embedding),
+				vector_claimed_by = NULL, vector_claim_until = NULL
+			FROM unnest(?::text[], ?::text[], ?::text[], ?::int[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[])
+				AS v(id, status, error, attempts, next_at, synced_at, model, hash, embedding)
+			WHERE c.id = v.id AND c.vector_claimed_by = ?
+			RETURNING c.id`,
+			pgdialect.Array(ids), pgdialect.Array(statuses), pgdialect.Array(errs), pgdialect.Array(attempts),
+			pgdialect.Array(next), pgdialect.Array(synced), pgdialect.Array(models), pgdialect.Array(hashes),
+			pgdialect.Array(embeddings), worker).Scan(ctx, &done)
+		if err != nil && classify(err) != classNotFound {
+			return wrapErr("finish message vectors", err)
+		}
+		stored = len(done)
 		return nil
 	})
 	return stored, err

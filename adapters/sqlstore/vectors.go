@@ -3,11 +3,13 @@ package sqlstore
 import (
 	"context"
 	"encoding/binary"
+	"encoding/hex"
 	"fmt"
 	"math"
 	"time"
 
 	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect/pgdialect"
 
 	"engram/ports"
 )
@@ -38,28 +40,53 @@ func (s *LocalVectorStore) SaveVectors(ctx context.Context, records []ports.Vect
 	if len(rows) == 0 {
 		return nil
 	}
+	if s.db.dialect == DialectPostgres {
+		return s.saveVectorsPostgres(ctx, rows)
+	}
+	args := make([][]any, len(rows))
+	for i, r := range rows {
+		args[i] = []any{r.Model, r.Dim, r.TenantID, r.ID, r.UserID, r.Kind, nullable(r.MemoryType),
+			nullable(r.ConversationID), s.db.bindTime(r.At), r.Vector}
+	}
 	return s.db.WriteTx(ctx, func(ctx context.Context, tx bun.Tx) error {
-		for start := 0; start < len(rows); start += saveChunk {
-			chunk := rows[start:min(start+saveChunk, len(rows))]
-			_, err := tx.NewInsert().Model(&chunk).
-				On("CONFLICT (model, dim, tenant_id, id) DO UPDATE").
-				Set("user_id = EXCLUDED.user_id").
-				Set("kind = EXCLUDED.kind").
-				Set("memory_type = EXCLUDED.memory_type").
-				Set("conversation_id = EXCLUDED.conversation_id").
-				Set("at = EXCLUDED.at").
-				Set("vector = EXCLUDED.vector").
-				Exec(ctx)
-			if err != nil {
-				return wrapErr("save vectors", err)
-			}
-		}
-		return nil
+		_, err := s.db.execEach(ctx, tx, "save vectors", `INSERT INTO local_vectors
+				(model, dim, tenant_id, id, user_id, kind, memory_type, conversation_id, at, vector)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+			ON CONFLICT (model, dim, tenant_id, id) DO UPDATE SET user_id = EXCLUDED.user_id, kind = EXCLUDED.kind,
+				memory_type = EXCLUDED.memory_type, conversation_id = EXCLUDED.conversation_id,
+				at = EXCLUDED.at, vector = EXCLUDED.vector`, args)
+		return err
 	})
 }
 
-// saveChunk bounds one INSERT statement (vectors are inlined as blobs).
-const saveChunk = 256
+// saveVectorsPostgres writes the batch with one INSERT over arrays.
+func (s *LocalVectorStore) saveVectorsPostgres(ctx context.Context, rows []localVectorRow) error {
+	n := len(rows)
+	cols := make([][]string, 8)
+	for c := range cols {
+		cols[c] = make([]string, n)
+	}
+	for i, r := range rows {
+		cols[0][i], cols[1][i], cols[2][i], cols[3][i] = r.TenantID, r.ID, r.UserID, r.Kind
+		cols[4][i], cols[5][i], cols[6][i] = r.MemoryType, r.ConversationID, pgTime(r.At)
+		cols[7][i] = hex.EncodeToString(r.Vector)
+	}
+	return s.db.WriteTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+		_, err := tx.NewRaw(`INSERT INTO local_vectors
+				(model, dim, tenant_id, id, user_id, kind, memory_type, conversation_id, at, vector)
+			SELECT ?, ?, v.tenant_id, v.id, v.user_id, v.kind, NULLIF(v.memory_type, ''), NULLIF(v.conversation_id, ''),
+				v.at::timestamptz, decode(v.vector, 'hex')
+			FROM unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[])
+				AS v(tenant_id, id, user_id, kind, memory_type, conversation_id, at, vector)
+			ON CONFLICT (model, dim, tenant_id, id) DO UPDATE SET user_id = EXCLUDED.user_id, kind = EXCLUDED.kind,
+				memory_type = EXCLUDED.memory_type, conversation_id = EXCLUDED.conversation_id,
+				at = EXCLUDED.at, vector = EXCLUDED.vector`,
+			s.model, s.dim, pgdialect.Array(cols[0]), pgdialect.Array(cols[1]), pgdialect.Array(cols[2]),
+			pgdialect.Array(cols[3]), pgdialect.Array(cols[4]), pgdialect.Array(cols[5]), pgdialect.Array(cols[6]),
+			pgdialect.Array(cols[7])).Exec(ctx)
+		return wrapErr("save vectors", err)
+	})
+}
 
 // toRows converts records, keeping the last copy of each id: PostgreSQL refuses an
 // upsert that touches one row twice.

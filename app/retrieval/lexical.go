@@ -43,10 +43,15 @@ type lexicalQuery struct {
 	Since, Until   time.Time // since inclusive, until exclusive; zero: unbounded
 	Now            time.Time // memories expired at Now are left out
 	Limit          int
+	// Only, when not nil, keeps just these documents (full_inject scores the
+	// memories it already chose).
+	Only map[string]bool
 }
 
 func (q *lexicalQuery) match(d *lexDoc) bool {
 	switch {
+	case q.Only != nil && !q.Only[d.id]:
+		return false
 	case !d.expiresAt.IsZero() && !q.Now.Before(d.expiresAt):
 		return false
 	case len(q.Types) > 0 && !containsString(q.Types, d.memType):

@@ -1,9 +1,11 @@
 package retrieval
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -436,14 +438,58 @@ func vectorKind(k ports.LexicalKind) ports.VectorKind {
 // rank reads the truth of the fused candidates, drops what is not live (or no
 // longer matches the filters), and re-ranks with retrieval = the fused score
 // normalised by the best one.
+//
+// The truth is read in rounds, best retrieval first, and only as far as a
+// candidate could still enter the top limit: a candidate's total is at most its
+// retrieval contribution plus the full weight of the other signals, so once that
+// bound falls to the limit-th best total already read, no later (less relevant)
+// candidate can make the cut. The result is the one reading every candidate
+// would give, for a fraction of the rows.
 func (s *Service) rank(ctx context.Context, p plan, fused []ranking.Scored, kindOf map[string]ports.LexicalKind) ([]Item, error) {
 	if len(fused) == 0 {
 		return nil, nil
 	}
 	fused = fused[:min(len(fused), max(s.opts.Recipe.Depth, p.limit)*len(p.kinds))]
 	retrieval := ranking.Normalize(fused)
+	w := s.opts.Weights
+	others := w.Importance + w.Confidence + w.Recency + w.ExactKey
+	cands := make([]ranking.Candidate, 0, len(fused))
+	totals := make([]float64, 0, len(fused))
+	items := map[string]Item{}
+	chunk := max(2*p.limit, 16)
+	for pos := 0; pos < len(retrieval); {
+		end := min(len(retrieval), pos+chunk)
+		if err := s.readCandidates(ctx, p, retrieval[pos:end], kindOf, &cands, items); err != nil {
+			return nil, err
+		}
+		for _, c := range cands[len(totals):] {
+			totals = append(totals, ranking.Score(c, p.now, w).Total())
+		}
+		pos, chunk = end, chunk*2
+		if pos < len(retrieval) && len(totals) >= p.limit {
+			kth := kthLargest(totals, p.limit)
+			if w.Retrieval*retrieval[pos].Score+others <= kth {
+				break
+			}
+		}
+	}
+	ranked := ranking.Rerank(cands, p.now, w)
+	out := make([]Item, 0, len(ranked))
+	for _, r := range ranked {
+		it := items[r.ID]
+		it.Score, it.Breakdown = r.Score, r.Breakdown
+		out = append(out, it)
+	}
+	return out, nil
+}
+
+// readCandidates reads the truth of one round of candidates (in retrieval order)
+// and appends the live ones that still match the filters.
+func (s *Service) readCandidates(ctx context.Context, p plan, round []ranking.Scored, kindOf map[string]ports.LexicalKind,
+	cands *[]ranking.Candidate, items map[string]Item,
+) error {
 	var memIDs, msgIDs []string
-	for _, f := range fused {
+	for _, f := range round {
 		if kindOf[f.ID] == ports.LexicalMessage {
 			msgIDs = append(msgIDs, f.ID)
 		} else {
@@ -454,7 +500,7 @@ func (s *Service) rank(ctx context.Context, p plan, fused []ranking.Scored, kind
 	if len(memIDs) > 0 {
 		ms, err := s.deps.Memories.MemoriesByID(ctx, p.Scope, memIDs)
 		if err != nil {
-			return nil, fmt.Errorf("read memories: %w", err)
+			return fmt.Errorf("read memories: %w", err)
 		}
 		for _, m := range ms {
 			mems[m.ID()] = m
@@ -464,21 +510,19 @@ func (s *Service) rank(ctx context.Context, p plan, fused []ranking.Scored, kind
 	if len(msgIDs) > 0 {
 		ms, err := s.deps.Messages.MessagesBySeq(ctx, p.Scope, msgIDs)
 		if err != nil {
-			return nil, fmt.Errorf("read messages: %w", err)
+			return fmt.Errorf("read messages: %w", err)
 		}
 		for _, m := range ms {
 			msgs[m.Seq] = m
 		}
 	}
-	cands := make([]ranking.Candidate, 0, len(fused))
-	items := map[string]Item{}
-	for _, r := range retrieval {
+	for _, r := range round {
 		if kindOf[r.ID] == ports.LexicalMessage {
 			m, ok := msgs[r.ID]
 			if !ok || (p.ConversationID != "" && m.ConversationID != p.ConversationID) || !inRange(p, m.CreatedAt) {
 				continue
 			}
-			cands = append(cands, ranking.Candidate{ID: r.ID, Retrieval: r.Score, Confidence: -1, At: m.CreatedAt})
+			*cands = append(*cands, ranking.Candidate{ID: r.ID, Retrieval: r.Score, Confidence: -1, At: m.CreatedAt})
 			items[r.ID] = Item{Kind: ports.LexicalMessage, Message: &m}
 			continue
 		}
@@ -486,17 +530,17 @@ func (s *Service) rank(ctx context.Context, p plan, fused []ranking.Scored, kind
 		if !ok || !m.IsLive(p.now) || !s.memoryMatches(p, m) {
 			continue
 		}
-		cands = append(cands, s.memoryCandidate(p, m, r.Score))
+		*cands = append(*cands, s.memoryCandidate(p, m, r.Score))
 		items[r.ID] = Item{Kind: ports.LexicalMemory, Memory: &m}
 	}
-	ranked := ranking.Rerank(cands, p.now, s.opts.Weights)
-	out := make([]Item, 0, len(ranked))
-	for _, r := range ranked {
-		it := items[r.ID]
-		it.Score, it.Breakdown = r.Score, r.Breakdown
-		out = append(out, it)
-	}
-	return out, nil
+	return nil
+}
+
+// kthLargest is the k-th largest value (k ≥ 1, k ≤ len(values)).
+func kthLargest(values []float64, k int) float64 {
+	s := slices.Clone(values)
+	slices.SortFunc(s, func(a, b float64) int { return cmp.Compare(b, a) })
+	return s[k-1]
 }
 
 func (s *Service) memoryMatches(p plan, m memory.Memory) bool {
@@ -536,7 +580,12 @@ func (s *Service) fullInject(ctx context.Context, p plan) (Result, error) {
 	}
 	relevance := map[string]float64{}
 	if len(p.terms) > 0 && len(ms) > 0 {
-		items, _, err := s.lexical.search(ctx, p.Scope, s.lexicalQuery(p, ports.LexicalMemory, 0))
+		q := s.lexicalQuery(p, ports.LexicalMemory, 0)
+		q.Only = make(map[string]bool, len(ms))
+		for _, m := range ms {
+			q.Only[m.ID()] = true
+		}
+		items, _, err := s.lexical.search(ctx, p.Scope, q)
 		if err != nil {
 			return Result{}, fmt.Errorf("lexical search: %w", err)
 		}

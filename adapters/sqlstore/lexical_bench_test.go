@@ -1,0 +1,51 @@
+package sqlstore
+
+import (
+	"context"
+	"fmt"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"engram/adapters/textanalysis"
+	"engram/adapters/ulids"
+	"engram/app/memories"
+	"engram/app/retrieval"
+	"engram/domain/memory"
+	"engram/ports"
+)
+
+// BenchmarkMemorySave_lexicalIndex is memory_save on SQLite with 8 writers, with
+// and without the lexical index kept on the write path (one more transaction per
+// save, grouped with the others by the SQLite writer).
+//
+//	go test ./adapters/sqlstore -run '^$' -bench MemorySave_lexicalIndex -benchtime 5000x
+func BenchmarkMemorySave_lexicalIndex(b *testing.B) {
+	for _, indexed := range []bool{false, true} {
+		b.Run(fmt.Sprintf("indexed=%v", indexed), func(b *testing.B) {
+			db := openSQLiteForTest(b)
+			clk := fixedClock{now: time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)}
+			var store ports.MemoryStore = NewMemoryStore(db)
+			if indexed {
+				ix := retrieval.NewIndexer(textanalysis.New(textanalysis.Options{}), NewLexicalIndex(db), NewMemoryStore(db), nil, clk, retrieval.IndexerOptions{})
+				store = retrieval.NewIndexingMemoryStore(store, ix, nil)
+			}
+			svc := memories.New(store, clk, ulids.New(), memory.Policy{})
+			var n atomic.Int64
+			b.SetParallelism(4) // 8 writers on 2 cores
+			b.ResetTimer()
+			b.RunParallel(func(pb *testing.PB) {
+				for pb.Next() {
+					i := n.Add(1)
+					_, err := svc.Save(context.Background(), memories.Save{Scope: memory.Scope{Tenant: "t", User: "u"}, Key: fmt.Sprintf("k%d", i),
+						Draft: memory.DraftInput{Type: "fact", Content: fmt.Sprintf("User likes item number %d and tea", i)}})
+					if err != nil {
+						b.Error(err)
+						return
+					}
+				}
+			})
+			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "saves/s")
+		})
+	}
+}

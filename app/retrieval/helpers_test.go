@@ -208,3 +208,7 @@ func memoriesSaveTTL(scope memory.Scope, key, content string, ttlDays *int) memo
 func memoriesDelete(scope memory.Scope, key string) memories.Delete {
 	return memories.Delete{Scope: scope, Key: key}
 }
+
+func memoriesSaveImportance(scope memory.Scope, key, content string, importance int) memories.Save {
+	return memories.Save{Scope: scope, Key: key, Draft: memory.DraftInput{Type: "fact", Content: content, Importance: &importance}}
+}

@@ -340,3 +340,30 @@ func TestSearch_scopeAllRanksBothKindsOnOneScale(t *testing.T) {
 		t.Errorf("got %v, want the pet memory first", got)
 	}
 }
+
+// The truth is read only as far as a candidate could still make the cut: the top k
+// must be the first k of a search that reads every candidate.
+func TestSearch_boundedTruthReadsKeepTheExactTopK(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, retrieval.Options{})
+	words := []string{"tea", "coffee", "garden", "piano", "travel", "cooking", "chess", "running"}
+	for i := range 120 {
+		imp := 1 + i%5
+		content := fmt.Sprintf("User likes %s and %s, note %d", words[i%len(words)], words[(i*3)%len(words)], i)
+		if _, err := e.memories.Save(context.Background(), memoriesSaveImportance(alice, fmt.Sprintf("k%03d", i), content, imp)); err != nil {
+			t.Fatal(err)
+		}
+		e.clock.Advance(time.Duration(i%7) * 24 * time.Hour)
+	}
+	for _, mode := range []string{"lexical", "auto"} {
+		for _, q := range []string{"tea garden", "likes piano", "chess running travel"} {
+			all := keysOf(e.search(retrieval.Search{Query: q, Mode: mode, Limit: 100}))
+			for k := 1; k <= 12; k++ {
+				got := keysOf(e.search(retrieval.Search{Query: q, Mode: mode, Limit: k}))
+				if !slices.Equal(got, all[:min(k, len(all))]) {
+					t.Fatalf("%s %q limit %d: %v, want %v", mode, q, k, got, all[:min(k, len(all))])
+				}
+			}
+		}
+	}
+}

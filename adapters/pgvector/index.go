@@ -274,8 +274,6 @@ func (ix *Index) Search(ctx context.Context, q ports.VectorQuery) ([]ports.Vecto
 	if err := checkVector("vector", q.Vector, ix.opts.Dimension); err != nil {
 		return nil, err
 	}
-	vec := pgv.NewVector(q.Vector).String()
-	where, args := ix.filters(q)
 	exact := ix.opts.ExactThreshold < 0
 	if !exact {
 		n, err := ix.userCount(ctx, q.Tenant, q.User)
@@ -284,40 +282,58 @@ func (ix *Index) Search(ctx context.Context, q ports.VectorQuery) ([]ports.Vecto
 		}
 		exact = n <= ix.opts.ExactThreshold
 	}
+	query, args := ix.searchSQL(q, exact)
 	var rows []hitRow
 	if exact {
-		query := `WITH c AS MATERIALIZED (
-				SELECT id, kind, embedding <=> ?::vector AS d FROM ? WHERE ` + where + `)
-			SELECT id, kind, d FROM c ORDER BY d, id LIMIT ?`
-		all := append([]any{vec, bun.Ident(ix.table)}, args...)
-		if err := ix.db.NewRaw(query, append(all, q.Limit)...).Scan(ctx, &rows); err != nil && !errors.Is(err, sql.ErrNoRows) {
+		if err := ix.db.NewRaw(query, args...).Scan(ctx, &rows); err != nil && !errors.Is(err, sql.ErrNoRows) {
 			return nil, wrap("search", err)
 		}
 		return toHits(rows), nil
 	}
 	err := ix.db.RunInTx(ctx, &sql.TxOptions{ReadOnly: true}, func(ctx context.Context, tx bun.Tx) error {
-		settings := []string{fmt.Sprintf("SET LOCAL hnsw.ef_search = %d", max(ix.opts.EfSearch, min(q.Limit, 1000)))}
-		if ix.iterative {
-			settings = append(settings, "SET LOCAL hnsw.iterative_scan = relaxed_order",
-				fmt.Sprintf("SET LOCAL hnsw.max_scan_tuples = %d", ix.opts.MaxScanTuples))
+		if err := ix.hnswSettings(ctx, tx, q.Limit); err != nil {
+			return err
 		}
-		for _, s := range settings {
-			if _, err := tx.ExecContext(ctx, s); err != nil {
-				return err
-			}
-		}
-		// relaxed_order may return hits slightly out of order: sort them again.
-		query := `WITH c AS MATERIALIZED (
-				SELECT id, kind, embedding <=> ?::vector AS d FROM ? WHERE ` + where + `
-				ORDER BY embedding <=> ?::vector LIMIT ?)
-			SELECT id, kind, d FROM c ORDER BY d, id`
-		all := append([]any{vec, bun.Ident(ix.table)}, args...)
-		return tx.NewRaw(query, append(all, vec, q.Limit)...).Scan(ctx, &rows)
+		return tx.NewRaw(query, args...).Scan(ctx, &rows)
 	})
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return nil, wrap("search", err)
 	}
 	return toHits(rows), nil
+}
+
+// searchSQL is the ranking query of q on the exact or the HNSW path.
+func (ix *Index) searchSQL(q ports.VectorQuery, exact bool) (string, []any) {
+	vec := pgv.NewVector(q.Vector).String()
+	where, filterArgs := ix.filters(q)
+	args := append([]any{vec, bun.Ident(ix.table)}, filterArgs...)
+	if exact {
+		// MATERIALIZED keeps the planner off the HNSW index: every row of the user
+		// that passes the filters is scored.
+		return `WITH c AS MATERIALIZED (
+				SELECT id, kind, embedding <=> ?::vector AS d FROM ? WHERE ` + where + `)
+			SELECT id, kind, d FROM c ORDER BY d, id LIMIT ?`, append(args, q.Limit)
+	}
+	// relaxed_order may return hits slightly out of order: sort them again.
+	return `WITH c AS MATERIALIZED (
+			SELECT id, kind, embedding <=> ?::vector AS d FROM ? WHERE ` + where + `
+			ORDER BY embedding <=> ?::vector LIMIT ?)
+		SELECT id, kind, d FROM c ORDER BY d, id`, append(args, vec, q.Limit)
+}
+
+// hnswSettings sets the HNSW search parameters for the transaction.
+func (ix *Index) hnswSettings(ctx context.Context, tx bun.Tx, limit int) error {
+	settings := []string{fmt.Sprintf("SET LOCAL hnsw.ef_search = %d", max(ix.opts.EfSearch, min(limit, 1000)))}
+	if ix.iterative {
+		settings = append(settings, "SET LOCAL hnsw.iterative_scan = relaxed_order",
+			fmt.Sprintf("SET LOCAL hnsw.max_scan_tuples = %d", ix.opts.MaxScanTuples))
+	}
+	for _, s := range settings {
+		if _, err := tx.ExecContext(ctx, s); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 type hitRow struct {

@@ -75,7 +75,7 @@ func newIndexRunner(cfg config.Config, ix *indexing.Indexer, sig *indexing.Signa
 
 // startVectorIndexer starts the loop with the app and stops it before the vector
 // index and the database close; neither hook blocks beyond fx's timeouts.
-func startVectorIndexer(lc fx.Lifecycle, cfg config.Config, r *indexing.Runner, emb ports.Embedder, v *vectorStore, log *slog.Logger) {
+func startVectorIndexer(lc fx.Lifecycle, cfg config.Config, r *indexing.Runner, emb ports.Embedder, v *vectorStore, s *storage, log *slog.Logger) {
 	if !cfg.IndexWorker.Enabled {
 		log.Warn("MEMORY_INDEX_WORKER_ENABLED is false: vectors are not kept in step; search answers lexically where they are missing")
 		return
@@ -85,10 +85,28 @@ func startVectorIndexer(lc fx.Lifecycle, cfg config.Config, r *indexing.Runner, 
 			r.Start()
 			log.Info("vector indexer started", "embedder", emb.Model(), "backend", v.backend,
 				"batch_size", cfg.IndexWorker.BatchSize, "interval_sec", cfg.IndexWorker.IntervalSec)
+			go warnOtherModels(s, emb.Model(), log)
 			return nil
 		},
 		OnStop: r.Stop,
 	})
+}
+
+// warnOtherModels tells the operator when vectors of another embedding model are
+// recorded as synced: the model changed, and they are missing from this model's
+// index until `engram reindex` (or POST /v1/admin/reindex) queues them.
+func warnOtherModels(s *storage, model string, log *slog.Logger) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	mems, msgs, err := sqlstore.NewVectorSyncStore(s.db).CountOtherModels(ctx, model)
+	if err != nil {
+		log.Debug("indexer: could not count vectors of other models", "error", err)
+		return
+	}
+	if mems+msgs > 0 {
+		log.Warn("vectors were built with another embedding model; they are not in this model's index: run `engram reindex`",
+			"model", model, "memories", mems, "messages", msgs)
+	}
 }
 
 // reindexCommand is `engram reindex`: every tenant's memories and messages are

@@ -3,7 +3,9 @@ package indexing_test
 import (
 	"context"
 	"errors"
+	"math"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -82,7 +84,17 @@ func (e *countingEmbedder) Embed(ctx context.Context, texts []string) ([][]float
 	if fail != nil {
 		return nil, fail
 	}
-	return e.Embedder.Embed(ctx, texts)
+	out, err := e.Embedder.Embed(ctx, texts)
+	for i, t := range texts {
+		switch {
+		case err != nil:
+		case strings.Contains(t, "BLANK"): // nothing an embedder can read
+			out[i] = make([]float32, len(out[i]))
+		case strings.Contains(t, "POISON"): // a broken embedder's output
+			out[i][0] = float32(math.NaN())
+		}
+	}
+	return out, err
 }
 
 func (e *countingEmbedder) Texts() []string {

@@ -2,9 +2,11 @@ package indexing
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
+	"engram/domain/invalid"
 	"engram/domain/memory"
 	"engram/ports"
 )
@@ -106,25 +108,49 @@ func (ix *Indexer) SyncMemories(ctx context.Context) (Report, error) {
 			}
 			rep.fail("embed", len(embedIdx))
 		} else {
-			records := make([]ports.VectorRecord, len(embedIdx))
+			var (
+				records []ports.VectorRecord
+				owners  []int // claimed index of each record
+				blank   = map[string][]int{}
+			)
 			for k, i := range embedIdx {
 				m := claimed[i].Memory
-				records[k] = ports.VectorRecord{
+				if isZero(vectors[k]) {
+					// Nothing the embedder could read: no vector, and none left over.
+					blank[m.Scope().Tenant] = append(blank[m.Scope().Tenant], i)
+					continue
+				}
+				records = append(records, ports.VectorRecord{
 					ID: m.ID(), Tenant: m.Scope().Tenant, User: m.Scope().User,
 					Kind: ports.VectorKindMemory, MemoryType: string(m.Type()),
 					At: m.UpdatedAt(), Vector: vectors[k],
-				}
+				})
+				owners = append(owners, i)
 			}
-			if err := ix.call(ctx, func(ctx context.Context) error { return ix.index.Upsert(ctx, records) }); err != nil {
-				for _, i := range embedIdx {
-					failed(i, "upsert vector: "+err.Error())
+			for tenant, idx := range blank {
+				ids := make([]string, len(idx))
+				for k, i := range idx {
+					ids[k] = claimed[i].Memory.ID()
 				}
-				rep.fail("upsert", len(embedIdx))
-			} else {
-				for _, i := range embedIdx {
+				if err := ix.call(ctx, func(ctx context.Context) error { return ix.index.Delete(ctx, tenant, ids) }); err != nil {
+					for _, i := range idx {
+						failed(i, "delete vector: "+err.Error())
+					}
+					rep.fail("delete", len(idx))
+					continue
+				}
+				for _, i := range idx {
 					synced(i, hashes[i])
 				}
-				rep.Upserted = len(records)
+			}
+			for k, err := range ix.upsertEach(ctx, records) {
+				if err != nil {
+					failed(owners[k], "upsert vector: "+err.Error())
+					rep.fail("upsert", 1)
+					continue
+				}
+				synced(owners[k], hashes[owners[k]])
+				rep.Upserted++
 			}
 		}
 	}
@@ -168,6 +194,40 @@ func (ix *Indexer) embed(ctx context.Context, texts []string) ([][]float32, erro
 		return nil, fmt.Errorf("the embedder returned %d vectors for %d texts", len(vectors), len(texts))
 	}
 	return vectors, nil
+}
+
+// upsertEach writes the records in one call and returns one error per record. When
+// the index refuses the batch as unusable (*invalid.Error: one bad vector refuses
+// them all), the records are written one by one, so one bad record fails alone
+// instead of holding back the others on every retry.
+func (ix *Indexer) upsertEach(ctx context.Context, records []ports.VectorRecord) []error {
+	errs := make([]error, len(records))
+	if len(records) == 0 {
+		return errs
+	}
+	err := ix.call(ctx, func(ctx context.Context) error { return ix.index.Upsert(ctx, records) })
+	var bad *invalid.Error
+	if err == nil || !errors.As(err, &bad) || len(records) == 1 {
+		for i := range errs {
+			errs[i] = err
+		}
+		return errs
+	}
+	for i := range records {
+		errs[i] = ix.call(ctx, func(ctx context.Context) error { return ix.index.Upsert(ctx, records[i:i+1]) })
+	}
+	return errs
+}
+
+// isZero reports a vector with no direction (all zeros): the embedder found
+// nothing in the text, and an index cannot rank it.
+func isZero(v []float32) bool {
+	for _, x := range v {
+		if x != 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // release gives the worker's claims back when the batch was cut short (shutting

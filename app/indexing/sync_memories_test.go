@@ -311,3 +311,24 @@ func TestReindex_tenantIsScopedAndRequired(t *testing.T) {
 		t.Fatalf("tenant t1's memory is %s after t2's reindex", s)
 	}
 }
+
+func TestSyncMemories_aBadVectorFailsAloneAndUnreadableTextGetsNone(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	good := w.save("drink", "likes oolong tea")
+	w.save("bad", "POISON")
+	blank := w.save("blank", "BLANK")
+	tot := w.drain()
+	if got := w.get("drink").Vector().Status; got != memory.VectorSynced || w.vectorOf(good.ID()) == nil {
+		t.Fatalf("a good memory in a batch with a bad vector: %s, vector %v", got, w.vectorOf(good.ID()) != nil)
+	}
+	if got := w.get("bad").Vector(); got.Status != memory.VectorFailed || !strings.Contains(got.Error, "NaN") {
+		t.Fatalf("the bad memory: %+v, want FAILED naming the NaN", got)
+	}
+	if got := w.get("blank").Vector(); got.Status != memory.VectorSynced || w.vectorOf(blank.ID()) != nil {
+		t.Fatalf("unreadable text: %+v with vector %v, want SYNCED without a vector", got, w.vectorOf(blank.ID()) != nil)
+	}
+	if tot.Memories.Failures["upsert"] != 1 {
+		t.Fatalf("failures %v, want the one bad upsert", tot.Memories.Failures)
+	}
+}

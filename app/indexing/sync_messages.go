@@ -46,7 +46,8 @@ func (ix *Indexer) SyncMessages(ctx context.Context) (Report, error) {
 	outcomes := make([]ports.MessageVectorOutcome, len(claimed))
 	own := make([][]float32, len(claimed)) // each claimed message's embedding; nil: none
 	hashes := make([]string, len(claimed))
-	fresh := make([]bool, len(claimed)) // embedded in this batch: to be stored
+	fresh := make([]bool, len(claimed))         // embedded in this batch: to be stored
+	embedded := make([][]float32, len(claimed)) // what the embedder returned
 	failed := func(i int, reason string) {
 		attempts := claimed[i].Attempts + 1
 		outcomes[i] = ports.MessageVectorOutcome{
@@ -72,6 +73,10 @@ func (ix *Indexer) SyncMessages(ctx context.Context) (Report, error) {
 		if mv.Embedding != nil && mv.Model == model && mv.TextHash == hashes[i] && len(mv.Embedding) == dim {
 			own[i] = mv.Embedding
 			rep.Unchanged++
+			if isZero(own[i]) {
+				own[i] = nil
+				synced(i)
+			}
 			continue
 		}
 		embedIdx = append(embedIdx, i)
@@ -87,7 +92,13 @@ func (ix *Indexer) SyncMessages(ctx context.Context) (Report, error) {
 			rep.fail("embed", len(embedIdx))
 		} else {
 			for k, i := range embedIdx {
-				own[i], fresh[i] = vectors[k], true
+				own[i], fresh[i], embedded[i] = vectors[k], true, vectors[k]
+				if isZero(vectors[k]) {
+					// Nothing the embedder could read: kept (a reindex reuses it), but
+					// no vector and nothing to mix into the neighbours.
+					own[i] = nil
+					synced(i)
+				}
 			}
 		}
 	}
@@ -100,7 +111,7 @@ func (ix *Indexer) SyncMessages(ctx context.Context) (Report, error) {
 	}
 	for i := range outcomes {
 		if fresh[i] {
-			outcomes[i].Model, outcomes[i].TextHash, outcomes[i].Embedding = model, hashes[i], own[i]
+			outcomes[i].Model, outcomes[i].TextHash, outcomes[i].Embedding = model, hashes[i], embedded[i]
 		}
 	}
 	stored, err := ix.store.FinishMessageVectors(context.WithoutCancel(ctx), ix.opts.Worker, outcomes)
@@ -175,7 +186,7 @@ func (ix *Indexer) syncConversation(ctx context.Context, claimed []ports.Message
 		i, ok := claimedAt[mv.Message.Seq]
 		if ok {
 			v = own[i]
-		} else if mv.Model == model && len(mv.Embedding) == dim {
+		} else if mv.Model == model && len(mv.Embedding) == dim && !isZero(mv.Embedding) {
 			v = mv.Embedding
 		}
 		seq = append(seq, mv)

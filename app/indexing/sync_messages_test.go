@@ -186,3 +186,25 @@ func TestSyncMessages_reindexWithTheSameModelReusesEmbeddings(t *testing.T) {
 		t.Fatalf("%d messages synced by the reindex, want 2", tot.Messages.Synced)
 	}
 }
+
+func TestSyncMessages_unreadableTextGetsNoVectorAndMixesNothingIn(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	msgs := w.post("c1", [2]string{"user", "I like chess"}, [2]string{"assistant", "BLANK"}, [2]string{"user", "and tennis"})
+	w.drain()
+	if w.vectorOf(msgs[1].Seq) != nil {
+		t.Fatal("a message with an all-zero embedding got a vector")
+	}
+	bl, _ := w.sync.VectorBacklog(context.Background())
+	if bl.DirtyMessages+bl.FailedMessages != 0 {
+		t.Fatalf("backlog %+v", bl)
+	}
+	// Its neighbours are mixed as if it were silent (a zero vector adds nothing).
+	own := [][]float32{w.ownEmbedding(msgs[0]), make([]float32, testDim), w.ownEmbedding(msgs[2])}
+	want := ranking.ContextVectors(own, 2, 0.5)
+	for _, i := range []int{0, 2} {
+		if c := cosine(w.vectorOf(msgs[i].Seq), want[i]); c < 0.9999 {
+			t.Fatalf("message %d: cosine %.5f with its context vector", i, c)
+		}
+	}
+}

@@ -441,9 +441,9 @@ func vectorKind(k ports.LexicalKind) ports.VectorKind {
 //
 // The truth is read in rounds, best retrieval first, and only as far as a
 // candidate could still enter the top limit: a candidate's total is at most its
-// retrieval contribution plus the full weight of the other signals, so once that
-// bound falls to the limit-th best total already read, no later (less relevant)
-// candidate can make the cut. The result is the one reading every candidate
+// retrieval contribution plus the most the other signals can give its kind, so
+// once that bound falls to the limit-th best total already read, no later (less
+// relevant) candidate can make the cut. The result is the one reading every candidate
 // would give, for a fraction of the rows.
 func (s *Service) rank(ctx context.Context, p plan, fused []ranking.Scored, kindOf map[string]ports.LexicalKind) ([]Item, error) {
 	if len(fused) == 0 {
@@ -452,7 +452,12 @@ func (s *Service) rank(ctx context.Context, p plan, fused []ranking.Scored, kind
 	fused = fused[:min(len(fused), max(s.opts.Recipe.Depth, p.limit)*len(p.kinds))]
 	retrieval := ranking.Normalize(fused)
 	w := s.opts.Weights
-	others := w.Importance + w.Confidence + w.Recency + w.ExactKey
+	// The most the signals besides retrieval can add, per kind: a message has no
+	// importance (the midpoint), no confidence (counts as 1) and no key.
+	others := map[ports.LexicalKind]float64{
+		ports.LexicalMemory:  ranking.Score(ranking.Candidate{Importance: memory.MaxImportance, Confidence: 1, At: p.now, ExactKey: 1}, p.now, w).Total(),
+		ports.LexicalMessage: ranking.Score(ranking.Candidate{Confidence: -1, At: p.now}, p.now, w).Total(),
+	}
 	cands := make([]ranking.Candidate, 0, len(fused))
 	totals := make([]float64, 0, len(fused))
 	items := map[string]Item{}
@@ -468,7 +473,11 @@ func (s *Service) rank(ctx context.Context, p plan, fused []ranking.Scored, kind
 		pos, chunk = end, chunk*2
 		if pos < len(retrieval) && len(totals) >= p.limit {
 			kth := kthLargest(totals, p.limit)
-			if w.Retrieval*retrieval[pos].Score+others <= kth {
+			bound := 0.0
+			for _, r := range retrieval[pos:] {
+				bound = max(bound, w.Retrieval*r.Score+others[kindOf[r.ID]])
+			}
+			if bound <= kth {
 				break
 			}
 		}

@@ -355,13 +355,22 @@ func TestSearch_boundedTruthReadsKeepTheExactTopK(t *testing.T) {
 		}
 		e.clock.Advance(time.Duration(i%7) * 24 * time.Hour)
 	}
-	for _, mode := range []string{"lexical", "auto"} {
-		for _, q := range []string{"tea garden", "likes piano", "chess running travel"} {
-			all := keysOf(e.search(retrieval.Search{Query: q, Mode: mode, Limit: 100}))
-			for k := 1; k <= 12; k++ {
-				got := keysOf(e.search(retrieval.Search{Query: q, Mode: mode, Limit: k}))
-				if !slices.Equal(got, all[:min(k, len(all))]) {
-					t.Fatalf("%s %q limit %d: %v, want %v", mode, q, k, got, all[:min(k, len(all))])
+	var msgs []conversation.Input
+	for i := range 150 {
+		msgs = append(msgs, conversation.Input{MessageID: fmt.Sprintf("m%03d", i), Name: []string{"Ann", "Ben"}[i%2],
+			Content:   fmt.Sprintf("We talked about %s and %s again", words[(i*5)%len(words)], words[(i*7)%len(words)]),
+			CreatedAt: start.Add(-time.Duration(i*i) * time.Hour)})
+	}
+	e.post(alice, "s1", msgs...)
+	for _, within := range []string{"memories", "messages", "all"} {
+		for _, mode := range []string{"lexical", "auto"} {
+			for _, q := range []string{"tea garden", "likes piano", "chess running travel", "what did Ann say about tea"} {
+				all := keysOf(e.search(retrieval.Search{Query: q, Mode: mode, Within: within, Limit: 100}))
+				for k := 1; k <= 12; k++ {
+					got := keysOf(e.search(retrieval.Search{Query: q, Mode: mode, Within: within, Limit: k}))
+					if !slices.Equal(got, all[:min(k, len(all))]) {
+						t.Fatalf("%s %s %q limit %d: %v, want %v", within, mode, q, k, got, all[:min(k, len(all))])
+					}
 				}
 			}
 		}

@@ -236,6 +236,7 @@ type kindIndex struct {
 	nbWeight float64 // their weight
 
 	docs     []lexDoc
+	lens     []float64 // docs[i].ctxLen, packed: scoring reads it for every posting
 	byID     map[string]int32
 	free     []int32
 	postings map[string][]posting
@@ -299,6 +300,7 @@ func (ki *kindIndex) put(d *ports.LexicalDoc) {
 	} else {
 		slot = int32(len(ki.docs))
 		ki.docs = append(ki.docs, lexDoc{})
+		ki.lens = append(ki.lens, 0)
 	}
 	counts := make(map[string]int32, len(d.Terms))
 	terms := make([]termCount, 0, len(d.Terms))
@@ -321,6 +323,7 @@ func (ki *kindIndex) put(d *ports.LexicalDoc) {
 	doc := &ki.docs[slot]
 	if ki.window == 0 || d.ConversationID == "" {
 		doc.ctxLen = doc.ownLen
+		ki.lens[slot] = doc.ctxLen
 		ki.totalLen += doc.ctxLen
 		return
 	}
@@ -387,6 +390,7 @@ func (ki *kindIndex) remove(id string) {
 	}
 	delete(ki.byID, id)
 	*doc = lexDoc{}
+	ki.lens[slot] = 0
 	ki.free = append(ki.free, slot)
 	if ki.n == 0 {
 		ki.totalLen = 0 // no drift from float sums once empty
@@ -407,6 +411,7 @@ func (ki *kindIndex) refreshContext(conv *convSeq, lo, hi int) {
 		}
 		ki.totalLen += ctx - doc.ctxLen
 		doc.ctxLen = ctx
+		ki.lens[conv.docs[p]] = ctx
 	}
 }
 
@@ -468,6 +473,19 @@ func (ki *kindIndex) search(q *lexicalQuery, bm ranking.BM25) []ranking.Scored {
 		if len(ps) == 0 {
 			continue
 		}
+		if ki.window == 0 {
+			// No neighbours: each posting is its document's whole frequency, and
+			// the document frequency is the list's length.
+			idf := ranking.IDF(len(ps), ki.n)
+			for _, p := range ps {
+				s.score[p.doc] += qt.count * bm.TermScore(idf, float64(p.tf), ki.lens[p.doc], avg)
+				if !s.hit[p.doc] {
+					s.hit[p.doc] = true
+					s.matched = append(s.matched, p.doc)
+				}
+			}
+			continue
+		}
 		s.touched = s.touched[:0]
 		for _, p := range ps {
 			tf := float64(p.tf)
@@ -487,7 +505,7 @@ func (ki *kindIndex) search(q *lexicalQuery, bm ranking.BM25) []ranking.Scored {
 		}
 		idf := ranking.IDF(len(s.touched), ki.n)
 		for _, doc := range s.touched {
-			s.score[doc] += qt.count * bm.TermScore(idf, s.acc[doc], ki.docs[doc].ctxLen, avg)
+			s.score[doc] += qt.count * bm.TermScore(idf, s.acc[doc], ki.lens[doc], avg)
 			s.acc[doc] = 0
 			if !s.hit[doc] {
 				s.hit[doc] = true

@@ -120,3 +120,33 @@ func TestKindIndex_filtersAndLimit(t *testing.T) {
 		}
 	}
 }
+
+// Memories have no neighbours: scores equal ranking.Index over the own terms.
+func TestKindIndex_withoutNeighboursEqualsRankingIndex(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(3, 4))
+	ki := newKindIndex(0, 0)
+	ref := ranking.NewIndex(ranking.DefaultBM25)
+	for i := range 300 {
+		terms := make([]string, 1+rng.IntN(9))
+		for j := range terms {
+			terms[j] = fmt.Sprintf("w%d", rng.IntN(30))
+		}
+		id := fmt.Sprintf("k%03d", i)
+		ki.put(&ports.LexicalDoc{Kind: ports.LexicalMemory, ID: id, Terms: terms})
+		ref.Add(id, ranking.Field{Terms: terms, Weight: 1})
+	}
+	for range 50 {
+		query := []string{fmt.Sprintf("w%d", rng.IntN(30)), fmt.Sprintf("w%d", rng.IntN(30))}
+		want := ref.Search(query, 10)
+		got := ki.search(&lexicalQuery{Kind: ports.LexicalMemory, Terms: query, Limit: 10}, ranking.DefaultBM25)
+		if len(got) != len(want) {
+			t.Fatalf("query %v: %d results, want %d", query, len(got), len(want))
+		}
+		for i := range want {
+			if got[i].ID != want[i].ID || math.Abs(got[i].Score-want[i].Score) > 1e-9 {
+				t.Fatalf("query %v: result %d = %+v, want %+v", query, i, got[i], want[i])
+			}
+		}
+	}
+}

@@ -57,6 +57,7 @@ type config struct {
 	seed       uint64
 	vectorsOff bool
 	cpuProfile string
+	only       string
 }
 
 func main() {
@@ -72,6 +73,7 @@ func main() {
 	flag.Uint64Var(&c.seed, "seed", 1, "random seed of the data and the queries")
 	flag.BoolVar(&c.vectorsOff, "no-vectors", false, "build no vectors (lexical figures only)")
 	flag.StringVar(&c.cpuProfile, "cpuprofile", "", "write a CPU profile of the measured searches here")
+	flag.StringVar(&c.only, "only", "", "run only the rows whose \"case | mode\" contains this")
 	flag.Parse()
 	slog.SetDefault(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
 	if err := run(c); err != nil {
@@ -349,6 +351,9 @@ func measure(ctx context.Context, c config, db *sqlstore.DB, an ports.TextAnalyz
 	for _, cs := range cases {
 		for _, mode := range cs.modes {
 			r := row{name: cs.name + " | " + mode}
+			if !strings.Contains(r.name, c.only) {
+				continue
+			}
 			for i := 0; i < c.queries; i++ {
 				q := retrieval.Search{Scope: cs.scope(), Query: cs.query(), Within: cs.within, Mode: mode}
 				t := time.Now()

@@ -4,6 +4,7 @@ import (
 	"container/list"
 	"context"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -52,15 +53,15 @@ func (q *lexicalQuery) match(d *lexDoc) bool {
 	switch {
 	case q.Only != nil && !q.Only[d.id]:
 		return false
-	case !d.expiresAt.IsZero() && !q.Now.Before(d.expiresAt):
+	case d.expires != 0 && q.Now.UnixNano() >= d.expires:
 		return false
 	case len(q.Types) > 0 && !containsString(q.Types, d.memType):
 		return false
 	case q.ConversationID != "" && d.convID != q.ConversationID:
 		return false
-	case !q.Since.IsZero() && d.at.Before(q.Since):
+	case !q.Since.IsZero() && d.at < q.Since.UnixNano():
 		return false
-	case !q.Until.IsZero() && !d.at.Before(q.Until):
+	case !q.Until.IsZero() && d.at >= q.Until.UnixNano():
 		return false
 	}
 	return true
@@ -250,24 +251,28 @@ type posting struct {
 	tf  float32 // own count
 }
 
-type termCount struct {
-	term  string
-	count int32
+// lexDoc is one document; about 150 bytes plus its distinct terms, since a
+// million of them may be held (docs/BENCHMARKS.md "Search latency at scale").
+type lexDoc struct {
+	id      string
+	alive   bool
+	terms   string // own distinct terms, space-separated (for removal)
+	ownLen  float64
+	ctxLen  float64 // own length + nbWeight × neighbours' own lengths
+	conv    *convSeq
+	pos     int // in conv.docs
+	convID  string
+	at      int64 // Unix nanoseconds
+	expires int64 // Unix nanoseconds; 0: never
+	memType string
+	speaker string
 }
 
-type lexDoc struct {
-	id        string
-	alive     bool
-	terms     []termCount // own distinct terms
-	ownLen    float64
-	ctxLen    float64 // own length + nbWeight × neighbours' own lengths
-	conv      *convSeq
-	pos       int // in conv.docs
-	convID    string
-	at        time.Time
-	expiresAt time.Time
-	memType   string
-	speaker   string
+func unixNanos(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.UnixNano()
 }
 
 // convSeq is a conversation's documents in order (time said, then arrival).
@@ -303,20 +308,23 @@ func (ki *kindIndex) put(d *ports.LexicalDoc) {
 		ki.lens = append(ki.lens, 0)
 	}
 	counts := make(map[string]int32, len(d.Terms))
-	terms := make([]termCount, 0, len(d.Terms))
+	distinct := make([]string, 0, len(d.Terms))
 	for _, t := range d.Terms {
 		if _, seen := counts[t]; !seen {
-			terms = append(terms, termCount{term: t})
+			distinct = append(distinct, t)
 		}
 		counts[t]++
 	}
-	for i := range terms {
-		terms[i].count = counts[terms[i].term]
-		ki.postings[terms[i].term] = append(ki.postings[terms[i].term], posting{doc: slot, tf: float32(terms[i].count)})
+	for _, t := range distinct {
+		ps, known := ki.postings[t]
+		if !known {
+			t = strings.Clone(t) // the key must not hold on to the whole text it was cut from
+		}
+		ki.postings[t] = append(ps, posting{doc: slot, tf: float32(counts[t])})
 	}
 	ki.docs[slot] = lexDoc{
-		id: d.ID, alive: true, terms: terms, ownLen: float64(len(d.Terms)),
-		convID: d.ConversationID, at: d.At, expiresAt: d.ExpiresAt, memType: d.MemoryType, speaker: d.Speaker,
+		id: d.ID, alive: true, terms: strings.Join(distinct, " "), ownLen: float64(len(d.Terms)),
+		convID: d.ConversationID, at: unixNanos(d.At), expires: unixNanos(d.ExpiresAt), memType: d.MemoryType, speaker: d.Speaker,
 	}
 	ki.byID[d.ID] = slot
 	ki.n++
@@ -346,8 +354,8 @@ func (ki *kindIndex) put(d *ports.LexicalDoc) {
 // before orders a conversation: by time said, then id (arrival order).
 func (ki *kindIndex) before(a, b int32) bool {
 	da, db := &ki.docs[a], &ki.docs[b]
-	if !da.at.Equal(db.at) {
-		return da.at.Before(db.at)
+	if da.at != db.at {
+		return da.at < db.at
 	}
 	return da.id < db.id
 }
@@ -359,8 +367,8 @@ func (ki *kindIndex) remove(id string) {
 		return
 	}
 	doc := &ki.docs[slot]
-	for _, tc := range doc.terms {
-		ps := ki.postings[tc.term]
+	for term := range strings.SplitSeq(doc.terms, " ") {
+		ps := ki.postings[term]
 		for i := range ps {
 			if ps[i].doc == slot {
 				ps[i] = ps[len(ps)-1]
@@ -369,9 +377,9 @@ func (ki *kindIndex) remove(id string) {
 			}
 		}
 		if len(ps) == 0 {
-			delete(ki.postings, tc.term)
+			delete(ki.postings, term)
 		} else {
-			ki.postings[tc.term] = ps
+			ki.postings[term] = ps
 		}
 	}
 	ki.totalLen -= doc.ctxLen

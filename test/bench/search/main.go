@@ -58,6 +58,7 @@ type config struct {
 	vectorsOff bool
 	cpuProfile string
 	only       string
+	memProfile string
 }
 
 func main() {
@@ -73,6 +74,7 @@ func main() {
 	flag.Uint64Var(&c.seed, "seed", 1, "random seed of the data and the queries")
 	flag.BoolVar(&c.vectorsOff, "no-vectors", false, "build no vectors (lexical figures only)")
 	flag.StringVar(&c.cpuProfile, "cpuprofile", "", "write a CPU profile of the measured searches here")
+	flag.StringVar(&c.memProfile, "memprofile", "", "write a heap profile after the warm-up here")
 	flag.StringVar(&c.only, "only", "", "run only the rows whose \"case | mode\" contains this")
 	flag.Parse()
 	slog.SetDefault(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
@@ -315,6 +317,16 @@ func measure(ctx context.Context, c config, db *sqlstore.DB, an ports.TextAnalyz
 	fmt.Printf("cold: loading all %d message users took %s\n", c.users, time.Since(t0).Round(time.Millisecond))
 	runtime.GC()
 	fmt.Printf("memory after warm-up: RSS %s, Go heap in use %s\n\n", rss(), heap())
+	if c.memProfile != "" {
+		f, err := os.Create(c.memProfile)
+		if err != nil {
+			return err
+		}
+		if err := pprof.WriteHeapProfile(f); err != nil {
+			return err
+		}
+		_ = f.Close()
+	}
 
 	modes := []string{"lexical", "dense", "auto"}
 	if c.vectorsOff {

@@ -14,6 +14,7 @@ import (
 	"engram/app/extraction"
 	"engram/app/retrieval"
 	"engram/bootstrap/config"
+	"engram/domain/memory"
 	"engram/ports"
 )
 
@@ -24,9 +25,12 @@ import (
 var retrievalModule = fx.Module("retrieval",
 	fx.Provide(
 		fx.Private,
-		func() ports.TextAnalyzer { return textanalysis.New(textanalysis.Options{}) },
 		func(s *storage) ports.LexicalIndex { return sqlstore.NewLexicalIndex(s.db) },
 		newAccessTracker,
+	),
+	fx.Provide(
+		// The analyser of every indexed text and every query (docs/BENCHMARKS.md).
+		func() ports.TextAnalyzer { return textanalysis.New(textanalysis.Options{}) },
 	),
 	fx.Provide(
 		newLexicalIndexer,
@@ -53,10 +57,12 @@ func newSimilarMemories(s *storage, mem ports.MemoryStore, emb ports.Embedder, v
 }
 
 // newMemoryStore is the memory store every use case writes through: metrics
-// outside, and the lexical index kept in step with every committed change, so a
-// memory saved through the API is found by the next search.
-func newMemoryStore(s *storage, m *metrics.Metrics, ix *retrieval.Indexer, log *slog.Logger) ports.MemoryStore {
-	return m.MemoryStore(retrieval.NewIndexingMemoryStore(s.memories, ix, log))
+// outside, and the memory's lexical document written in the transaction of every
+// change, so a memory saved through the API is found by the next search (the
+// repair pass of the indexer role stays as the safety net).
+func newMemoryStore(s *storage, m *metrics.Metrics, an ports.TextAnalyzer) ports.MemoryStore {
+	s.memories.IndexLexically(func(mem memory.Memory) (ports.LexicalDoc, bool) { return retrieval.MemoryDocument(an, mem) })
+	return m.MemoryStore(s.memories)
 }
 
 func newLexicalIndexer(s *storage, an ports.TextAnalyzer, lexical ports.LexicalIndex, clk ports.Clock, log *slog.Logger) *retrieval.Indexer {

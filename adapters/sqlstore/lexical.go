@@ -41,41 +41,43 @@ func (x *LexicalIndex) PutLexicalDocs(ctx context.Context, docs []ports.LexicalD
 			return fmt.Errorf("sqlstore: put lexical docs: a document needs a tenant, a user, a kind and an id")
 		}
 	}
-	return x.db.WriteTx(ctx, func(ctx context.Context, tx bun.Tx) error {
-		gens := map[memory.Scope]int64{}
-		rows := make([]lexicalDocRow, 0, len(docs))
-		for _, d := range docs {
-			sc := memory.Scope{Tenant: d.Tenant, User: d.User}
-			gen, ok := gens[sc]
-			if !ok {
-				var err error
-				if gen, err = bumpGeneration(ctx, tx, sc); err != nil {
-					return err
-				}
-				gens[sc] = gen
+	return x.db.WriteTx(ctx, func(ctx context.Context, tx bun.Tx) error { return putLexicalDocs(ctx, tx, docs) })
+}
+
+func putLexicalDocs(ctx context.Context, tx bun.Tx, docs []ports.LexicalDoc) error {
+	gens := map[memory.Scope]int64{}
+	rows := make([]lexicalDocRow, 0, len(docs))
+	for _, d := range docs {
+		sc := memory.Scope{Tenant: d.Tenant, User: d.User}
+		gen, ok := gens[sc]
+		if !ok {
+			var err error
+			if gen, err = bumpGeneration(ctx, tx, sc); err != nil {
+				return err
 			}
-			rows = append(rows, toLexicalDocRow(d, gen))
+			gens[sc] = gen
 		}
-		for start := 0; start < len(rows); start += lexicalBatch {
-			chunk := rows[start:min(start+lexicalBatch, len(rows))]
-			_, err := tx.NewInsert().Model(&chunk).
-				On("CONFLICT (tenant_id, user_id, kind, doc_id) DO UPDATE").
-				Set("conversation_id = EXCLUDED.conversation_id").
-				Set("memory_type = EXCLUDED.memory_type").
-				Set("at = EXCLUDED.at").
-				Set("expires_at = EXCLUDED.expires_at").
-				Set("speaker = EXCLUDED.speaker").
-				Set("terms = EXCLUDED.terms").
-				Set("version = EXCLUDED.version").
-				Set("gen = EXCLUDED.gen").
-				Set("deleted = EXCLUDED.deleted").
-				Exec(ctx)
-			if err != nil {
-				return wrapErr("put lexical docs", err)
-			}
+		rows = append(rows, toLexicalDocRow(d, gen))
+	}
+	for start := 0; start < len(rows); start += lexicalBatch {
+		chunk := rows[start:min(start+lexicalBatch, len(rows))]
+		_, err := tx.NewInsert().Model(&chunk).
+			On("CONFLICT (tenant_id, user_id, kind, doc_id) DO UPDATE").
+			Set("conversation_id = EXCLUDED.conversation_id").
+			Set("memory_type = EXCLUDED.memory_type").
+			Set("at = EXCLUDED.at").
+			Set("expires_at = EXCLUDED.expires_at").
+			Set("speaker = EXCLUDED.speaker").
+			Set("terms = EXCLUDED.terms").
+			Set("version = EXCLUDED.version").
+			Set("gen = EXCLUDED.gen").
+			Set("deleted = EXCLUDED.deleted").
+			Exec(ctx)
+		if err != nil {
+			return wrapErr("put lexical docs", err)
 		}
-		return nil
-	})
+	}
+	return nil
 }
 
 // bumpGeneration advances the user's generation and returns it. On PostgreSQL the
@@ -96,34 +98,60 @@ func (x *LexicalIndex) DeleteLexicalDocs(ctx context.Context, scope memory.Scope
 	if len(refs) == 0 {
 		return nil
 	}
+	return x.db.WriteTx(ctx, func(ctx context.Context, tx bun.Tx) error { return deleteLexicalDocs(ctx, tx, scope, refs) })
+}
+
+func deleteLexicalDocs(ctx context.Context, tx bun.Tx, scope memory.Scope, refs []ports.LexicalRef) error {
 	byKind := map[ports.LexicalKind][]string{}
 	for _, r := range refs {
 		byKind[r.Kind] = append(byKind[r.Kind], r.ID)
 	}
-	return x.db.WriteTx(ctx, func(ctx context.Context, tx bun.Tx) error {
-		gen, err := bumpGeneration(ctx, tx, scope)
-		if err != nil {
-			return err
-		}
-		for kind, ids := range byKind {
-			for start := 0; start < len(ids); start += lexicalBatch {
-				_, err := tx.NewUpdate().Model((*lexicalDocRow)(nil)).
-					Set("deleted = ?", true).
-					Set("terms = ''").
-					Set("gen = ?", gen).
-					Where("tenant_id = ?", scope.Tenant).
-					Where("user_id = ?", scope.User).
-					Where("kind = ?", string(kind)).
-					Where("doc_id IN (?)", bun.In(ids[start:min(start+lexicalBatch, len(ids))])).
-					Where("deleted = ?", false).
-					Exec(ctx)
-				if err != nil {
-					return wrapErr("delete lexical docs", err)
-				}
+	gen, err := bumpGeneration(ctx, tx, scope)
+	if err != nil {
+		return err
+	}
+	for kind, ids := range byKind {
+		for start := 0; start < len(ids); start += lexicalBatch {
+			_, err := tx.NewUpdate().Model((*lexicalDocRow)(nil)).
+				Set("deleted = ?", true).
+				Set("terms = ''").
+				Set("gen = ?", gen).
+				Where("tenant_id = ?", scope.Tenant).
+				Where("user_id = ?", scope.User).
+				Where("kind = ?", string(kind)).
+				Where("doc_id IN (?)", bun.In(ids[start:min(start+lexicalBatch, len(ids))])).
+				Where("deleted = ?", false).
+				Exec(ctx)
+			if err != nil {
+				return wrapErr("delete lexical docs", err)
 			}
 		}
-		return nil
-	})
+	}
+	return nil
+}
+
+// lexicalHook keeps a memory's lexical document in the transaction that changes
+// the memory: the document commits with the change or not at all, and a save
+// costs one commit, not two (see MemoryStore.IndexLexically).
+type lexicalHook struct {
+	document func(memory.Memory) (ports.LexicalDoc, bool)
+}
+
+// IndexLexically makes every change Update commits also write the memory's
+// document in lexical_docs, in the same transaction: document returns it and
+// whether the memory belongs in the index (false: its document is removed). Call
+// it once, before the store is used. Without it, a decorator must keep the index
+// (app/retrieval.IndexingMemoryStore), at the price of a second transaction.
+func (s *MemoryStore) IndexLexically(document func(memory.Memory) (ports.LexicalDoc, bool)) {
+	s.lexical = &lexicalHook{document: document}
+}
+
+func (h *lexicalHook) memoryWritten(ctx context.Context, tx bun.Tx, m memory.Memory) error {
+	doc, keep := h.document(m)
+	if keep {
+		return putLexicalDocs(ctx, tx, []ports.LexicalDoc{doc})
+	}
+	return deleteLexicalDocs(ctx, tx, m.Scope(), []ports.LexicalRef{{Kind: ports.LexicalMemory, ID: m.ID()}})
 }
 
 // LexicalGeneration reads the user's generation.

@@ -15,20 +15,25 @@ import (
 	"engram/ports"
 )
 
-// BenchmarkMemorySave_lexicalIndex is memory_save on SQLite with 8 writers, with
-// and without the lexical index kept on the write path (one more transaction per
-// save, grouped with the others by the SQLite writer).
+// BenchmarkMemorySave_lexicalIndex is memory_save on SQLite with 8 writers: with
+// no lexical index, with the app's decorator (a second transaction after each
+// save) and with the document written in the save's own transaction.
 //
 //	go test ./adapters/sqlstore -run '^$' -bench MemorySave_lexicalIndex -benchtime 5000x
 func BenchmarkMemorySave_lexicalIndex(b *testing.B) {
-	for _, indexed := range []bool{false, true} {
-		b.Run(fmt.Sprintf("indexed=%v", indexed), func(b *testing.B) {
+	for _, index := range []string{"none", "decorator", "in-transaction"} {
+		b.Run("index="+index, func(b *testing.B) {
 			db := openSQLiteForTest(b)
 			clk := fixedClock{now: time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)}
-			var store ports.MemoryStore = NewMemoryStore(db)
-			if indexed {
-				ix := retrieval.NewIndexer(textanalysis.New(textanalysis.Options{}), NewLexicalIndex(db), NewMemoryStore(db), nil, clk, retrieval.IndexerOptions{})
+			an := textanalysis.New(textanalysis.Options{})
+			sqlMemories := NewMemoryStore(db)
+			var store ports.MemoryStore = sqlMemories
+			switch index {
+			case "decorator":
+				ix := retrieval.NewIndexer(an, NewLexicalIndex(db), sqlMemories, nil, clk, retrieval.IndexerOptions{})
 				store = retrieval.NewIndexingMemoryStore(store, ix, nil)
+			case "in-transaction":
+				sqlMemories.IndexLexically(func(m memory.Memory) (ports.LexicalDoc, bool) { return retrieval.MemoryDocument(an, m) })
 			}
 			svc := memories.New(store, clk, ulids.New(), memory.Policy{})
 			var n atomic.Int64

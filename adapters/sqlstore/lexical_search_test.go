@@ -39,14 +39,22 @@ func (c fixedClock) Now() time.Time { return c.now }
 
 // searchScript writes the same data through the use cases and returns every
 // search's answer as text.
-func searchScript(t *testing.T, st retrievalStores) []string {
+// With inTx the SQL store writes each memory's document in the memory's own
+// transaction (IndexLexically); otherwise the app's decorator does, after it.
+func searchScript(t *testing.T, st retrievalStores, inTx bool) []string {
 	t.Helper()
 	ctx := context.Background()
 	clock := fixedClock{now: time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)}
 	an := textanalysis.New(textanalysis.Options{})
 	ids := ulids.New()
 	ix := retrieval.NewIndexer(an, st.lexical, st.memories, st.messages, clock, retrieval.IndexerOptions{MessageLag: -1})
-	mems := memories.New(retrieval.NewIndexingMemoryStore(st.memories, ix, nil), clock, ids, memory.Policy{DefaultTTLDays: 180})
+	var writes ports.MemoryStore = retrieval.NewIndexingMemoryStore(st.memories, ix, nil)
+	if inTx {
+		sqlMemories := st.memories.(*MemoryStore)
+		sqlMemories.IndexLexically(func(m memory.Memory) (ports.LexicalDoc, bool) { return retrieval.MemoryDocument(an, m) })
+		writes = sqlMemories
+	}
+	mems := memories.New(writes, clock, ids, memory.Policy{DefaultTTLDays: 180})
 	msgs := messages.New(st.messages, clock, ids, messages.Options{})
 	svc := retrieval.New(retrieval.Deps{Analyzer: an, Lexical: st.lexical, Memories: st.memories, Messages: st.messages, Clock: clock}, retrieval.Options{})
 	alice := memory.Scope{Tenant: "t1", User: "alice"}
@@ -140,25 +148,27 @@ func sqlStores(db *DB) retrievalStores {
 	return retrievalStores{memories: NewMemoryStore(db), messages: NewMessageStore(db), lexical: NewLexicalIndex(db)}
 }
 
-func compareWithMemstore(t *testing.T, db *DB) {
-	want := searchScript(t, inMemoryStores())
-	got := searchScript(t, sqlStores(db))
-	for i := range want {
-		if got[i] != want[i] {
-			t.Errorf("search %d:\n got %s\nwant %s", i, got[i], want[i])
+func compareWithMemstore(t *testing.T, open func(t testing.TB) *DB) {
+	want := searchScript(t, inMemoryStores(), false)
+	for _, inTx := range []bool{false, true} {
+		got := searchScript(t, sqlStores(open(t)), inTx)
+		for i := range want {
+			if got[i] != want[i] {
+				t.Errorf("in transaction %v, search %d:\n got %s\nwant %s", inTx, i, got[i], want[i])
+			}
 		}
-	}
-	for _, l := range got {
-		t.Log(l)
+		for _, l := range got {
+			t.Log(l)
+		}
 	}
 }
 
 func TestRetrieval_SQLite(t *testing.T) {
 	t.Parallel()
-	compareWithMemstore(t, openSQLiteForTest(t))
+	compareWithMemstore(t, openSQLiteForTest)
 }
 
 func TestRetrieval_Postgres(t *testing.T) {
 	t.Parallel()
-	compareWithMemstore(t, openPostgresForTest(t))
+	compareWithMemstore(t, openPostgresForTest)
 }

@@ -15,7 +15,8 @@ import (
 // MemoryStore keeps long-term memories and their events in long_term_memories and
 // memory_events.
 type MemoryStore struct {
-	db *DB
+	db      *DB
+	lexical *lexicalHook // nil: no lexical index kept (lexical.go)
 }
 
 var _ ports.MemoryStore = (*MemoryStore)(nil)
@@ -84,6 +85,9 @@ func (s *MemoryStore) Update(ctx context.Context, scope memory.Scope, key memory
 			return wrapErr("insert memory event", err)
 		}
 		saved = memory.Restore(row.toState())
+		if s.lexical != nil {
+			return s.lexical.memoryWritten(ctx, tx, saved)
+		}
 		return nil
 	})
 	if err != nil {

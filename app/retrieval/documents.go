@@ -74,3 +74,13 @@ func memoryDoc(a ports.TextAnalyzer, m memory.Memory) ports.LexicalDoc {
 func indexable(m memory.Memory) bool {
 	return m.Active() && !memory.IsNoise(m.Key())
 }
+
+// MemoryDocument is a memory's lexical document and whether the memory belongs in
+// the index at all (false: its document must go). Stores that keep the document in
+// the memory's own transaction call it (adapters/sqlstore MemoryStore.IndexLexically).
+func MemoryDocument(a ports.TextAnalyzer, m memory.Memory) (ports.LexicalDoc, bool) {
+	if !indexable(m) {
+		return ports.LexicalDoc{}, false
+	}
+	return memoryDoc(a, m), true
+}

@@ -1,8 +1,10 @@
 package sqlstore
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -45,19 +47,25 @@ func (x *LexicalIndex) PutLexicalDocs(ctx context.Context, docs []ports.LexicalD
 }
 
 func putLexicalDocs(ctx context.Context, tx bun.Tx, docs []ports.LexicalDoc) error {
+	// Generations are advanced in one order (tenant, user), so two writers of
+	// several users' documents never wait for each other's rows in a cycle.
 	gens := map[memory.Scope]int64{}
+	for _, d := range docs {
+		gens[memory.Scope{Tenant: d.Tenant, User: d.User}] = 0
+	}
+	scopes := slices.SortedFunc(maps.Keys(gens), func(a, b memory.Scope) int {
+		return cmp.Or(cmp.Compare(a.Tenant, b.Tenant), cmp.Compare(a.User, b.User))
+	})
+	for _, sc := range scopes {
+		gen, err := bumpGeneration(ctx, tx, sc)
+		if err != nil {
+			return err
+		}
+		gens[sc] = gen
+	}
 	rows := make([]lexicalDocRow, 0, len(docs))
 	for _, d := range docs {
-		sc := memory.Scope{Tenant: d.Tenant, User: d.User}
-		gen, ok := gens[sc]
-		if !ok {
-			var err error
-			if gen, err = bumpGeneration(ctx, tx, sc); err != nil {
-				return err
-			}
-			gens[sc] = gen
-		}
-		rows = append(rows, toLexicalDocRow(d, gen))
+		rows = append(rows, toLexicalDocRow(d, gens[memory.Scope{Tenant: d.Tenant, User: d.User}]))
 	}
 	for start := 0; start < len(rows); start += lexicalBatch {
 		chunk := rows[start:min(start+lexicalBatch, len(rows))]

@@ -63,9 +63,20 @@ func putLexicalDocs(ctx context.Context, tx bun.Tx, docs []ports.LexicalDoc) err
 		}
 		gens[sc] = gen
 	}
+	// One row per document: PostgreSQL refuses an upsert that touches a row twice,
+	// and the last copy of a document in the batch is the one that counts.
+	type docKey struct{ tenant, user, kind, id string }
+	at := make(map[docKey]int, len(docs))
 	rows := make([]lexicalDocRow, 0, len(docs))
 	for _, d := range docs {
-		rows = append(rows, toLexicalDocRow(d, gens[memory.Scope{Tenant: d.Tenant, User: d.User}]))
+		row := toLexicalDocRow(d, gens[memory.Scope{Tenant: d.Tenant, User: d.User}])
+		k := docKey{d.Tenant, d.User, string(d.Kind), d.ID}
+		if i, dup := at[k]; dup {
+			rows[i] = row
+			continue
+		}
+		at[k] = len(rows)
+		rows = append(rows, row)
 	}
 	for start := 0; start < len(rows); start += lexicalBatch {
 		chunk := rows[start:min(start+lexicalBatch, len(rows))]

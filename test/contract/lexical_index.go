@@ -121,6 +121,21 @@ func RunLexicalIndex(t *testing.T, open func(t *testing.T) ports.LexicalIndex) {
 		}
 	})
 
+	t.Run("the last copy of a document within one batch wins", func(t *testing.T) {
+		t.Parallel()
+		x, ctx := open(t), lexContext(t)
+		mustPut(t, ctx, x, mem(alice, "k", 1, "old"), msg(alice, "m", "x"), mem(alice, "k", 2, "new"))
+		ch := lexChanges(t, ctx, x, alice, 0)
+		if len(ch.Docs) != 2 {
+			t.Fatalf("got %d documents, want 2", len(ch.Docs))
+		}
+		for _, d := range ch.Docs {
+			if d.ID == "k" && (d.Version != 2 || !slices.Equal(d.Terms, []string{"new"})) {
+				t.Errorf("k = %+v, want the last copy", d)
+			}
+		}
+	})
+
 	t.Run("kinds are separate namespaces", func(t *testing.T) {
 		t.Parallel()
 		x, ctx := open(t), lexContext(t)

@@ -172,3 +172,54 @@ func TestRetrieval_Postgres(t *testing.T) {
 	t.Parallel()
 	compareWithMemstore(t, openPostgresForTest)
 }
+
+// Two processes over one database (here two services with their own in-memory
+// lexical indexes): a memory one of them saves or deletes is seen by the other's
+// next search, with its index already warm.
+func crossProcess(t *testing.T, db *DB) {
+	ctx := context.Background()
+	clock := fixedClock{now: time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)}
+	an := textanalysis.New(textanalysis.Options{})
+	alice := memory.Scope{Tenant: "t1", User: "alice"}
+	process := func() (*memories.Service, *retrieval.Service) {
+		store := NewMemoryStore(db)
+		store.IndexLexically(func(m memory.Memory) (ports.LexicalDoc, bool) { return retrieval.MemoryDocument(an, m) })
+		svc := retrieval.New(retrieval.Deps{Analyzer: an, Lexical: NewLexicalIndex(db), Memories: store, Clock: clock}, retrieval.Options{})
+		return memories.New(store, clock, ulids.New(), memory.Policy{}), svc
+	}
+	writerMems, _ := process()
+	_, reader := process()
+	find := func(query string) int {
+		t.Helper()
+		res, err := reader.Search(ctx, retrieval.Search{Scope: alice, Query: query, Mode: "lexical"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(res.Items)
+	}
+	if n := find("oat milk"); n != 0 { // warms the reader's index for alice
+		t.Fatalf("before any write: %d items", n)
+	}
+	if _, err := writerMems.Save(ctx, memories.Save{Scope: alice, Key: "coffee", Draft: memory.DraftInput{Type: "preference", Content: "Drinks oat milk"}}); err != nil {
+		t.Fatal(err)
+	}
+	if n := find("oat milk"); n != 1 {
+		t.Fatalf("after the other process saved: %d items, want 1", n)
+	}
+	if err := writerMems.Delete(ctx, memories.Delete{Scope: alice, Key: "coffee"}); err != nil {
+		t.Fatal(err)
+	}
+	if n := find("oat milk"); n != 0 {
+		t.Fatalf("after the other process deleted: %d items, want 0", n)
+	}
+}
+
+func TestRetrieval_crossProcess_SQLite(t *testing.T) {
+	t.Parallel()
+	crossProcess(t, openSQLiteForTest(t))
+}
+
+func TestRetrieval_crossProcess_Postgres(t *testing.T) {
+	t.Parallel()
+	crossProcess(t, openPostgresForTest(t))
+}

@@ -66,10 +66,12 @@ func (o IndexerOptions) withDefaults() IndexerOptions {
 
 // Indexer keeps the lexical index in step with the truth:
 //
-//   - memories synchronously, after each committed change (IndexingMemoryStore), so
-//     a memory saved through the API is found by the next search;
+//   - memories on the write path, so a memory saved through the API is found by
+//     the next search: the SQL store writes the document in the change's own
+//     transaction (MemoryDocument, adapters/sqlstore MemoryStore.IndexLexically);
+//     other stores are wrapped in IndexingMemoryStore, which writes it right after;
 //   - memories again by a repair pass over recent changes, which fixes a document
-//     whose write failed or was lost with its process;
+//     that a write outside those paths (or a lost process) left behind;
 //   - messages off the ingest path, by a pass that walks conversation_messages in
 //     arrival order: posting a batch costs no analysis, and the pass writes
 //     thousands of documents per transaction.
@@ -260,9 +262,10 @@ func (ix *Indexer) runRepair(ctx context.Context) {
 }
 
 // IndexingMemoryStore is a MemoryStore whose committed changes reach the lexical
-// index before Update returns (read-your-writes for search). A failed index write
-// does not fail the change, which is already committed: it is logged, and the
-// repair pass fixes the document.
+// index before Update returns (read-your-writes for search), for stores that
+// cannot write the document in the change's transaction (the in-memory one). A
+// failed index write does not fail the change, which is already committed: it is
+// logged, and the repair pass fixes the document.
 type IndexingMemoryStore struct {
 	ports.MemoryStore
 	indexer *Indexer

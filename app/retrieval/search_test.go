@@ -376,3 +376,23 @@ func TestSearch_boundedTruthReadsKeepTheExactTopK(t *testing.T) {
 		}
 	}
 }
+
+func TestSearch_anotherUsersOrTenantsMessagesNeverComeBack(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, retrieval.Options{})
+	at := time.Date(2023, 5, 8, 13, 0, 0, 0, time.UTC)
+	for _, sc := range []memory.Scope{{Tenant: "t1", User: "bob"}, {Tenant: "t2", User: "alice"}} {
+		e.post(sc, "s1", conversation.Input{MessageID: "theirs", Name: "Melanie", Content: "I painted a lake at sunrise.", CreatedAt: at})
+	}
+	e.post(alice, "s1", conversation.Input{MessageID: "mine", Name: "Melanie", Content: "We went camping.", CreatedAt: at})
+	for _, mode := range []string{"lexical", "dense", "auto"} {
+		for _, within := range []string{"messages", "all"} {
+			res := e.search(retrieval.Search{Query: "what did Melanie paint at sunrise", Within: within, Mode: mode, Limit: 100})
+			for _, it := range res.Items {
+				if it.Message != nil && it.Message.Scope != alice {
+					t.Errorf("%s %s: returned a message of %v", mode, within, it.Message.Scope)
+				}
+			}
+		}
+	}
+}

@@ -116,7 +116,25 @@ func newRetrievalService(p retrievalParams) *retrieval.Service {
 	})
 }
 
-func newSearcher(svc *retrieval.Service, m *metrics.Metrics) metrics.Searcher {
+// newSearcher is the search use case as the API serves it: with its metrics, and
+// the busiest users' lexical indexes loaded in the background at start.
+func newSearcher(lc fx.Lifecycle, svc *retrieval.Service, m *metrics.Metrics, log *slog.Logger) metrics.Searcher {
+	ctx, cancel := context.WithCancel(context.Background())
+	lc.Append(fx.Hook{
+		OnStart: func(context.Context) error {
+			go func() {
+				start := time.Now()
+				n, err := svc.Warm(ctx, retrieval.DefaultWarmUsers)
+				if err != nil && ctx.Err() == nil {
+					log.Warn("lexical index: warm-up stopped", "users", n, "error", err)
+					return
+				}
+				log.Info("lexical index: warmed the busiest users", "users", n, "took", time.Since(start).Round(time.Millisecond))
+			}()
+			return nil
+		},
+		OnStop: func(context.Context) error { cancel(); return nil },
+	})
 	return m.Search(svc, svc.BreakerState)
 }
 

@@ -79,6 +79,11 @@ type LexicalIndex interface {
 	// the user; ids without a document are absent from the map.
 	LexicalVersions(ctx context.Context, scope memory.Scope, memoryIDs []string) (map[string]int64, error)
 
+	// LexicalUsers returns up to limit users with documents, those with the most
+	// changes (the highest generation) first: the ones worth loading before their
+	// first search.
+	LexicalUsers(ctx context.Context, limit int) ([]memory.Scope, error)
+
 	// LexicalCursor returns a named position of a background pass ("" when unset),
 	// and SetLexicalCursor stores it.
 	LexicalCursor(ctx context.Context, name string) (string, error)

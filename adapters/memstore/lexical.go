@@ -152,6 +152,33 @@ func (x *LexicalIndex) LexicalVersions(_ context.Context, scope memory.Scope, me
 	return out, nil
 }
 
+// LexicalUsers returns the users with the highest generations.
+func (x *LexicalIndex) LexicalUsers(_ context.Context, limit int) ([]memory.Scope, error) {
+	x.mu.Lock()
+	out := make([]memory.Scope, 0, len(x.users))
+	gens := map[memory.Scope]int64{}
+	for sc, u := range x.users {
+		if u.gen > 0 {
+			out = append(out, sc)
+			gens[sc] = u.gen
+		}
+	}
+	x.mu.Unlock()
+	sort.Slice(out, func(i, j int) bool {
+		if gens[out[i]] != gens[out[j]] {
+			return gens[out[i]] > gens[out[j]]
+		}
+		if out[i].Tenant != out[j].Tenant {
+			return out[i].Tenant < out[j].Tenant
+		}
+		return out[i].User < out[j].User
+	})
+	if len(out) > limit {
+		out = out[:max(limit, 0)]
+	}
+	return out, nil
+}
+
 // LexicalCursor returns a named position.
 func (x *LexicalIndex) LexicalCursor(_ context.Context, name string) (string, error) {
 	x.mu.Lock()

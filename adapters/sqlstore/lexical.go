@@ -238,6 +238,27 @@ func (x *LexicalIndex) LexicalVersions(ctx context.Context, scope memory.Scope, 
 	return out, nil
 }
 
+// LexicalUsers reads the users with the highest generations.
+func (x *LexicalIndex) LexicalUsers(ctx context.Context, limit int) ([]memory.Scope, error) {
+	if limit <= 0 {
+		return nil, nil
+	}
+	var rows []struct {
+		TenantID string `bun:"tenant_id"`
+		UserID   string `bun:"user_id"`
+	}
+	err := x.db.bun.NewSelect().Table("lexical_users").Column("tenant_id", "user_id").
+		OrderExpr("gen DESC, tenant_id, user_id").Limit(int64(limit)).Scan(ctx, &rows)
+	if err != nil {
+		return nil, wrapErr("lexical users", err)
+	}
+	out := make([]memory.Scope, len(rows))
+	for i, r := range rows {
+		out[i] = memory.Scope{Tenant: r.TenantID, User: r.UserID}
+	}
+	return out, nil
+}
+
 // LexicalCursor reads a named position.
 func (x *LexicalIndex) LexicalCursor(ctx context.Context, name string) (string, error) {
 	var pos []string

@@ -193,6 +193,13 @@ func (ls *lexicalSearcher) resize(u *userIndex, size int) {
 	}
 }
 
+// size is how many documents the cache holds.
+func (ls *lexicalSearcher) size() int {
+	ls.mu.Lock()
+	defer ls.mu.Unlock()
+	return ls.docs
+}
+
 // search runs q against the user's index. speakers returns the speaker term of
 // documents of the user (for the boost of lists from other retrievers).
 func (ls *lexicalSearcher) search(ctx context.Context, scope memory.Scope, q lexicalQuery) ([]ranking.Scored, func(id string) string, error) {

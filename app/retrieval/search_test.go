@@ -396,3 +396,19 @@ func TestSearch_anotherUsersOrTenantsMessagesNeverComeBack(t *testing.T) {
 		}
 	}
 }
+
+func TestWarm_loadsTheBusiestUsersFirst(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, retrieval.Options{})
+	bob := memory.Scope{Tenant: "t1", User: "bob"}
+	e.save(alice, "a", "fact", "One fact")
+	e.save(alice, "b", "fact", "Another fact")
+	e.save(bob, "a", "fact", "Bob's fact")
+	n, err := e.svc.Warm(context.Background(), 1)
+	if err != nil || n != 1 {
+		t.Fatalf("warm: %d, %v; want 1 user", n, err)
+	}
+	if got := keysOf(e.search(retrieval.Search{Query: "fact", Mode: "lexical"})); len(got) != 2 {
+		t.Errorf("after warming: %v", got)
+	}
+}

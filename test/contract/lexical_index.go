@@ -186,6 +186,25 @@ func RunLexicalIndex(t *testing.T, open func(t *testing.T) ports.LexicalIndex) {
 		}
 	})
 
+	t.Run("users with the most changes first", func(t *testing.T) {
+		t.Parallel()
+		x, ctx := open(t), lexContext(t)
+		bob, carol := memory.Scope{Tenant: "t1", User: "bob"}, memory.Scope{Tenant: "t2", User: "carol"}
+		if users, err := x.LexicalUsers(ctx, 10); err != nil || len(users) != 0 {
+			t.Fatalf("empty index: %v, %v", users, err)
+		}
+		mustPut(t, ctx, x, msg(bob, "a", "x"))
+		for i := range 3 {
+			mustPut(t, ctx, x, msg(alice, fmt.Sprint(i), "x"))
+		}
+		mustPut(t, ctx, x, msg(carol, "a", "x"))
+		mustPut(t, ctx, x, msg(carol, "b", "x"))
+		users, err := x.LexicalUsers(ctx, 2)
+		if err != nil || len(users) != 2 || users[0] != alice || users[1] != carol {
+			t.Errorf("top 2 = %v, %v; want alice (3 changes), carol (2)", users, err)
+		}
+	})
+
 	t.Run("cursors", func(t *testing.T) {
 		t.Parallel()
 		x, ctx := open(t), lexContext(t)

@@ -2,7 +2,9 @@ package bootstrap
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
+	"os"
 	"time"
 
 	"go.uber.org/fx"
@@ -66,7 +68,11 @@ func newMemoryStore(s *storage, m *metrics.Metrics, an ports.TextAnalyzer) ports
 }
 
 func newLexicalIndexer(s *storage, an ports.TextAnalyzer, lexical ports.LexicalIndex, clk ports.Clock, log *slog.Logger) *retrieval.Indexer {
-	return retrieval.NewIndexer(an, lexical, s.memories, s.messages, clk, retrieval.IndexerOptions{Logger: log})
+	host, _ := os.Hostname()
+	return retrieval.NewIndexer(an, lexical, s.memories, s.messages, clk, retrieval.IndexerOptions{
+		Holder: fmt.Sprintf("%s-%d", host, os.Getpid()), // the message pass's lease, one holder per process
+		Logger: log,
+	})
 }
 
 // newAccessTracker writes last_accessed_at in the background while the process runs.

@@ -88,4 +88,10 @@ type LexicalIndex interface {
 	// and SetLexicalCursor stores it.
 	LexicalCursor(ctx context.Context, name string) (string, error)
 	SetLexicalCursor(ctx context.Context, name, position string) error
+
+	// ClaimLexicalCursor gives holder the named cursor until now+lease, unless
+	// another holder's lease is still running (ok false), and returns its position.
+	// Claiming again renews the lease. Several indexer processes thus share one
+	// pass instead of all doing it.
+	ClaimLexicalCursor(ctx context.Context, name, holder string, now time.Time, lease time.Duration) (position string, ok bool, err error)
 }

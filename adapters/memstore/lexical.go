@@ -19,6 +19,12 @@ type LexicalIndex struct {
 	mu      sync.Mutex
 	users   map[memory.Scope]*lexicalUser
 	cursors map[string]string
+	leases  map[string]lexicalLease
+}
+
+type lexicalLease struct {
+	holder string
+	until  time.Time
 }
 
 type lexicalUser struct {
@@ -36,7 +42,7 @@ var _ ports.LexicalIndex = (*LexicalIndex)(nil)
 
 // NewLexicalIndex returns an empty index.
 func NewLexicalIndex() *LexicalIndex {
-	return &LexicalIndex{users: map[memory.Scope]*lexicalUser{}, cursors: map[string]string{}}
+	return &LexicalIndex{users: map[memory.Scope]*lexicalUser{}, cursors: map[string]string{}, leases: map[string]lexicalLease{}}
 }
 
 func (x *LexicalIndex) user(sc memory.Scope) *lexicalUser {
@@ -192,6 +198,18 @@ func (x *LexicalIndex) SetLexicalCursor(_ context.Context, name, position string
 	defer x.mu.Unlock()
 	x.cursors[name] = position
 	return nil
+}
+
+// ClaimLexicalCursor takes or renews the cursor's lease when it is free, lapsed
+// or already the holder's.
+func (x *LexicalIndex) ClaimLexicalCursor(_ context.Context, name, holder string, now time.Time, lease time.Duration) (string, bool, error) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if l, held := x.leases[name]; held && l.holder != holder && now.Before(l.until) {
+		return "", false, nil
+	}
+	x.leases[name] = lexicalLease{holder: holder, until: now.Add(lease)}
+	return x.cursors[name], true, nil
 }
 
 func norm(t time.Time) time.Time {

@@ -149,6 +149,27 @@ func deleteLexicalDocs(ctx context.Context, tx bun.Tx, scope memory.Scope, refs 
 	return nil
 }
 
+// ClaimLexicalCursor takes or renews the cursor's lease in one upsert whose update
+// only applies when the lease is free, lapsed or already the holder's.
+func (x *LexicalIndex) ClaimLexicalCursor(ctx context.Context, name, holder string, now time.Time, lease time.Duration) (string, bool, error) {
+	var pos []string
+	err := x.db.WriteTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+		pos = pos[:0]
+		return tx.NewRaw(`INSERT INTO lexical_cursors (name, position, updated_at, holder, lease_until) VALUES (?, '', ?, ?, ?)
+			ON CONFLICT (name) DO UPDATE SET holder = EXCLUDED.holder, lease_until = EXCLUDED.lease_until
+			WHERE lexical_cursors.holder IS NULL OR lexical_cursors.holder = EXCLUDED.holder
+				OR lexical_cursors.lease_until IS NULL OR lexical_cursors.lease_until <= ?
+			RETURNING position`, name, dbTime(now), holder, dbTime(now.Add(lease)), dbTime(now)).Scan(ctx, &pos)
+	})
+	if err != nil && classify(err) != classNotFound {
+		return "", false, wrapErr("claim lexical cursor", err)
+	}
+	if len(pos) == 0 {
+		return "", false, nil
+	}
+	return pos[0], true, nil
+}
+
 // lexicalHook keeps a memory's lexical document in the transaction that changes
 // the memory: the document commits with the change or not at all, and a save
 // costs one commit, not two (see MemoryStore.IndexLexically).

@@ -20,6 +20,7 @@ const (
 	DefaultMessageLag      = 5 * time.Second
 	DefaultRepairInterval  = time.Minute
 	DefaultRepairBatch     = 500
+	DefaultCursorLease     = 30 * time.Second
 	// repairMargin re-reads memories changed a little before the last pass started:
 	// clocks of several processes differ, and a write may commit after its time.
 	repairMargin = time.Minute
@@ -42,7 +43,11 @@ type IndexerOptions struct {
 	// RepairInterval is how often memories changed since the last repair are
 	// compared with their documents.
 	RepairInterval time.Duration
-	Logger         *slog.Logger
+	// Holder names this process for the message pass's lease (unique per
+	// process); CursorLease is how long a lease lasts without renewal.
+	Holder      string
+	CursorLease time.Duration
+	Logger      *slog.Logger
 }
 
 func (o IndexerOptions) withDefaults() IndexerOptions {
@@ -57,6 +62,12 @@ func (o IndexerOptions) withDefaults() IndexerOptions {
 	}
 	if o.RepairInterval <= 0 {
 		o.RepairInterval = DefaultRepairInterval
+	}
+	if o.Holder == "" {
+		o.Holder = "lexical-indexer"
+	}
+	if o.CursorLease <= 0 {
+		o.CursorLease = DefaultCursorLease
 	}
 	if o.Logger == nil {
 		o.Logger = slog.Default()
@@ -171,14 +182,19 @@ func (ix *Indexer) repairUser(ctx context.Context, scope memory.Scope, ms []memo
 }
 
 // IndexMessages indexes messages stored since the last pass, batch by batch, until
-// it has caught up (or ctx ends). It returns how many it indexed.
+// it has caught up (or ctx ends). It returns how many it indexed. Of several
+// indexer processes only the one holding the cursor's lease runs the pass; the
+// others return at once (the work is idempotent, but need not be done twice).
 func (ix *Indexer) IndexMessages(ctx context.Context) (int, error) {
 	if ix.messages == nil {
 		return 0, nil
 	}
-	cursor, err := ix.index.LexicalCursor(ctx, MessagesCursor)
+	cursor, ok, err := ix.index.ClaimLexicalCursor(ctx, MessagesCursor, ix.opts.Holder, ix.clock.Now(), ix.opts.CursorLease)
 	if err != nil {
-		return 0, fmt.Errorf("read the message cursor: %w", err)
+		return 0, fmt.Errorf("claim the message cursor: %w", err)
+	}
+	if !ok {
+		return 0, nil
 	}
 	upTo := maxSeq
 	if ix.opts.MessageLag > 0 {
@@ -207,6 +223,10 @@ func (ix *Indexer) IndexMessages(ctx context.Context) (int, error) {
 		done += len(msgs)
 		if len(msgs) < ix.opts.MessageBatch {
 			return done, nil
+		}
+		// A long catch-up renews the lease; a process that lost it stops.
+		if _, ok, err := ix.index.ClaimLexicalCursor(ctx, MessagesCursor, ix.opts.Holder, ix.clock.Now(), ix.opts.CursorLease); err != nil || !ok {
+			return done, err
 		}
 	}
 	return done, ctx.Err()

@@ -412,3 +412,23 @@ func TestWarm_loadsTheBusiestUsersFirst(t *testing.T) {
 		t.Errorf("after warming: %v", got)
 	}
 }
+
+func TestIndexer_onlyTheLeaseHolderRunsTheMessagePass(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, retrieval.Options{})
+	e.post(alice, "s1", conversation.Input{MessageID: "a", Content: "first", CreatedAt: start}) // e.indexer holds the lease
+	other := retrieval.NewIndexer(e.analyzer, e.lexical, e.store, e.msgStore, e.clock, retrieval.IndexerOptions{MessageLag: -1, Holder: "other"})
+	if _, err := e.messages.PostBatch(context.Background(), messagesBatch(alice, "s1", conversation.Input{MessageID: "b", Content: "second", CreatedAt: start})); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := other.IndexMessages(context.Background()); err != nil || n != 0 {
+		t.Fatalf("while the lease runs: %d, %v; want nothing done", n, err)
+	}
+	e.clock.Advance(retrieval.DefaultCursorLease)
+	if n, err := other.IndexMessages(context.Background()); err != nil || n != 1 {
+		t.Fatalf("after the lease lapsed: %d, %v; want the one new message", n, err)
+	}
+	if got := keysOf(e.search(retrieval.Search{Query: "second", Within: "messages", Mode: "lexical"})); len(got) == 0 || got[0] != "b" {
+		t.Errorf("search: %v, want b first", got)
+	}
+}

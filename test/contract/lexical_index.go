@@ -221,6 +221,34 @@ func RunLexicalIndex(t *testing.T, open func(t *testing.T) ports.LexicalIndex) {
 		}
 	})
 
+	t.Run("one holder of a cursor's lease at a time", func(t *testing.T) {
+		t.Parallel()
+		x, ctx := open(t), lexContext(t)
+		now := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
+		pos, ok, err := x.ClaimLexicalCursor(ctx, "messages", "a", now, time.Minute)
+		if err != nil || !ok || pos != "" {
+			t.Fatalf("first claim: %q %v %v; want the empty position, granted", pos, ok, err)
+		}
+		if err := x.SetLexicalCursor(ctx, "messages", "01X"); err != nil {
+			t.Fatal(err)
+		}
+		if _, ok, err := x.ClaimLexicalCursor(ctx, "messages", "b", now.Add(30*time.Second), time.Minute); err != nil || ok {
+			t.Fatalf("b while a holds it: %v %v; want refused", ok, err)
+		}
+		if pos, ok, err := x.ClaimLexicalCursor(ctx, "messages", "a", now.Add(50*time.Second), time.Minute); err != nil || !ok || pos != "01X" {
+			t.Fatalf("a renews: %q %v %v; want 01X, granted", pos, ok, err)
+		}
+		if _, ok, _ := x.ClaimLexicalCursor(ctx, "messages", "b", now.Add(100*time.Second), time.Minute); ok {
+			t.Fatal("b got the lease a renewed until 110 s")
+		}
+		if pos, ok, err := x.ClaimLexicalCursor(ctx, "messages", "b", now.Add(111*time.Second), time.Minute); err != nil || !ok || pos != "01X" {
+			t.Fatalf("b after the lease lapsed: %q %v %v; want 01X, granted", pos, ok, err)
+		}
+		if _, ok, _ := x.ClaimLexicalCursor(ctx, "other", "a", now, time.Minute); !ok {
+			t.Fatal("another cursor is another lease")
+		}
+	})
+
 	t.Run("concurrent writers: distinct generations, nothing missed by a reader", func(t *testing.T) {
 		t.Parallel()
 		x, ctx := open(t), lexContext(t)

@@ -2,12 +2,16 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
+	"os"
+	"sync"
 	"time"
 
 	"engram/adapters/localembed"
 	"engram/adapters/localvec"
 	"engram/adapters/memstore"
+	"engram/adapters/sqlstore"
 	"engram/adapters/textanalysis"
 	"engram/adapters/ulids"
 	"engram/app/indexing"
@@ -15,6 +19,7 @@ import (
 	"engram/app/retrieval"
 	"engram/domain/conversation"
 	"engram/domain/memory"
+	"engram/ports"
 )
 
 // The app methods measure the product through its use cases, not the relevance
@@ -23,8 +28,8 @@ import (
 // the session's date as its time, the turn's text plus its image caption as the
 // content), indexed by the indexer role's use cases (app/indexing for vectors,
 // app/retrieval's lexical pass), and every question is asked through the search
-// use case with scope messages. Stores are the in-memory adapters; the SQL ones
-// answer identically (adapters/sqlstore TestRetrieval_*).
+// use case with scope messages. Stores are the in-memory adapters, or SQLite
+// (-app-store sqlite), which answers identically.
 func init() {
 	methods["app"] = method{"the product through the app: messages posted, indexed by the indexer use cases, searched in mode auto", newAppRetriever(retrieval.ModeAuto)}
 	methods["app-lexical"] = method{"the product through the app, mode lexical (the fallback when vectors are down)", newAppRetriever(retrieval.ModeLexical)}
@@ -36,10 +41,83 @@ type benchClock struct{ now time.Time }
 
 func (c benchClock) Now() time.Time { return c.now }
 
+// appStore picks the stores of the app methods: the in-memory adapters, or SQLite
+// files in a temporary directory (what `engram serve` uses by default).
+var appStore = flag.String("app-store", "memory", "stores of the app methods: memory or sqlite")
+
 type appRetriever struct {
-	mode   retrieval.Mode
-	scope  memory.Scope
-	search *retrieval.Service
+	mode    retrieval.Mode
+	scope   memory.Scope
+	search  *retrieval.Service
+	cleanup func()
+}
+
+var (
+	appCleanupMu sync.Mutex
+	appCleanups  []func()
+)
+
+// cleanupApp closes and removes what the app methods opened.
+func cleanupApp() {
+	appCleanupMu.Lock()
+	defer appCleanupMu.Unlock()
+	for _, f := range appCleanups {
+		f()
+	}
+	appCleanups = nil
+}
+
+// appStores are the ports one engram instance works on.
+type appStores struct {
+	memories interface {
+		ports.MemoryStore
+		retrieval.MemoryReader
+	}
+	messages interface {
+		ports.MessageStore
+		retrieval.MessageReader
+	}
+	lexical ports.LexicalIndex
+	sync    ports.VectorSyncStore
+	vectors ports.VectorIndex
+	close   func()
+}
+
+func openAppStores(ctx context.Context, dim int) (appStores, error) {
+	if *appStore == "sqlite" {
+		dir, err := os.MkdirTemp("", "engram-locomo-")
+		if err != nil {
+			return appStores{}, err
+		}
+		db, err := sqlstore.Open(ctx, sqlstore.Options{DataDir: dir})
+		if err != nil {
+			return appStores{}, err
+		}
+		if err := db.Migrate(ctx); err != nil {
+			return appStores{}, err
+		}
+		vectors, err := localvec.OpenDurable(ctx, sqlstore.NewLocalVectorStore(db, "locomo", dim), localvec.Options{Dimension: dim})
+		if err != nil {
+			return appStores{}, err
+		}
+		var once sync.Once
+		closeDB := func() { once.Do(func() { _ = db.Close(); _ = os.RemoveAll(dir) }) }
+		appCleanupMu.Lock()
+		appCleanups = append(appCleanups, closeDB)
+		appCleanupMu.Unlock()
+		return appStores{
+			memories: sqlstore.NewMemoryStore(db), messages: sqlstore.NewMessageStore(db), lexical: sqlstore.NewLexicalIndex(db),
+			sync: sqlstore.NewVectorSyncStore(db), vectors: vectors, close: closeDB,
+		}, nil
+	}
+	vectors, err := localvec.New(localvec.Options{Dimension: dim})
+	if err != nil {
+		return appStores{}, err
+	}
+	mems := memstore.NewMemoryStore()
+	msgs := memstore.NewMessageStore(mems)
+	return appStores{memories: mems, messages: msgs, lexical: memstore.NewLexicalIndex(),
+		sync: memstore.NewVectorSyncStore(mems, msgs), vectors: vectors, close: func() {}}, nil
 }
 
 func newAppRetriever(mode retrieval.Mode) func() Retriever {
@@ -56,13 +134,15 @@ func (a *appRetriever) Index(ctx context.Context, turns []Turn) error {
 	if err != nil {
 		return err
 	}
-	vectors, err := localvec.New(localvec.Options{Dimension: embedder.Dimension()})
+	if a.cleanup != nil {
+		a.cleanup()
+	}
+	st, err := openAppStores(ctx, embedder.Dimension())
 	if err != nil {
 		return err
 	}
-	mems := memstore.NewMemoryStore()
-	msgs := memstore.NewMessageStore(mems)
-	lexical := memstore.NewLexicalIndex()
+	a.cleanup = st.close
+	mems, msgs, lexical, vectors := st.memories, st.messages, st.lexical, st.vectors
 	ingest := messages.New(msgs, clock, ulids.New(), messages.Options{Debounce: time.Hour})
 
 	var batch []conversation.Input
@@ -94,7 +174,7 @@ func (a *appRetriever) Index(ctx context.Context, turns []Turn) error {
 	if _, err := lexIndexer.IndexMessages(ctx); err != nil {
 		return fmt.Errorf("lexical index: %w", err)
 	}
-	vecIndexer := indexing.New(memstore.NewVectorSyncStore(mems, msgs), embedder, vectors, clock, indexing.Options{BatchSize: 256}, nil)
+	vecIndexer := indexing.New(st.sync, embedder, vectors, clock, indexing.Options{BatchSize: 256, Lease: time.Hour}, nil)
 	for {
 		rep, err := vecIndexer.SyncMessages(ctx)
 		if err != nil {

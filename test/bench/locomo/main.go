@@ -35,6 +35,7 @@ func main() {
 }
 
 func run() error {
+	defer cleanupApp() // app.go: the app methods' temporary databases
 	var (
 		dataPath   = flag.String("data", "../shared/datasets/locomo/locomo_dev.json", "LoCoMo file, relative to the working directory (the repository root)")
 		kList      = flag.String("k", "5,10,20", "comma-separated k values for recall@k")

@@ -49,7 +49,7 @@ var _ ports.VectorIndex = (*Index)(nil)
 
 // Defaults of Options.
 const (
-	DefaultExactThreshold = 20000
+	DefaultExactThreshold = 2000
 	DefaultHNSWM          = 16
 	DefaultEfConstruction = 64
 	DefaultEfSearch       = 100

@@ -128,12 +128,19 @@ func newExtractionStages(cfg config.Config, log *slog.Logger) (stages, error) {
 }
 
 func newPipeline(cfg config.Config, st stages, mem ports.MemoryStore, msgs ports.MessageStore, clk ports.Clock, ids ports.IDs,
-	similar extraction.SimilarMemories,
+	similar extraction.SimilarMemories, emb ports.Embedder, log *slog.Logger,
 ) *extraction.Pipeline {
 	m := cfg.Memory
+	// The duplicate and merge thresholds compare embedding cosines when a model
+	// embeds; the offline embedder's cosines measure word overlap on another scale,
+	// so without a model the lexical similarity decides (measured in BENCHMARKS.md).
+	var scorer extraction.Scorer = extraction.LexicalScorer{}
+	if cfg.Embedding.Provider != "local" {
+		scorer = &extraction.EmbeddingScorer{Embedder: emb, Logger: log}
+	}
 	return extraction.New(extraction.Deps{
 		Extractor: st.extractor, Refiner: st.refiner, FallbackRefiner: st.fallback,
-		Memories: mem, Messages: msgs, Clock: clk, IDs: ids, Similar: similar,
+		Memories: mem, Messages: msgs, Clock: clk, IDs: ids, Similar: similar, Scorer: scorer,
 	}, extraction.Options{
 		Boundaries:          candidate.Boundaries{MinConfidence: m.MinConfidence},
 		MaxWriteItems:       m.MaxWriteItems,

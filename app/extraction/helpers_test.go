@@ -100,6 +100,7 @@ type envOptions struct {
 	extractor ports.Extractor
 	refiner   ports.Refiner
 	fallback  ports.Refiner
+	scorer    extraction.Scorer
 	opts      extraction.Options
 	memories  ports.MemoryStore
 	messages  ports.MessageStore
@@ -146,7 +147,7 @@ func newEnv(t *testing.T, o envOptions) *env {
 	ids := ulids.New()
 	p := extraction.New(extraction.Deps{
 		Extractor: o.extractor, Refiner: o.refiner, FallbackRefiner: o.fallback,
-		Memories: o.memories, Messages: o.messages, Clock: clock, IDs: ids,
+		Memories: o.memories, Messages: o.messages, Clock: clock, IDs: ids, Scorer: o.scorer,
 	}, o.opts)
 	log := &reportLog{}
 	return &env{

@@ -99,8 +99,11 @@ type Deps struct {
 	// Similar finds the existing memories stage 2 and 3 compare with; nil: a
 	// LexicalSimilar over Memories.
 	Similar SimilarMemories
-	Clock   ports.Clock
-	IDs     ports.IDs
+	// Scorer measures the similarity the duplicate and merge thresholds compare
+	// with; nil: LexicalScorer.
+	Scorer Scorer
+	Clock  ports.Clock
+	IDs    ports.IDs
 }
 
 // Pipeline runs the stages for one conversation at a time. It is safe for
@@ -114,6 +117,9 @@ type Pipeline struct {
 func New(deps Deps, opts Options) *Pipeline {
 	if deps.Similar == nil {
 		deps.Similar = &LexicalSimilar{Store: deps.Memories}
+	}
+	if deps.Scorer == nil {
+		deps.Scorer = LexicalScorer{}
 	}
 	return &Pipeline{deps: deps, opts: opts.withDefaults()}
 }

@@ -72,7 +72,7 @@ func (p *Pipeline) upsert(ctx context.Context, triggers []conversation.Message, 
 		}
 		if c.Op != candidate.OpDelete {
 			if _, ok := live[key]; !ok {
-				if m, sim := mostSimilar(c.Content, live); m != nil && sim >= p.opts.DuplicateSimilarity {
+				if m, sim := p.mostSimilar(ctx, c.Content, live); m != nil && sim >= p.opts.DuplicateSimilarity {
 					key = m.Key()
 					rep.Reused++
 				}
@@ -186,13 +186,23 @@ func (p *Pipeline) merge(ctx context.Context, scope memory.Scope, written []memo
 		if !ok {
 			continue // folded into an earlier survivor
 		}
+		var (
+			candidates []memory.Key
+			texts      []string
+		)
 		for _, k := range others {
-			copyOf, ok := live[k]
-			if !ok || k == key {
-				continue
+			if copyOf, ok := live[k]; ok && k != key {
+				candidates = append(candidates, k)
+				texts = append(texts, copyOf.Content())
 			}
-			if !candidate.SameContent(copyOf.Content(), survivor.Content()) &&
-				candidate.Similarity(copyOf.Content(), survivor.Content()) < p.opts.MergeSimilarity {
+		}
+		scores := p.deps.Scorer.Scores(ctx, survivor.Content(), texts)
+		for i, k := range candidates {
+			copyOf, ok := live[k]
+			if !ok {
+				continue // folded meanwhile
+			}
+			if !candidate.SameContent(copyOf.Content(), survivor.Content()) && scores[i] < p.opts.MergeSimilarity {
 				continue
 			}
 			folded, err := p.fold(ctx, scope, survivor.Key(), copyOf.Key(), src)
@@ -245,19 +255,23 @@ func (p *Pipeline) fold(ctx context.Context, scope memory.Scope, survivor, copyK
 }
 
 // mostSimilar is the live memory most similar to content (ties: the smaller key).
-func mostSimilar(content string, live map[memory.Key]memory.Memory) (*memory.Memory, float64) {
+func (p *Pipeline) mostSimilar(ctx context.Context, content string, live map[memory.Key]memory.Memory) (*memory.Memory, float64) {
 	keys := make([]memory.Key, 0, len(live))
 	for k := range live {
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
+	texts := make([]string, len(keys))
+	for i, k := range keys {
+		texts[i] = live[k].Content()
+	}
 	var (
 		best    *memory.Memory
 		bestSim float64
 	)
-	for _, k := range keys {
-		m := live[k]
-		if sim := candidate.Similarity(content, m.Content()); sim > bestSim {
+	for i, sim := range p.deps.Scorer.Scores(ctx, content, texts) {
+		if sim > bestSim {
+			m := live[keys[i]]
 			best, bestSim = &m, sim
 		}
 	}

@@ -375,15 +375,15 @@ func (db *DB) execEach(ctx context.Context, tx bun.Tx, op, q string, argLists []
 // vector in the new model's index until a reindex. (A full scan; run it once, at
 // start, off the request path.)
 func (s *VectorSyncStore) CountOtherModels(ctx context.Context, model string) (memories, messages int64, err error) {
-	for _, c := range []struct {
-		table string
-		n     *int64
-	}{{"long_term_memories", &memories}, {"conversation_messages", &messages}} {
-		err = s.db.bun.NewRaw(`SELECT count(*) FROM `+c.table+`
-			WHERE vector_status = 'SYNCED' AND vector_model IS NOT NULL AND vector_model <> ?`, model).Scan(ctx, c.n)
-		if err != nil {
-			return 0, 0, wrapErr("count vectors of other models", err)
-		}
+	err = s.db.bun.NewRaw(`SELECT count(*) FROM long_term_memories
+		WHERE vector_status = 'SYNCED' AND vector_model IS NOT NULL AND vector_model <> ?`, model).Scan(ctx, &memories)
+	if err != nil {
+		return 0, 0, wrapErr("count vectors of other models", err)
+	}
+	err = s.db.bun.NewRaw(`SELECT count(*) FROM conversation_messages AS cm JOIN message_embeddings AS e ON e.id = cm.id
+		WHERE cm.vector_status = 'SYNCED' AND e.model <> ?`, model).Scan(ctx, &messages)
+	if err != nil {
+		return 0, 0, wrapErr("count vectors of other models", err)
 	}
 	return memories, messages, nil
 }

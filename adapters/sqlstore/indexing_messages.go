@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/hex"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 	"time"
@@ -16,31 +17,44 @@ import (
 	"engram/ports"
 )
 
-// messageVectorRow is a message with its vector bookkeeping.
+// messageVectorRow is a message with its vector bookkeeping and, when read with
+// one, its own embedding (from message_embeddings).
 type messageVectorRow struct {
-	messageRow      `bun:",extend"`
-	VectorStatus    string    `bun:"vector_status"`
-	VectorModel     string    `bun:"vector_model,nullzero"`
-	VectorTextHash  string    `bun:"vector_text_hash,nullzero"`
-	VectorEmbedding []byte    `bun:"vector_embedding"`
-	VectorAttempts  int       `bun:"vector_attempts"`
-	VectorQueuedAt  time.Time `bun:"vector_queued_at,nullzero"`
+	messageRow     `bun:",extend"`
+	VectorStatus   string    `bun:"vector_status"`
+	VectorAttempts int       `bun:"vector_attempts"`
+	VectorQueuedAt time.Time `bun:"vector_queued_at,nullzero"`
+
+	EmbeddingModel string `bun:"emb_model,scanonly"`
+	EmbeddingHash  string `bun:"emb_text_hash,scanonly"`
+	Embedding      []byte `bun:"emb_embedding,scanonly"`
+}
+
+// messageVectorColumns is the select list of a message joined with its embedding
+// (aliases cm and e).
+func messageVectorColumns(db *DB) string {
+	table := db.bun.Table(reflect.TypeOf((*messageVectorRow)(nil)))
+	var cols []string
+	for _, f := range table.Fields {
+		cols = append(cols, "cm."+string(f.SQLName))
+	}
+	return strings.Join(cols, ", ") + ", e.model AS emb_model, e.text_hash AS emb_text_hash, e.embedding AS emb_embedding"
 }
 
 func (r *messageVectorRow) toMessageVector() (ports.MessageVector, error) {
 	mv := ports.MessageVector{
 		Message:  r.toMessage(),
 		Status:   memory.VectorStatus(r.VectorStatus),
-		Model:    r.VectorModel,
-		TextHash: r.VectorTextHash,
+		Model:    r.EmbeddingModel,
+		TextHash: r.EmbeddingHash,
 		Attempts: r.VectorAttempts,
 	}
 	mv.DirtySince = dbTime(r.ReceivedAt)
 	if q := dbTime(r.VectorQueuedAt); q.After(mv.DirtySince) {
 		mv.DirtySince = q
 	}
-	if len(r.VectorEmbedding) > 0 {
-		v, err := DecodeVector(r.VectorEmbedding)
+	if len(r.Embedding) > 0 {
+		v, err := DecodeVector(r.Embedding)
 		if err != nil {
 			return ports.MessageVector{}, fmt.Errorf("sqlstore: message %s: embedding: %w", r.ID, err)
 		}
@@ -111,6 +125,9 @@ func (s *VectorSyncStore) ClaimMessageVectors(ctx context.Context, c ports.Vecto
 	if err != nil {
 		return nil, err
 	}
+	if err := s.attachEmbeddings(ctx, rows); err != nil {
+		return nil, err
+	}
 	// Each conversation's messages in order, the conversation of the oldest
 	// message first (RETURNING has no order).
 	slices.SortFunc(rows, func(a, b messageVectorRow) int {
@@ -143,17 +160,53 @@ func (s *VectorSyncStore) ClaimMessageVectors(ctx context.Context, c ports.Vecto
 	return out, nil
 }
 
+// attachEmbeddings reads the stored embeddings of rows (one IN query).
+func (s *VectorSyncStore) attachEmbeddings(ctx context.Context, rows []messageVectorRow) error {
+	if len(rows) == 0 {
+		return nil
+	}
+	ids := make([]string, len(rows))
+	for i := range rows {
+		ids[i] = rows[i].ID
+	}
+	var embs []embeddingRow
+	if err := s.db.bun.NewSelect().Model(&embs).Where("me.id IN (?)", bun.In(ids)).Scan(ctx); err != nil && classify(err) != classNotFound {
+		return wrapErr("read message embeddings", err)
+	}
+	byID := make(map[string]*embeddingRow, len(embs))
+	for i := range embs {
+		byID[embs[i].ID] = &embs[i]
+	}
+	for i := range rows {
+		if e := byID[rows[i].ID]; e != nil {
+			rows[i].EmbeddingModel, rows[i].EmbeddingHash, rows[i].Embedding = e.Model, e.TextHash, e.Embedding
+		}
+	}
+	return nil
+}
+
+// embeddingRow is one row of message_embeddings.
+type embeddingRow struct {
+	bun.BaseModel `bun:"table:message_embeddings,alias:me"`
+
+	ID        string `bun:"id,pk"`
+	Model     string `bun:"model"`
+	TextHash  string `bun:"text_hash"`
+	Embedding []byte `bun:"embedding"`
+}
+
 // MessageWindow reads margin messages before first, the messages from first to
 // last, and margin messages after last, in one statement of three range scans of
 // the conversation index.
 func (s *VectorSyncStore) MessageWindow(ctx context.Context, first, last conversation.Message, margin int) ([]ports.MessageVector, error) {
-	cols := columnsOf(s.db, (*messageVectorRow)(nil))
-	scope := `SELECT ` + cols + ` FROM conversation_messages WHERE tenant_id = ?0 AND user_id = ?1 AND conversation_id = ?2`
-	query := scope + ` AND (created_at, id) >= (?3, ?4) AND (created_at, id) <= (?5, ?6)`
+	scope := `SELECT ` + messageVectorColumns(s.db) + ` FROM conversation_messages AS cm
+		LEFT JOIN message_embeddings AS e ON e.id = cm.id
+		WHERE cm.tenant_id = ?0 AND cm.user_id = ?1 AND cm.conversation_id = ?2`
+	query := scope + ` AND (cm.created_at, cm.id) >= (?3, ?4) AND (cm.created_at, cm.id) <= (?5, ?6)`
 	if margin > 0 {
-		query = `SELECT * FROM (` + scope + ` AND (created_at, id) < (?3, ?4) ORDER BY created_at DESC, id DESC LIMIT ?7) AS b
+		query = `SELECT * FROM (` + scope + ` AND (cm.created_at, cm.id) < (?3, ?4) ORDER BY cm.created_at DESC, cm.id DESC LIMIT ?7) AS b
 			UNION ALL ` + query + `
-			UNION ALL SELECT * FROM (` + scope + ` AND (created_at, id) > (?5, ?6) ORDER BY created_at, id LIMIT ?7) AS a`
+			UNION ALL SELECT * FROM (` + scope + ` AND (cm.created_at, cm.id) > (?5, ?6) ORDER BY cm.created_at, cm.id LIMIT ?7) AS a`
 	}
 	var rows []messageVectorRow
 	err := s.db.bun.NewRaw(query, first.Scope.Tenant, first.Scope.User, first.ConversationID,
@@ -173,32 +226,38 @@ func (s *VectorSyncStore) MessageWindow(ctx context.Context, first, last convers
 // FinishMessageVectors stores each outcome (and embedding) of a message the worker
 // still holds, and releases it.
 func (s *VectorSyncStore) FinishMessageVectors(ctx context.Context, worker string, outcomes []ports.MessageVectorOutcome) (int, error) {
-	args := make([][]any, len(outcomes))
+	if s.db.dialect == DialectPostgres {
+		return s.finishMessageVectorsPostgres(ctx, worker, outcomes)
+	}
+	var (
+		args     = make([][]any, len(outcomes))
+		embedded [][]any
+	)
 	for i, o := range outcomes {
-		var syncedAt, model, hash, embedding any
+		var syncedAt any
 		if o.Status == memory.VectorSynced {
 			syncedAt = s.db.bindTime(o.SyncedAt)
 		}
+		args[i] = []any{string(o.Status), nullable(o.Error), o.Attempts, s.db.bindTime(o.NextAttempt), syncedAt, o.Seq, worker}
 		if o.Embedding != nil {
-			model, hash, embedding = o.Model, o.TextHash, EncodeVector(o.Embedding)
+			embedded = append(embedded, []any{o.Seq, o.Model, o.TextHash, EncodeVector(o.Embedding), worker})
 		}
-		args[i] = []any{string(o.Status), nullable(o.Error), o.Attempts, s.db.bindTime(o.NextAttempt),
-			syncedAt, model, hash, embedding, o.Seq, worker}
-	}
-	if s.db.dialect == DialectPostgres {
-		return s.finishMessageVectorsPostgres(ctx, worker, outcomes)
 	}
 	stored := 0
 	err := s.db.WriteTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 		stored = 0
-		// NULL keeps what is stored: the sync time of a failure, the embedding of
-		// an outcome that made none.
+		// Embeddings first, while the claim still says the message is the worker's.
+		if len(embedded) > 0 {
+			_, err := s.db.execEach(ctx, tx, "store message embedding", `INSERT INTO message_embeddings (id, model, text_hash, embedding)
+				SELECT ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM conversation_messages WHERE id = ?1 AND vector_claimed_by = ?)
+				ON CONFLICT (id) DO UPDATE SET model = EXCLUDED.model, text_hash = EXCLUDED.text_hash, embedding = EXCLUDED.embedding`, embedded)
+			if err != nil {
+				return err
+			}
+		}
 		changed, err := s.db.execEach(ctx, tx, "finish message vector", `UPDATE conversation_messages SET
 				vector_status = ?, vector_error = ?, vector_attempts = ?, vector_next_attempt_at = ?,
 				vector_synced_at = COALESCE(?, vector_synced_at),
-				vector_model = COALESCE(?, vector_model),
-				vector_text_hash = COALESCE(?, vector_text_hash),
-				vector_embedding = COALESCE(?, vector_embedding),
 				vector_claimed_by = NULL, vector_claim_until = NULL
 			WHERE id = ? AND vector_claimed_by = ?`, args)
 		for _, n := range changed {
@@ -211,24 +270,38 @@ func (s *VectorSyncStore) FinishMessageVectors(ctx context.Context, worker strin
 	return stored, err
 }
 
-// finishMessageVectorsPostgres stores every outcome with one UPDATE over arrays;
-// empty strings stand for "keep what is stored", as NULL does above.
+// finishMessageVectorsPostgres stores every outcome with one UPDATE and every
+// embedding with one INSERT, over arrays.
 func (s *VectorSyncStore) finishMessageVectorsPostgres(ctx context.Context, worker string, outcomes []ports.MessageVectorOutcome) (int, error) {
 	n := len(outcomes)
-	ids, statuses, errs, next, synced, models, hashes, embeddings := make([]string, n), make([]string, n), make([]string, n),
-		make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
+	ids, statuses, errs, next, synced := make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
 	attempts := make([]int, n)
+	var embIDs, models, hashes, embeddings []string
 	for i, o := range outcomes {
 		ids[i], statuses[i], errs[i], attempts[i], next[i] = o.Seq, string(o.Status), o.Error, o.Attempts, pgTime(o.NextAttempt)
 		if o.Status == memory.VectorSynced {
 			synced[i] = pgTime(o.SyncedAt)
 		}
 		if o.Embedding != nil {
-			models[i], hashes[i], embeddings[i] = o.Model, o.TextHash, hex.EncodeToString(EncodeVector(o.Embedding))
+			embIDs = append(embIDs, o.Seq)
+			models = append(models, o.Model)
+			hashes = append(hashes, o.TextHash)
+			embeddings = append(embeddings, hex.EncodeToString(EncodeVector(o.Embedding)))
 		}
 	}
 	stored := 0
 	err := s.db.WriteTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+		if len(embIDs) > 0 {
+			_, err := tx.NewRaw(`INSERT INTO message_embeddings (id, model, text_hash, embedding)
+				SELECT v.id, v.model, v.hash, decode(v.embedding, 'hex')
+				FROM unnest(?::text[], ?::text[], ?::text[], ?::text[]) AS v(id, model, hash, embedding)
+				JOIN conversation_messages AS c ON c.id = v.id AND c.vector_claimed_by = ?
+				ON CONFLICT (id) DO UPDATE SET model = EXCLUDED.model, text_hash = EXCLUDED.text_hash, embedding = EXCLUDED.embedding`,
+				pgdialect.Array(embIDs), pgdialect.Array(models), pgdialect.Array(hashes), pgdialect.Array(embeddings), worker).Exec(ctx)
+			if err != nil {
+				return wrapErr("store message embeddings", err)
+			}
+		}
 		var done []string
 		err := tx.NewRaw(`UPDATE conversation_messages AS c SET
 				vector_status = v.status,
@@ -236,17 +309,13 @@ func (s *VectorSyncStore) finishMessageVectorsPostgres(ctx context.Context, work
 				vector_attempts = v.attempts,
 				vector_next_attempt_at = NULLIF(v.next_at, '')::timestamptz,
 				vector_synced_at = COALESCE(NULLIF(v.synced_at, '')::timestamptz, c.vector_synced_at),
-				vector_model = COALESCE(NULLIF(v.model, ''), c.vector_model),
-				vector_text_hash = COALESCE(NULLIF(v.hash, ''), c.vector_text_hash),
-				vector_embedding = COALESCE(decode(NULLIF(v.embedding, ''), 'hex'), c.vector_embedding),
 				vector_claimed_by = NULL, vector_claim_until = NULL
-			FROM unnest(?::text[], ?::text[], ?::text[], ?::int[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[])
-				AS v(id, status, error, attempts, next_at, synced_at, model, hash, embedding)
+			FROM unnest(?::text[], ?::text[], ?::text[], ?::int[], ?::text[], ?::text[])
+				AS v(id, status, error, attempts, next_at, synced_at)
 			WHERE c.id = v.id AND c.vector_claimed_by = ?
 			RETURNING c.id`,
 			pgdialect.Array(ids), pgdialect.Array(statuses), pgdialect.Array(errs), pgdialect.Array(attempts),
-			pgdialect.Array(next), pgdialect.Array(synced), pgdialect.Array(models), pgdialect.Array(hashes),
-			pgdialect.Array(embeddings), worker).Scan(ctx, &done)
+			pgdialect.Array(next), pgdialect.Array(synced), worker).Scan(ctx, &done)
 		if err != nil && classify(err) != classNotFound {
 			return wrapErr("finish message vectors", err)
 		}

@@ -13,6 +13,7 @@ import (
 	"engram/bootstrap/config"
 	"engram/domain/memory"
 	"engram/ports"
+	"engram/test/fakemilvus"
 )
 
 // vectorApp is one engram process with the indexer role on a data directory.
@@ -115,4 +116,23 @@ func TestIndexer_writeIsSignalledRestartKeepsVectorsModelChangeNeedsReindex(t *t
 		t.Fatalf("after the reindex nearest = %v, want the memory", ids)
 	}
 	c.app.RequireStop()
+}
+
+// With ENGRAM_VECTOR_BACKEND=milvus (here the in-process fake of the Milvus
+// service), a saved memory is indexed into the collection of the embedder's model
+// and found by a vector search.
+func TestIndexer_milvusBackendIndexesAndSearches(t *testing.T) {
+	fake := fakemilvus.Start(t)
+	a := startVectorApp(t, t.TempDir(), "ENGRAM_LOCAL_EMBEDDING_DIM=64", "ENGRAM_VECTOR_BACKEND=milvus",
+		"MEMORY_MILVUS_URI=http://"+fake.Addr())
+	scope := memory.Scope{Tenant: "default", User: "alice"}
+	res, err := a.memories.Save(context.Background(), memories.Save{Scope: scope, Key: "drink", Draft: memory.DraftInput{Type: "fact", Content: "likes oolong tea"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.waitSynced(t, scope, "drink")
+	if ids := a.nearest(t, scope, "oolong"); len(ids) != 1 || ids[0] != res.Memory.ID() {
+		t.Fatalf("nearest in Milvus = %v, want the saved memory", ids)
+	}
+	a.app.RequireStop()
 }

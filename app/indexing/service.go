@@ -21,7 +21,7 @@ import (
 // Defaults of Options.
 const (
 	DefaultBatchSize   = 32
-	DefaultLease       = 2 * time.Minute
+	DefaultLease       = 5 * time.Minute
 	DefaultCallTimeout = time.Minute
 	DefaultRetryBase   = 5 * time.Second
 	DefaultRetryMax    = 10 * time.Minute

@@ -52,6 +52,9 @@ func appOptions(cfg config.Config) fx.Option {
 	if cfg.HasRole(config.RoleIndexer) {
 		opts = append(opts, indexerRetrieval, indexerModule)
 	}
+	if cfg.HasRole(config.RoleScheduler) {
+		opts = append(opts, schedulerModule)
+	}
 	return fx.Options(opts...)
 }
 

@@ -36,6 +36,12 @@ type Config struct {
 	Embedding   Embedding   `yaml:"embedding"`
 	Vector      Vector      `yaml:"vector"`
 	LLM         LLM         `yaml:"llm"`
+	Scheduler   Scheduler   `yaml:"scheduler"`
+}
+
+// Scheduler is the scheduler role's periodic work.
+type Scheduler struct {
+	ExpirySweepIntervalSec int `yaml:"expiry_sweep_interval_sec" env:"ENGRAM_EXPIRY_SWEEP_INTERVAL_SEC"`
 }
 
 type HTTP struct {
@@ -311,6 +317,7 @@ func (c Config) Validate() error {
 		"ENGRAM_VECTOR_SEARCH_TIMEOUT_MS":            c.Vector.SearchTimeoutMS,
 		"ENGRAM_VECTOR_BREAKER_FAILURES":             c.Vector.BreakerFailures,
 		"ENGRAM_VECTOR_BREAKER_COOLDOWN_SEC":         c.Vector.BreakerCooldownSec,
+		"ENGRAM_EXPIRY_SWEEP_INTERVAL_SEC":           c.Scheduler.ExpirySweepIntervalSec,
 	}
 	for _, name := range slices.Sorted(maps.Keys(positive)) {
 		if positive[name] < 1 {

@@ -1,0 +1,105 @@
+package lifecycle_test
+
+import (
+	"context"
+	"slices"
+	"testing"
+	"time"
+
+	"engram/adapters/memstore"
+	"engram/adapters/sqlstore"
+	"engram/app/lifecycle"
+	"engram/domain/memory"
+	"engram/test/testenv"
+)
+
+func TestSweep_expiresWhatPassedItsTTLOnce(t *testing.T) {
+	t.Parallel()
+	mem := memstore.NewMemoryStore()
+	testSweep(t, newFixture(t, mem, memstore.NewJobStore(), mem), mem)
+}
+
+func TestSweep_expiresWhatPassedItsTTLOnce_SQLite(t *testing.T) {
+	t.Parallel()
+	db := openDB(t, sqlstore.Options{DataDir: t.TempDir()})
+	store := sqlstore.NewMemoryStore(db)
+	jobs := sqlstore.NewJobStore(db)
+	testSweep(t, newFixture(t, store, jobs, jobs), store)
+}
+
+func TestSweep_expiresWhatPassedItsTTLOnce_Postgres(t *testing.T) {
+	t.Parallel()
+	db := openDB(t, sqlstore.Options{DatabaseURL: testenv.NewPostgresDatabase(t)})
+	store := sqlstore.NewMemoryStore(db)
+	jobs := sqlstore.NewJobStore(db)
+	testSweep(t, newFixture(t, store, jobs, jobs), store)
+}
+
+func testSweep(t *testing.T, f *fixture, finder lifecycle.ExpiredFinder) {
+	ctx := context.Background()
+	// Batch 2 so the sweep has to page through more than one batch.
+	sweeper := lifecycle.NewSweeper(finder, f.memories, f.clock, f.ids, lifecycle.SweepOptions{Batch: 2})
+	f.save("short.a", "expires after one day", 3, 1)
+	f.save("short.b", "expires after one day too", 3, 1)
+	f.save("short.c", "and a third one", 3, 1)
+	f.save("long", "expires after a year", 3, 365)
+	f.save("renewed", "expires after one day but is saved again", 3, 1)
+	other := memory.Scope{Tenant: "t2", User: "bob"}
+	imp := 3
+	ttl := 1
+	if _, err := f.memories.Update(ctx, other, "short.other", func(cur *memory.Memory) (memory.Change, error) {
+		d, _ := memory.ParseDraft(memory.DraftInput{Type: "fact", Content: "another tenant's", Importance: &imp, TTLDays: &ttl}, memory.Source{Channel: memory.ChannelTool})
+		m, _ := memory.New(f.ids.New(), other, "short.other", d, memory.Policy{}, f.clock.Now())
+		return memory.Change{Memory: m, Event: memory.NewEvent(f.ids.New(), memory.OpAdd, nil, m)}, nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+
+	if n, err := sweeper.Sweep(ctx); err != nil || n != 0 {
+		t.Fatalf("sweep before anything expired: %d, %v", n, err)
+	}
+	f.clock.Advance(23 * time.Hour)
+	renew := 30
+	d, _ := memory.ParseDraft(memory.DraftInput{Type: "fact", Content: "saved again with a new expiry", TTLDays: &renew}, memory.Source{Channel: memory.ChannelTool})
+	if _, err := f.memories.Update(ctx, scope, "renewed", func(cur *memory.Memory) (memory.Change, error) {
+		next, err := cur.Replace(d, memory.Policy{}, f.clock.Now())
+		return memory.Change{Memory: next, Event: memory.NewEvent(f.ids.New(), memory.OpUpdate, cur, next)}, err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	f.clock.Advance(2 * time.Hour)
+
+	n, err := sweeper.Sweep(ctx)
+	if err != nil || n != 4 {
+		t.Fatalf("sweep expired %d (%v), want the three short ones and the other tenant's", n, err)
+	}
+	for _, key := range []memory.Key{"short.a", "short.b", "short.c"} {
+		m, err := f.memories.Get(ctx, scope, key)
+		if err != nil || m.Active() {
+			t.Errorf("%s: active=%v err=%v, want deactivated", key, m.Active(), err)
+		}
+		events, _ := f.memories.History(ctx, scope, key)
+		if ops := opsOf(events); !slices.Equal(ops, []memory.Op{memory.OpAdd, memory.OpExpire}) || events[1].Source.Channel != memory.ChannelConsolidation {
+			t.Errorf("%s history %v", key, ops)
+		}
+		if m.Vector().Status != memory.VectorDirty {
+			t.Errorf("%s vector %s: the indexer must drop its vector", key, m.Vector().Status)
+		}
+	}
+	for _, key := range []memory.Key{"long", "renewed"} {
+		if m, _ := f.memories.Get(ctx, scope, key); !m.Active() {
+			t.Errorf("%s was expired before its time", key)
+		}
+	}
+	if n, err := sweeper.Sweep(ctx); err != nil || n != 0 {
+		t.Errorf("second sweep: %d, %v; want nothing left", n, err)
+	}
+}
+
+func opsOf(events []memory.Event) []memory.Op {
+	out := make([]memory.Op, len(events))
+	for i, e := range events {
+		out[i] = e.Op
+	}
+	return out
+}

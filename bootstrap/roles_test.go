@@ -1,0 +1,83 @@
+package bootstrap
+
+import (
+	"context"
+	"net"
+	"testing"
+	"time"
+
+	"go.uber.org/fx"
+	"go.uber.org/fx/fxtest"
+
+	"engram/bootstrap/config"
+	"engram/domain/memory"
+	"engram/ports"
+)
+
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+// Every role starts and stops on its own and together: the fx graph of each
+// combination is complete, and no lifecycle hook blocks.
+func TestRoles_eachStartsAndStopsAlone(t *testing.T) {
+	t.Parallel()
+	for _, roles := range []string{"api", "worker", "indexer", "scheduler", "api,worker,indexer,scheduler"} {
+		t.Run(roles, func(t *testing.T) {
+			t.Parallel()
+			cfg, err := config.Load("", []string{"ENGRAM_DATA_DIR=" + t.TempDir(), "ENGRAM_ROLES=" + roles,
+				"ENGRAM_HTTP_ADDR=" + freeAddr(t), "ENGRAM_LOG_LEVEL=error"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			app := fxtest.New(t, appOptions(cfg))
+			app.RequireStart()
+			app.RequireStop()
+		})
+	}
+}
+
+// The scheduler role expires what passed its TTL, with an EXPIRE event.
+func TestScheduler_sweepsExpiredMemories(t *testing.T) {
+	t.Parallel()
+	cfg, err := config.Load("", []string{"ENGRAM_DATA_DIR=" + t.TempDir(), "ENGRAM_ROLES=scheduler", "ENGRAM_LOG_LEVEL=error"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var (
+		store ports.MemoryStore
+		ids   ports.IDs
+	)
+	app := fxtest.New(t, appOptions(cfg), fx.Populate(&store, &ids))
+	scope := memory.Scope{Tenant: "default", User: "alice"}
+	past := time.Now().UTC().Add(-48 * time.Hour)
+	_, err = store.Update(context.Background(), scope, "trip", func(*memory.Memory) (memory.Change, error) {
+		m := memory.Restore(memory.State{ID: ids.New(), Scope: scope, Key: "trip", Type: memory.TypeFact,
+			Content: "User is in Paris this week", Importance: 3, Confidence: 0.8, Active: true,
+			ExpiresAt: past.Add(24 * time.Hour), Source: memory.Source{Channel: memory.ChannelTool},
+			Vector: memory.VectorState{Status: memory.VectorDirty}, Version: 1, CreatedAt: past, UpdatedAt: past})
+		return memory.Change{Memory: m, Event: memory.NewEvent(ids.New(), memory.OpAdd, nil, m)}, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	app.RequireStart()
+	defer app.RequireStop()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		events, err := store.History(context.Background(), scope, "trip")
+		if err == nil && len(events) == 2 && events[1].Op == memory.OpExpire {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no EXPIRE event within 10s: %d events, %v", len(events), err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}

@@ -1,0 +1,48 @@
+package bootstrap
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"go.uber.org/fx"
+
+	"engram/app/lifecycle"
+	"engram/bootstrap/config"
+	"engram/ports"
+)
+
+// schedulerModule is the scheduler role: periodic lifecycle work. Today the TTL
+// sweep (F9); session summaries and clean-up join it with the steps that bring
+// them. Several schedulers may run: each memory is expired once.
+var schedulerModule = fx.Module("scheduler",
+	fx.Provide(fx.Private, newSweeper),
+	fx.Invoke(startScheduler),
+)
+
+func newSweeper(cfg config.Config, s *storage, mem ports.MemoryStore, clk ports.Clock, ids ports.IDs, log *slog.Logger) *lifecycle.Sweeper {
+	return lifecycle.NewSweeper(s.memories, mem, clk, ids, lifecycle.SweepOptions{
+		Interval: time.Duration(cfg.Scheduler.ExpirySweepIntervalSec) * time.Second,
+		Logger:   log,
+	})
+}
+
+// startScheduler runs the loops with the app and waits for them when it stops.
+func startScheduler(lc fx.Lifecycle, sw *lifecycle.Sweeper) {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	lc.Append(fx.Hook{
+		OnStart: func(context.Context) error {
+			go func() { defer close(done); sw.Run(ctx) }()
+			return nil
+		},
+		OnStop: func(stop context.Context) error {
+			cancel()
+			select {
+			case <-done:
+			case <-stop.Done():
+			}
+			return nil
+		},
+	})
+}

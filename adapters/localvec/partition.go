@@ -1,6 +1,7 @@
 package localvec
 
 import (
+	"runtime"
 	"sync"
 
 	"github.com/viterin/vek/vek32"
@@ -91,8 +92,42 @@ func (p *partition) search(q []float32, f filter, top *topK, hnswEf int) {
 		p.graph.search(p, q, top, hnswEf)
 		return
 	}
+	workers := min(runtime.GOMAXPROCS(0), len(p.records)/parallelScanMin)
+	if workers < 2 {
+		p.scan(q, f, top, 0, len(p.records))
+		return
+	}
+	// A large partition is scanned by several goroutines, each keeping its own best
+	// k, merged at the end: the scan is bound by memory bandwidth, which one core
+	// does not saturate.
+	tops := make([]*topK, workers)
+	var wg sync.WaitGroup
+	chunk := (len(p.records) + workers - 1) / workers
+	for w := range workers {
+		tops[w] = newTopK(top.k)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			p.scan(q, f, tops[w], w*chunk, min((w+1)*chunk, len(p.records)))
+		}()
+	}
+	wg.Wait()
+	for _, t := range tops {
+		for _, h := range t.hits {
+			if top.wants(h.Score) {
+				top.push(h)
+			}
+		}
+	}
+}
+
+// parallelScanMin is the number of records per goroutine below which a parallel
+// scan costs more in coordination than it saves (measured in bench_test.go).
+const parallelScanMin = 16384
+
+func (p *partition) scan(q []float32, f filter, top *topK, from, to int) {
 	restricted := f.restricts()
-	for i := range p.records {
+	for i := from; i < to; i++ {
 		r := &p.records[i]
 		if !r.live || (restricted && !f.match(r)) {
 			continue

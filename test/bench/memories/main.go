@@ -101,15 +101,19 @@ func run(db string, clients, saves, preload, gets int) error {
 		return err
 	}
 	fmt.Printf("preloaded %d memories for one user in %s\n", preload, time.Since(start).Round(time.Millisecond))
-	var n atomic.Int64
-	lat, elapsed, err = hammer(clients, gets, func(int) error {
-		i := n.Add(7919)%int64(preload) + 1
-		return do(client, http.MethodGet, fmt.Sprintf("%s/v1/users/heavy/memories/key-%07d", base, i), nil, http.StatusOK)
-	})
-	if err != nil {
-		return err
+	// GET latency alone (one client: what one agent waits) and under the same load
+	// as the saves (the machine's two cores then queue the requests).
+	for _, c := range []int{1, clients} {
+		var n atomic.Int64
+		lat, elapsed, err = hammer(c, gets, func(int) error {
+			i := n.Add(7919)%int64(preload) + 1
+			return do(client, http.MethodGet, fmt.Sprintf("%s/v1/users/heavy/memories/key-%07d", base, i), nil, http.StatusOK)
+		})
+		if err != nil {
+			return err
+		}
+		report(fmt.Sprintf("memory GET, %d client(s) (user holding %d)", c, preload), gets, elapsed, lat)
 	}
-	report(fmt.Sprintf("memory GET (one user holding %d)", preload), gets, elapsed, lat)
 	return nil
 }
 

@@ -78,18 +78,7 @@ func newLexicalIndexer(s *storage, an ports.TextAnalyzer, lexical ports.LexicalI
 // newAccessTracker writes last_accessed_at in the background while the process runs.
 func newAccessTracker(lc fx.Lifecycle, s *storage, log *slog.Logger) *retrieval.AccessTracker {
 	a := retrieval.NewAccessTracker(s.memories, retrieval.AccessOptions{Logger: log})
-	ctx, cancel := context.WithCancel(context.Background())
-	lc.Append(fx.Hook{
-		OnStart: func(context.Context) error { go a.Run(ctx); return nil },
-		OnStop: func(stop context.Context) error {
-			cancel()
-			select {
-			case <-a.Done():
-			case <-stop.Done():
-			}
-			return nil
-		},
-	})
+	runWhileUp(lc, a.Run)
 	return a
 }
 
@@ -149,21 +138,4 @@ func searchRoutes(s metrics.Searcher) Route {
 }
 
 // startLexicalIndexer runs the message and repair passes while the process runs.
-func startLexicalIndexer(lc fx.Lifecycle, ix *retrieval.Indexer) {
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	lc.Append(fx.Hook{
-		OnStart: func(context.Context) error {
-			go func() { defer close(done); ix.Run(ctx) }()
-			return nil
-		},
-		OnStop: func(stop context.Context) error {
-			cancel()
-			select {
-			case <-done:
-			case <-stop.Done():
-			}
-			return nil
-		},
-	})
-}
+func startLexicalIndexer(lc fx.Lifecycle, ix *retrieval.Indexer) { runWhileUp(lc, ix.Run) }

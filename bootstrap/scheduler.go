@@ -1,7 +1,6 @@
 package bootstrap
 
 import (
-	"context"
 	"log/slog"
 	"time"
 
@@ -28,21 +27,4 @@ func newSweeper(cfg config.Config, s *storage, mem ports.MemoryStore, clk ports.
 }
 
 // startScheduler runs the loops with the app and waits for them when it stops.
-func startScheduler(lc fx.Lifecycle, sw *lifecycle.Sweeper) {
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	lc.Append(fx.Hook{
-		OnStart: func(context.Context) error {
-			go func() { defer close(done); sw.Run(ctx) }()
-			return nil
-		},
-		OnStop: func(stop context.Context) error {
-			cancel()
-			select {
-			case <-done:
-			case <-stop.Done():
-			}
-			return nil
-		},
-	})
-}
+func startScheduler(lc fx.Lifecycle, sw *lifecycle.Sweeper) { runWhileUp(lc, sw.Run) }

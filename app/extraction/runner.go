@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"engram/app/runloop"
 	"engram/domain/conversation"
 	"engram/ports"
 )
@@ -63,10 +64,7 @@ type Runner struct {
 	mu   sync.Mutex
 	next time.Time // the earliest due time someone announced
 
-	stop    chan struct{}
-	done    chan struct{}
-	cancel  context.CancelFunc
-	started bool
+	loop runloop.Loop
 }
 
 // NewRunner builds a runner.
@@ -87,7 +85,7 @@ func NewRunner(queue Queue, proc Processor, clock ports.Clock, opts RunnerOption
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
 	return &Runner{queue: queue, proc: proc, clock: clock, opts: opts, log: opts.Logger,
-		wake: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
+		wake: make(chan struct{}, 1)}
 }
 
 // Notify tells the runner that messages become due at due (ingestion in the same
@@ -105,55 +103,21 @@ func (r *Runner) Notify(due time.Time) {
 }
 
 // Start runs the loop in a goroutine and returns at once.
-func (r *Runner) Start() {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.started {
-		return
-	}
-	r.started = true
-	ctx, cancel := context.WithCancel(context.Background())
-	r.cancel = cancel
-	go r.loop(ctx)
-}
+func (r *Runner) Start() { r.loop.Start(r.serve) }
 
 // Stop ends the loop: the conversations in flight finish (their runs are bounded
 // by the pipeline's timeouts) unless ctx ends first; then they are cancelled and
 // their messages released for another worker.
 func (r *Runner) Stop(ctx context.Context) error {
-	r.mu.Lock()
-	started := r.started
-	r.mu.Unlock()
-	if !started {
-		return nil
+	if err := r.loop.Stop(ctx); err != nil {
+		return fmt.Errorf("extraction runner: stopped before the runs in flight finished: %w", err)
 	}
-	select {
-	case <-r.stop:
-	default:
-		close(r.stop)
-	}
-	select {
-	case <-r.done:
-		r.cancel()
-		return nil
-	case <-ctx.Done():
-		r.cancel()
-		<-r.done
-		return fmt.Errorf("extraction runner: stopped before the runs in flight finished: %w", ctx.Err())
-	}
+	return nil
 }
 
-func (r *Runner) stopping() bool {
-	select {
-	case <-r.stop:
-		return true
-	default:
-		return false
-	}
-}
+func (r *Runner) stopping() bool { return r.loop.Stopping() }
 
-func (r *Runner) loop(ctx context.Context) {
-	defer close(r.done)
+func (r *Runner) serve(ctx context.Context) {
 	lastScan := time.Now()
 	if r.opts.ScanEnabled {
 		r.tickLogged(ctx, true) // pick up what a previous process left behind
@@ -175,7 +139,7 @@ func (r *Runner) loop(ctx context.Context) {
 		r.mu.Unlock()
 		timer := time.NewTimer(wait)
 		select {
-		case <-r.stop:
+		case <-r.loop.Stopped():
 		case <-r.wake:
 		case <-timer.C:
 		}

@@ -4,8 +4,9 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"sync"
 	"time"
+
+	"engram/app/runloop"
 )
 
 // DefaultInterval is how often the runner polls when nothing wakes it (seed 000's
@@ -26,11 +27,7 @@ type Runner struct {
 	opts RunnerOptions
 	log  *slog.Logger
 
-	mu      sync.Mutex
-	started bool
-	stop    chan struct{}
-	done    chan struct{}
-	cancel  context.CancelFunc
+	loop runloop.Loop
 }
 
 // NewRunner builds the loop around an indexer.
@@ -41,65 +38,31 @@ func NewRunner(ix *Indexer, opts RunnerOptions) *Runner {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &Runner{ix: ix, opts: opts, log: opts.Logger, stop: make(chan struct{}), done: make(chan struct{})}
+	return &Runner{ix: ix, opts: opts, log: opts.Logger}
 }
 
 // Start runs the loop in a goroutine and returns at once.
-func (r *Runner) Start() {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.started {
-		return
-	}
-	r.started = true
-	ctx, cancel := context.WithCancel(context.Background())
-	r.cancel = cancel
-	go r.loop(ctx)
-}
+func (r *Runner) Start() { r.loop.Start(r.run) }
 
 // Stop ends the loop: the batch in flight finishes unless ctx ends first; then it
 // is cancelled and its claims are released.
 func (r *Runner) Stop(ctx context.Context) error {
-	r.mu.Lock()
-	started := r.started
-	r.mu.Unlock()
-	if !started {
-		return nil
+	if err := r.loop.Stop(ctx); err != nil {
+		return fmt.Errorf("indexer: stopped before the batch in flight finished: %w", err)
 	}
-	select {
-	case <-r.stop:
-	default:
-		close(r.stop)
-	}
-	select {
-	case <-r.done:
-		r.cancel()
-		return nil
-	case <-ctx.Done():
-		r.cancel()
-		<-r.done
-		return fmt.Errorf("indexer: stopped before the batch in flight finished: %w", ctx.Err())
-	}
+	return nil
 }
 
-func (r *Runner) stopping() bool {
-	select {
-	case <-r.stop:
-		return true
-	default:
-		return false
-	}
-}
+func (r *Runner) stopping() bool { return r.loop.Stopping() }
 
-func (r *Runner) loop(ctx context.Context) {
-	defer close(r.done)
+func (r *Runner) run(ctx context.Context) {
 	for !r.stopping() {
 		if _, err := r.ix.Drain(ctx, r.stopping); err != nil && ctx.Err() == nil {
 			r.log.Warn("indexer: a batch failed; retrying at the next poll", "error", err)
 		}
 		timer := time.NewTimer(r.opts.Interval)
 		select {
-		case <-r.stop:
+		case <-r.loop.Stopped():
 		case <-r.opts.Signal.C():
 		case <-timer.C:
 		}

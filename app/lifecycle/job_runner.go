@@ -5,9 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"sync"
 	"time"
 
+	"engram/app/runloop"
 	"engram/ports"
 )
 
@@ -32,11 +32,7 @@ type JobRunner struct {
 	svc  *Service
 	opts JobRunnerOptions
 
-	once     sync.Once
-	stopOnce sync.Once
-	stop     chan struct{}
-	done     chan struct{}
-	cancel   context.CancelFunc
+	loop runloop.Loop
 }
 
 // NewJobRunner builds a job runner over the service's job store.
@@ -53,7 +49,7 @@ func NewJobRunner(svc *Service, opts JobRunnerOptions) *JobRunner {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &JobRunner{svc: svc, opts: opts, stop: make(chan struct{}), done: make(chan struct{})}
+	return &JobRunner{svc: svc, opts: opts}
 }
 
 // Tick runs every job that is waiting, then returns how many it finished.
@@ -103,38 +99,21 @@ func (r *JobRunner) run(ctx context.Context, job ports.Job) {
 
 // Start runs the loop in a goroutine.
 func (r *JobRunner) Start() {
-	r.once.Do(func() {
-		ctx, cancel := context.WithCancel(context.Background())
-		r.cancel = cancel
-		go func() {
-			defer close(r.done)
-			for {
-				if _, err := r.Tick(ctx); err != nil && ctx.Err() == nil {
-					r.opts.Logger.Warn("claiming jobs failed; retrying at the next poll", "error", err)
-				}
-				select {
-				case <-r.stop:
-					return
-				case <-time.After(r.opts.PollInterval):
-				}
+	r.loop.Start(func(ctx context.Context) {
+		for {
+			if _, err := r.Tick(ctx); err != nil && ctx.Err() == nil {
+				r.opts.Logger.Warn("claiming jobs failed; retrying at the next poll", "error", err)
 			}
-		}()
+			timer := time.NewTimer(r.opts.PollInterval)
+			select {
+			case <-r.loop.Stopped():
+				timer.Stop()
+				return
+			case <-timer.C:
+			}
+		}
 	})
 }
 
 // Stop ends the loop; a job in flight finishes unless ctx ends first.
-func (r *JobRunner) Stop(ctx context.Context) error {
-	if r.cancel == nil {
-		return nil
-	}
-	r.stopOnce.Do(func() { close(r.stop) })
-	select {
-	case <-r.done:
-		r.cancel()
-		return nil
-	case <-ctx.Done():
-		r.cancel()
-		<-r.done
-		return ctx.Err()
-	}
-}
+func (r *JobRunner) Stop(ctx context.Context) error { return r.loop.Stop(ctx) }

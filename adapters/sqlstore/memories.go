@@ -220,15 +220,20 @@ func escapeLike(s string) string {
 // History returns the events of one key, oldest first: ids are ULIDs, so id order
 // is the order of the changes.
 func (s *MemoryStore) History(ctx context.Context, scope memory.Scope, key memory.Key) ([]memory.Event, error) {
+	return s.db.eventsWhere(ctx, scope, "memory_key", string(key), "memory history")
+}
+
+// eventsWhere lists the scope's events whose column holds value, oldest first.
+func (db *DB) eventsWhere(ctx context.Context, scope memory.Scope, column, value, op string) ([]memory.Event, error) {
 	var rows []eventRow
-	err := s.db.bun.NewSelect().Model(&rows).
+	err := db.bun.NewSelect().Model(&rows).
 		Where("e.tenant_id = ?", scope.Tenant).
 		Where("e.user_id = ?", scope.User).
-		Where("e.memory_key = ?", string(key)).
+		Where("e.? = ?", bun.Ident(column), value).
 		OrderExpr("e.id ASC").
 		Scan(ctx)
 	if err != nil {
-		return nil, wrapErr("memory history", err)
+		return nil, wrapErr(op, err)
 	}
 	events := make([]memory.Event, 0, len(rows))
 	for i := range rows {

@@ -281,25 +281,7 @@ func (s *MessageStore) Release(ctx context.Context, worker string, msgs []conver
 
 // CausedEvents reads memory_events by their source message.
 func (s *MessageStore) CausedEvents(ctx context.Context, scope memory.Scope, messageID string) ([]memory.Event, error) {
-	var rows []eventRow
-	err := s.db.bun.NewSelect().Model(&rows).
-		Where("e.tenant_id = ?", scope.Tenant).
-		Where("e.user_id = ?", scope.User).
-		Where("e.message_id = ?", messageID).
-		OrderExpr("e.id ASC").
-		Scan(ctx)
-	if err != nil {
-		return nil, wrapErr("events of message", err)
-	}
-	events := make([]memory.Event, 0, len(rows))
-	for i := range rows {
-		ev, err := rows[i].toEvent()
-		if err != nil {
-			return nil, err
-		}
-		events = append(events, ev)
-	}
-	return events, nil
+	return s.db.eventsWhere(ctx, scope, "message_id", messageID, "events of message")
 }
 
 // MessageStats counts messages by status (an index-only scan of the status index)

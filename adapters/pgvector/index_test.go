@@ -21,7 +21,7 @@ import (
 	"engram/test/testenv"
 )
 
-func openDB(t *testing.T) *bun.DB {
+func openDB(t testing.TB) *bun.DB {
 	t.Helper()
 	dsn := testenv.NewPostgresDatabase(t)
 	db := bun.NewDB(sql.OpenDB(pgdriver.NewConnector(pgdriver.WithDSN(dsn))), pgdialect.New())

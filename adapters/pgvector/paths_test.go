@@ -17,21 +17,23 @@ import (
 	"engram/ports"
 )
 
-// TestMeasureSearchPaths_Postgres measures the exact and the HNSW path for one
-// user holding n vectors among as many of other users', at several n: latency
-// percentiles and the HNSW path's recall@10 against the exact answer. It is a
-// measurement, not a check: it runs only with ENGRAM_BENCH_PGVECTOR=1 (and a test
-// server), and prints the table docs/BENCHMARKS.md quotes.
+// BenchmarkSearchPaths measures the exact and the HNSW path for one user holding n
+// vectors among as many of other users', at several n: latency percentiles and
+// the HNSW path's recall@10 against the exact answer. It needs the test server
+// (ENGRAM_TEST_POSTGRES_DSN) and prints the table docs/BENCHMARKS.md quotes.
 //
-//	ENGRAM_BENCH_PGVECTOR=1 go test ./adapters/pgvector -run MeasureSearchPaths -v -timeout 30m
+//	go test ./adapters/pgvector -run '^$' -bench SearchPaths -benchtime 1x -v -timeout 30m
 //
 // ENGRAM_BENCH_PGVECTOR_SIZES overrides the sizes (default 1000,10000,50000) and
 // ENGRAM_BENCH_PGVECTOR_OTHERS the other users' vectors per vector of the user
 // (default 1).
-func TestMeasureSearchPaths_Postgres(t *testing.T) {
-	if os.Getenv("ENGRAM_BENCH_PGVECTOR") != "1" {
-		t.Skip("a measurement; set ENGRAM_BENCH_PGVECTOR=1 to run it")
+func BenchmarkSearchPaths(b *testing.B) {
+	for range b.N {
+		measureSearchPaths(b)
 	}
+}
+
+func measureSearchPaths(t testing.TB) {
 	db := openDB(t)
 	ctx := context.Background()
 	const dim, queries, k = 512, 100, 10
@@ -142,7 +144,7 @@ func TestMeasureSearchPaths_Postgres(t *testing.T) {
 }
 
 // explain says which index the HNSW path's query used.
-func explain(t *testing.T, ix *Index, q ports.VectorQuery) string {
+func explain(t testing.TB, ix *Index, q ports.VectorQuery) string {
 	t.Helper()
 	ctx := context.Background()
 	query, args := ix.searchSQL(q, false)

@@ -105,26 +105,31 @@ func registerRoutes(p routesParams) {
 	}
 }
 
-// startHTTPServer listens when the app starts (so a taken port fails start-up) and
-// drains in-flight requests when it stops.
+// startHTTPServer serves the API on ENGRAM_HTTP_ADDR.
 func startHTTPServer(lc fx.Lifecycle, cfg config.Config, api *httpapi.API, log *slog.Logger) {
+	serveHTTP(lc, "ENGRAM_HTTP_ADDR", cfg.HTTP.Addr, api.Handler(), cfg, log)
+}
+
+// serveHTTP listens when the app starts (so a taken port fails start-up) and drains
+// in-flight requests when it stops. setting names the address in errors.
+func serveHTTP(lc fx.Lifecycle, setting, addr string, handler http.Handler, cfg config.Config, log *slog.Logger) {
 	srv := &http.Server{
-		Addr:              cfg.HTTP.Addr,
-		Handler:           api.Handler(),
+		Addr:              addr,
+		Handler:           handler,
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       2 * time.Minute,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
 	lc.Append(fx.Hook{
 		OnStart: func(ctx context.Context) error {
-			ln, err := net.Listen("tcp", cfg.HTTP.Addr)
+			ln, err := net.Listen("tcp", addr)
 			if err != nil {
-				return fmt.Errorf("ENGRAM_HTTP_ADDR: listen on %s: %w", cfg.HTTP.Addr, err)
+				return fmt.Errorf("%s: listen on %s: %w", setting, addr, err)
 			}
-			log.Info("engram listening", "addr", ln.Addr().String(), "roles", cfg.Roles)
+			log.Info("engram listening", "addr", ln.Addr().String(), "serves", setting, "roles", cfg.Roles)
 			go func() {
 				if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-					log.Error("http server stopped", "error", err)
+					log.Error("http server stopped", "addr", addr, "error", err)
 				}
 			}()
 			return nil

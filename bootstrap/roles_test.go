@@ -2,7 +2,10 @@ package bootstrap
 
 import (
 	"context"
+	"io"
 	"net"
+	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -40,6 +43,29 @@ func TestRoles_eachStartsAndStopsAlone(t *testing.T) {
 			app.RequireStart()
 			app.RequireStop()
 		})
+	}
+}
+
+// A worker alone has no API, so ENGRAM_METRICS_ADDR gives its metrics an endpoint.
+func TestMetricsAddr_servesAProcessWithoutTheAPI(t *testing.T) {
+	t.Parallel()
+	addr := freeAddr(t)
+	cfg, err := config.Load("", []string{"ENGRAM_DATA_DIR=" + t.TempDir(), "ENGRAM_ROLES=worker",
+		"ENGRAM_METRICS_ADDR=" + addr, "ENGRAM_LOG_LEVEL=error"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	app := fxtest.New(t, appOptions(cfg))
+	app.RequireStart()
+	defer app.RequireStop()
+	resp, err := http.Get("http://" + addr + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || !strings.Contains(string(body), "engram_extraction") && !strings.Contains(string(body), "engram_messages") {
+		t.Errorf("/metrics: %d, extraction metrics missing:\n%.2000s", resp.StatusCode, body)
 	}
 }
 

@@ -55,6 +55,9 @@ func appOptions(cfg config.Config) fx.Option {
 	if cfg.HasRole(config.RoleScheduler) {
 		opts = append(opts, schedulerModule)
 	}
+	if cfg.HTTP.MetricsAddr != "" {
+		opts = append(opts, metricsModule)
+	}
 	return fx.Options(opts...)
 }
 

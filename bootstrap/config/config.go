@@ -48,6 +48,9 @@ type HTTP struct {
 	Addr               string `yaml:"addr" env:"ENGRAM_HTTP_ADDR"`
 	MaxBodyBytes       int64  `yaml:"max_body_bytes" env:"ENGRAM_HTTP_MAX_BODY_BYTES"`
 	ShutdownTimeoutSec int    `yaml:"shutdown_timeout_sec" env:"ENGRAM_HTTP_SHUTDOWN_TIMEOUT_SEC"`
+	// MetricsAddr serves /metrics and /healthz on an address of their own (any
+	// role); empty: only the API's address serves them.
+	MetricsAddr string `yaml:"metrics_addr" env:"ENGRAM_METRICS_ADDR"`
 }
 
 type Database struct {
@@ -245,6 +248,13 @@ func (c Config) Validate() error {
 	}
 	if _, _, err := net.SplitHostPort(c.HTTP.Addr); err != nil {
 		bad("ENGRAM_HTTP_ADDR", "must be host:port, got %q", c.HTTP.Addr)
+	}
+	if c.HTTP.MetricsAddr != "" {
+		if _, _, err := net.SplitHostPort(c.HTTP.MetricsAddr); err != nil {
+			bad("ENGRAM_METRICS_ADDR", "must be host:port or empty, got %q", c.HTTP.MetricsAddr)
+		} else if c.HTTP.MetricsAddr == c.HTTP.Addr && c.HasRole(RoleAPI) {
+			bad("ENGRAM_METRICS_ADDR", "must differ from ENGRAM_HTTP_ADDR (the API serves /metrics there already)")
+		}
 	}
 	if c.HTTP.MaxBodyBytes < 1024 {
 		bad("ENGRAM_HTTP_MAX_BODY_BYTES", "must be at least 1024, got %d", c.HTTP.MaxBodyBytes)

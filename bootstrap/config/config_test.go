@@ -80,6 +80,8 @@ func TestLoad_invalidNamesTheSetting(t *testing.T) {
 		name string
 	}{
 		{"ENGRAM_HTTP_ADDR=8080", "ENGRAM_HTTP_ADDR"},
+		{"ENGRAM_METRICS_ADDR=9090", "ENGRAM_METRICS_ADDR"},
+		{"ENGRAM_METRICS_ADDR=127.0.0.1:8080", "ENGRAM_METRICS_ADDR"},
 		{"ENGRAM_DATABASE_URL=mysql://x", "ENGRAM_DATABASE_URL"},
 		{"ENGRAM_ROLES=api,cron", "ENGRAM_ROLES"},
 		{"ENGRAM_API_KEYS=acme", "ENGRAM_API_KEYS"},

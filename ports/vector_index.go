@@ -2,7 +2,12 @@ package ports
 
 import (
 	"context"
+	"math"
+	"strings"
 	"time"
+	"unicode/utf8"
+
+	"engram/domain/invalid"
 )
 
 // VectorKind says what an indexed vector stands for.
@@ -52,4 +57,60 @@ type VectorIndex interface {
 	Upsert(ctx context.Context, records []VectorRecord) error
 	Delete(ctx context.Context, tenant string, ids []string) error
 	Search(ctx context.Context, q VectorQuery) ([]VectorHit, error)
+}
+
+// Validate checks what every vector index requires of a record before the vector
+// itself (see CheckVector): an id, a scope and a kind, and text fields that are
+// valid UTF-8 without NUL characters. field prefixes the names in the error
+// ("records[3]"); adapters add their own limits on top.
+func (r VectorRecord) Validate(field string) error {
+	for _, required := range []struct{ name, value string }{
+		{"id", r.ID}, {"tenant", r.Tenant}, {"user", r.User}, {"kind", string(r.Kind)},
+	} {
+		if required.value == "" {
+			return invalid.Field(field+"."+required.name, "must not be empty")
+		}
+	}
+	for name, s := range map[string]string{"id": r.ID, "tenant": r.Tenant, "user": r.User, "kind": string(r.Kind),
+		"memory_type": r.MemoryType, "conversation_id": r.ConversationID} {
+		if !utf8.ValidString(s) || strings.ContainsRune(s, 0) {
+			return invalid.Field(field+"."+name, "must be valid UTF-8 without NUL characters")
+		}
+	}
+	return nil
+}
+
+// Validate checks what every vector index requires of a query besides its vector:
+// a tenant and a user (a search is always confined to one user) and a limit.
+func (q VectorQuery) Validate() error {
+	switch {
+	case q.Tenant == "":
+		return invalid.Field("tenant", "must not be empty: a search is always confined to one tenant")
+	case q.User == "":
+		return invalid.Field("user", "must not be empty: a search is always confined to one user")
+	case q.Limit <= 0:
+		return invalid.FieldValue("limit", q.Limit, "must be at least 1, got %d", q.Limit)
+	}
+	return nil
+}
+
+// CheckVector refuses a vector no index can compare: the wrong number of
+// dimensions, NaN or infinite values, or no length (all zeros has no direction).
+// It returns the vector's length for adapters that normalise.
+func CheckVector(field string, v []float32, dim int) (float64, error) {
+	if len(v) != dim {
+		return 0, invalid.FieldValue(field, len(v), "must have %d dimensions, got %d", dim, len(v))
+	}
+	var sum float64
+	for _, x := range v {
+		f := float64(x)
+		if math.IsNaN(f) || math.IsInf(f, 0) {
+			return 0, invalid.Field(field, "must not contain NaN or infinite values")
+		}
+		sum += f * f
+	}
+	if sum == 0 || math.IsInf(sum, 0) {
+		return 0, invalid.Field(field, "must have a non-zero, finite length")
+	}
+	return math.Sqrt(sum), nil
 }

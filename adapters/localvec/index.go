@@ -172,7 +172,7 @@ func (ix *Index) Delete(ctx context.Context, tenant string, ids []string) error 
 
 // Search returns the user's nearest vectors that pass every filter of q, nearest first.
 func (ix *Index) Search(ctx context.Context, q ports.VectorQuery) ([]ports.VectorHit, error) {
-	if err := validateQuery(q); err != nil {
+	if err := q.Validate(); err != nil {
 		return nil, err
 	}
 	query, err := normalized("vector", q.Vector, ix.dim)
@@ -339,7 +339,7 @@ func (ix *Index) prepare(records []ports.VectorRecord) ([]preparedRecord, error)
 }
 
 func (ix *Index) prepareOne(field string, r ports.VectorRecord) (preparedRecord, error) {
-	if err := validateRecord(field, r); err != nil {
+	if err := r.Validate(field); err != nil {
 		return preparedRecord{}, err
 	}
 	vec, err := normalized(field+".vector", r.Vector, ix.dim)

@@ -4,9 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
-	"unicode/utf8"
 
-	"engram/domain/invalid"
 	"engram/ports"
 )
 
@@ -14,21 +12,11 @@ import (
 // dot product. A vector with no direction (all zeros) or with NaN/Inf components
 // has no meaningful cosine and is refused.
 func normalized(field string, v []float32, dim int) ([]float32, error) {
-	if len(v) != dim {
-		return nil, invalid.FieldValue(field, len(v), "must have %d dimensions, got %d", dim, len(v))
+	length, err := ports.CheckVector(field, v, dim)
+	if err != nil {
+		return nil, err
 	}
-	var sum float64
-	for _, x := range v {
-		f := float64(x)
-		if math.IsNaN(f) || math.IsInf(f, 0) {
-			return nil, invalid.Field(field, "must not contain NaN or infinite values")
-		}
-		sum += f * f
-	}
-	if sum == 0 || math.IsInf(sum, 0) {
-		return nil, invalid.Field(field, "must have a non-zero, finite length")
-	}
-	inv := 1 / math.Sqrt(sum)
+	inv := 1 / length
 	out := make([]float32, dim)
 	for i, x := range v {
 		out[i] = float32(float64(x) * inv)
@@ -36,36 +24,6 @@ func normalized(field string, v []float32, dim int) ([]float32, error) {
 	return out, nil
 }
 
-func validateRecord(field string, r ports.VectorRecord) error {
-	switch {
-	case r.ID == "":
-		return invalid.Field(field+".id", "must not be empty")
-	case r.Tenant == "":
-		return invalid.Field(field+".tenant", "must not be empty")
-	case r.User == "":
-		return invalid.Field(field+".user", "must not be empty")
-	case r.Kind == "":
-		return invalid.Field(field+".kind", "must not be empty")
-	}
-	for name, s := range map[string]string{"id": r.ID, "tenant": r.Tenant, "user": r.User, "kind": string(r.Kind), "memory_type": r.MemoryType, "conversation_id": r.ConversationID} {
-		if !utf8.ValidString(s) {
-			return invalid.Field(field+"."+name, "must be valid UTF-8")
-		}
-	}
-	return nil
-}
-
-func validateQuery(q ports.VectorQuery) error {
-	switch {
-	case q.Tenant == "":
-		return invalid.Field("tenant", "must not be empty: a search is always confined to one tenant")
-	case q.User == "":
-		return invalid.Field("user", "must not be empty: a search is always confined to one user")
-	case q.Limit <= 0:
-		return invalid.FieldValue("limit", q.Limit, "must be at least 1, got %d", q.Limit)
-	}
-	return nil
-}
 
 // EncodeVector packs v as little-endian IEEE 754 float32 values, 4 bytes each: the
 // form a Store keeps in a BLOB/bytea column.

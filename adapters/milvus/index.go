@@ -600,21 +600,8 @@ func checkText(field, value string, maxBytes int) error {
 // checkVector refuses vectors of the wrong dimension and vectors without a direction
 // (zero, NaN or infinite components), which have no cosine similarity.
 func (ix *Index) checkVector(field string, v []float32) error {
-	if len(v) != ix.opts.Dimension {
-		return invalid.FieldValue(field, len(v), "must have %d dimensions, got %d", ix.opts.Dimension, len(v))
-	}
-	var sum float64
-	for _, x := range v {
-		f := float64(x)
-		if math.IsNaN(f) || math.IsInf(f, 0) {
-			return invalid.Field(field, "must not contain NaN or infinite values")
-		}
-		sum += f * f
-	}
-	if sum == 0 || math.IsInf(sum, 0) {
-		return invalid.Field(field, "must have a non-zero, finite length")
-	}
-	return nil
+	_, err := ports.CheckVector(field, v, ix.opts.Dimension)
+	return err
 }
 
 // validIDs drops empty and unusable ids from a delete: no row can have them.

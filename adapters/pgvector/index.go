@@ -29,13 +29,11 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"math"
 	"net"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	pgv "github.com/pgvector/pgvector-go"
 	"github.com/uptrace/bun"
@@ -272,10 +270,10 @@ func (ix *Index) Delete(ctx context.Context, tenant string, ids []string) error 
 // Search ranks the user's vectors that pass every filter of q by cosine
 // similarity, exactly or through HNSW as the package doc says.
 func (ix *Index) Search(ctx context.Context, q ports.VectorQuery) ([]ports.VectorHit, error) {
-	if err := validateQuery(q); err != nil {
+	if err := q.Validate(); err != nil {
 		return nil, err
 	}
-	if err := checkVector("vector", q.Vector, ix.opts.Dimension); err != nil {
+	if _, err := ports.CheckVector("vector", q.Vector, ix.opts.Dimension); err != nil {
 		return nil, err
 	}
 	exact := ix.opts.ExactThreshold < 0
@@ -430,11 +428,11 @@ func (ix *Index) prepare(records []ports.VectorRecord) ([]ports.VectorRecord, er
 	last := make(map[[2]string]int, len(records))
 	for i, r := range records {
 		field := fmt.Sprintf("records[%d]", i)
-		if err := validateRecord(field, r); err != nil {
+		if err := r.Validate(field); err != nil {
 			errs = append(errs, err)
 			continue
 		}
-		if err := checkVector(field+".vector", r.Vector, ix.opts.Dimension); err != nil {
+		if _, err := ports.CheckVector(field+".vector", r.Vector, ix.opts.Dimension); err != nil {
 			errs = append(errs, err)
 			continue
 		}
@@ -463,55 +461,7 @@ func nullable(s string) any {
 	return s
 }
 
-func checkVector(field string, v []float32, dim int) error {
-	if len(v) != dim {
-		return invalid.FieldValue(field, len(v), "must have %d dimensions, got %d", dim, len(v))
-	}
-	var sum float64
-	for _, x := range v {
-		f := float64(x)
-		if math.IsNaN(f) || math.IsInf(f, 0) {
-			return invalid.Field(field, "must not contain NaN or infinite values")
-		}
-		sum += f * f
-	}
-	if sum == 0 || math.IsInf(sum, 0) {
-		return invalid.Field(field, "must have a non-zero, finite length")
-	}
-	return nil
-}
 
-func validateRecord(field string, r ports.VectorRecord) error {
-	switch {
-	case r.ID == "":
-		return invalid.Field(field+".id", "must not be empty")
-	case r.Tenant == "":
-		return invalid.Field(field+".tenant", "must not be empty")
-	case r.User == "":
-		return invalid.Field(field+".user", "must not be empty")
-	case r.Kind == "":
-		return invalid.Field(field+".kind", "must not be empty")
-	}
-	for name, s := range map[string]string{"id": r.ID, "tenant": r.Tenant, "user": r.User, "kind": string(r.Kind),
-		"memory_type": r.MemoryType, "conversation_id": r.ConversationID} {
-		if !utf8.ValidString(s) || strings.ContainsRune(s, 0) {
-			return invalid.Field(field+"."+name, "must be valid UTF-8 without NUL characters")
-		}
-	}
-	return nil
-}
-
-func validateQuery(q ports.VectorQuery) error {
-	switch {
-	case q.Tenant == "":
-		return invalid.Field("tenant", "must not be empty: a search is always confined to one tenant")
-	case q.User == "":
-		return invalid.Field("user", "must not be empty: a search is always confined to one user")
-	case q.Limit <= 0:
-		return invalid.FieldValue("limit", q.Limit, "must be at least 1, got %d", q.Limit)
-	}
-	return nil
-}
 
 // atLeast compares an extension version "major.minor.patch".
 func atLeast(version string, major, minor int) bool {

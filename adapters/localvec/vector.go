@@ -24,7 +24,6 @@ func normalized(field string, v []float32, dim int) ([]float32, error) {
 	return out, nil
 }
 
-
 // EncodeVector packs v as little-endian IEEE 754 float32 values, 4 bytes each: the
 // form a Store keeps in a BLOB/bytea column.
 func EncodeVector(v []float32) []byte {

@@ -461,8 +461,6 @@ func nullable(s string) any {
 	return s
 }
 
-
-
 // atLeast compares an extension version "major.minor.patch".
 func atLeast(version string, major, minor int) bool {
 	parts := strings.SplitN(version, ".", 3)

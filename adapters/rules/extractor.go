@@ -2,6 +2,7 @@ package rules
 
 import (
 	"context"
+	"regexp"
 	"strings"
 	"unicode/utf8"
 
@@ -73,8 +74,11 @@ func (e *Extractor) ExtractMessage(messageID, text string) []candidate.Candidate
 	}
 	folded := candidate.Fold(strings.TrimSpace(text))
 	var drafts []draft
+	greeted := false
 	for _, s := range candidate.Sentences(folded) {
-		drafts = append(drafts, extractSentence(s, false)...)
+		// "Hi! I'm Priya.": a sentence that is only a greeting opens the next one too.
+		drafts = append(drafts, extractSentence(s, false, greeted)...)
+		greeted = onlyGreeting(s)
 	}
 	var out []candidate.Candidate
 	for _, d := range drafts {
@@ -137,25 +141,45 @@ func (d draft) candidate(messageID string) candidate.Candidate {
 }
 
 // extractSentence walks the clause starts of one folded sentence and applies the
-// first matching pattern at each. boost marks text under an explicit "remember".
-func extractSentence(s string, boost bool) []draft {
+// first matching pattern at each. boost marks text under an explicit "remember";
+// greeted says the sentence before was a bare greeting ("Hi! I'm Priya.").
+//
+// A clause is tried at its start; when nothing matches there, at the next
+// first-person sub-clause inside it ("I moved to Berlin last year and I work as a
+// nurse": the second statement does not wait for a comma), so one clause that
+// states nothing, or something time-bound, does not hide the next. A clause without
+// a subject right after a statement of the user's ("我结婚了，有两个孩子", "I live in
+// Berlin and work at Siemens") is read with the user as its subject.
+func extractSentence(s string, boost, greeted bool) []draft {
 	low := candidate.LowerASCII(s)
 	question := strings.HasSuffix(strings.TrimSpace(s), "?")
 	opening := low[skipSpacePunct(low, 0):]
-	greeted := prefixWord(opening, greetingsEN) != "" || prefixWord(opening, greetingsZH) != ""
+	greeted = greeted || prefixWord(opening, greetingsEN) != "" || prefixWord(opening, greetingsZH) != ""
 	var out []draft
+	carry := false // the last statement was the user's own: a subjectless clause continues it
 	for pos := 0; pos < len(s); {
-		ds, next := extractClause(s, low, pos, question, boost, greeted)
+		ds, next, carryOn := extractClause(s, low, pos, question, boost, greeted, carry)
 		out = append(out, ds...)
+		if len(ds) > 0 {
+			carry = carryOn
+		}
 		if next <= pos {
 			next = pos + 1
 		}
-		// After a match that stopped inside its clause ("I live in Berlin and I work
-		// at Siemens"), go on from there; otherwise move to the next clause.
+		// After a match that stopped inside its clause ("I live in Berlin and I work at
+		// Siemens"), go on from there; otherwise try a first-person sub-clause, then
+		// move to the next clause.
 		end := clauseEnd(low, next)
 		if len(ds) > 0 && next < end && strings.TrimSpace(s[next:end]) != "" {
 			pos = next
 			continue
+		}
+		if len(ds) == 0 {
+			if sub := subClauseStart(low, pos, clauseEnd(low, pos)); sub > pos {
+				pos = sub
+				carry = false
+				continue
+			}
 		}
 		if end >= len(s) {
 			break
@@ -165,27 +189,113 @@ func extractSentence(s string, boost bool) []draft {
 	return out
 }
 
+// onlyGreeting reports whether a sentence is nothing but a greeting ("Hi!", "你好！").
+func onlyGreeting(s string) bool {
+	low := candidate.LowerASCII(strings.TrimSpace(s))
+	low = strings.TrimRight(low, "!.,~ ")
+	for _, g := range greetingsEN {
+		if low == g || strings.HasPrefix(low, g+" there") && len(low) == len(g)+6 {
+			return true
+		}
+	}
+	for _, g := range greetingsZH {
+		if low == g || low == g+"啊" || low == g+"呀" {
+			return true
+		}
+	}
+	return false
+}
+
+// subClauseEN/ZH find a first-person statement joined inside a clause: "…and I work
+// as…", "…but my wife…", "…所以我…". Conditions ("if I…", "when I…") are not among
+// the joins: what follows them is not stated as true.
+var (
+	subClauseEN = regexp.MustCompile(`\b(?:and|but|so|because|since|although|though|plus|also|and also|and now)\s+(?:i|i'm|i've|my|we|we've|we're|our)\b`)
+	subClauseZH = regexp.MustCompile(`(?:而且|但是|但|不过|所以|因为|并且|同时|可是|然后|现在)我`)
+)
+
+// subClauseStart is the offset of the subject of the next sub-clause in low[from:end]
+// (after its first character, so a clause never restarts where it began), or -1.
+func subClauseStart(low string, from, end int) int {
+	if from+1 >= end {
+		return -1
+	}
+	part := low[from+1 : end]
+	best := -1
+	if loc := subClauseEN.FindStringIndex(part); loc != nil {
+		j := loc[1] - 1
+		for j > loc[0] && part[j-1] != ' ' && part[j-1] != '\t' {
+			j--
+		}
+		best = j
+	}
+	if hasCJK(part) {
+		if loc := subClauseZH.FindStringIndex(part); loc != nil && (best < 0 || loc[1] < best) {
+			best = loc[1] - len("我")
+		}
+	}
+	if best < 0 {
+		return -1
+	}
+	return from + 1 + best
+}
+
 var (
 	greetingsEN = []string{"hello", "hi", "hey", "good morning", "good afternoon", "good evening"}
 	greetingsZH = []string{"你好", "您好", "嗨", "哈喽", "大家好"}
 )
 
 // extractClause tries the patterns at the clause starting at start; it returns the
-// drafts and the offset up to which the sentence has been consumed.
-func extractClause(s, low string, start int, question, boost, greeted bool) ([]draft, int) {
+// drafts, the offset up to which the sentence has been consumed, and whether a
+// subjectless clause after it may continue with the user as subject. carry says the
+// clause before was such a statement.
+func extractClause(s, low string, start int, question, boost, greeted, carry bool) ([]draft, int, bool) {
 	i, hedged := skipOpeners(low, start)
 	if i >= len(s) {
-		return nil, len(s)
+		return nil, len(s), false
 	}
 	rest, restLow := s[i:], low[i:]
 	end := clauseEnd(low, i)
 	if question && candidate.LooksLikeQuestion(low[i:end]) {
-		return nil, end
+		return nil, end, false
 	}
 	hypothetical := prefixWord(restLow, hypotheticalEN) != "" || prefixWord(restLow, hypotheticalZH) != ""
+	ds, consumed, carryOn := matchPatterns(rest, restLow, start > 0, question, boost, greeted, hypothetical, false)
+	if len(ds) == 0 && carry && !hypothetical {
+		// skipOpeners has taken "and" off an English continuation; look at it again.
+		if j := skipSpacePunct(low, start); strings.HasPrefix(low[j:], "and ") && i > j {
+			rest, restLow, i = s[j:], low[j:], j
+		}
+		// "我结婚了，有两个孩子" → "我有两个孩子"; "I live in Berlin and work at
+		// Siemens" → "I work at Siemens".
+		if prefix, skip := carriedSubject(restLow); prefix != "" {
+			ds, consumed, carryOn = matchPatterns(prefix+rest[skip:], prefix+restLow[skip:], true, question, boost, greeted, false, true)
+			consumed += skip - len(prefix)
+		}
+	}
+	if len(ds) == 0 {
+		return nil, end, false
+	}
+	for k := range ds {
+		if hedged {
+			ds[k].confidence -= hedgePenalty
+		}
+		if boost {
+			ds[k].confidence = rememberConfidence
+			ds[k].importance += rememberImportance
+		}
+	}
+	return ds, i + consumed, carryOn
+}
+
+// matchPatterns applies the first pattern that fits rest. synthetic marks text with
+// a subject the user left out: identity patterns ("我叫…") never apply to it.
+func matchPatterns(rest, restLow string, inside, question, boost, greeted, hypothetical, synthetic bool) ([]draft, int, bool) {
+	zh := candidate.IsCJK(firstRune(restLow))
 	for pi := range patterns {
 		p := &patterns[pi]
-		if hypothetical && p.kind != kindReminder || p.sentenceStart && start > 0 || p.afterGreeting && !greeted {
+		if p.zh != zh && !p.anyScript || hypothetical && p.kind != kindReminder || p.sentenceStart && inside ||
+			p.afterGreeting && !greeted || synthetic && p.noSynthetic {
 			continue
 		}
 		loc := p.re.FindStringSubmatchIndex(restLow)
@@ -204,24 +314,54 @@ func extractClause(s, low string, start int, question, boost, greeted bool) ([]d
 		if !ok {
 			continue
 		}
-		for k := range ds {
-			if hedged {
-				ds[k].confidence -= hedgePenalty
-			}
-			if boost {
-				ds[k].confidence = rememberConfidence
-				ds[k].importance += rememberImportance
+		return ds, consumed, !p.noCarry
+	}
+	return nil, 0, false
+}
+
+// carriedSubject says how to read a clause without a subject after one of the
+// user's statements: the prefix to put in front and how many bytes of openers to
+// drop first; "" when the clause has a subject of its own or is not a statement.
+func carriedSubject(restLow string) (prefix string, skip int) {
+	if candidate.IsCJK(firstRune(restLow)) {
+		j := 0
+		for _, d := range []string{"而且", "并且", "同时", "现在", "目前", "所以", "也"} {
+			if strings.HasPrefix(restLow[j:], d) {
+				j += len(d)
 			}
 		}
-		return ds, i + consumed
+		r := restLow[j:]
+		for _, subj := range []string{"我", "你", "他", "她", "它", "这", "那", "谁", "大家", "别人", "朋友", "叫", "是", "就是", "不过", "但"} {
+			if strings.HasPrefix(r, subj) {
+				return "", 0
+			}
+		}
+		if r == "" {
+			return "", 0
+		}
+		// Chinese drops the subject freely; "也"/"现在" stay in the statement.
+		return "我", 0
 	}
-	return nil, end
+	// English only carries over an explicit "and": "…dishes like kung pao chicken"
+	// has a preposition where a verb could be.
+	ws := strings.Fields(restLow)
+	if len(ws) > 1 && ws[0] == "and" && carryVerbsEN[ws[1]] {
+		return "i ", strings.Index(restLow, ws[1])
+	}
+	return "", 0
 }
+
+// carryVerbsEN are base forms after which the user is still the subject ("…and work
+// at Siemens"); a third-person form ("…and loves horses") is someone else's.
+var carryVerbsEN = toSet(`work live love like enjoy have speak teach study own run prefer hate am also currently now
+	usually always never don't can't`)
 
 // apply turns a match into drafts. ok=false means the pattern did not fit after all
 // and the next one should be tried.
 func (p *pattern) apply(m *match, rest, restLow string, loc []int, question, boost bool) ([]draft, int, bool) {
 	switch p.kind {
+	case kindCustom:
+		return p.custom(m, rest, loc)
 	case kindRemember:
 		return applyRemember(rest, loc[1])
 	case kindReminder:
@@ -256,17 +396,23 @@ func (p *pattern) apply(m *match, rest, restLow string, loc []int, question, boo
 		obj, n = cutObject(rest[loc[1]:], m.zh || hasCJK(rest[loc[1]:]), question)
 		consumed += n
 	}
+	if p.trim != nil {
+		obj = p.trim(obj)
+	}
 	if obj == "" {
 		return nil, 0, false
 	}
 	zh := m.zh || hasCJK(obj)
 	items := []string{obj}
-	if p.group == 0 && p.content == nil && !p.wholeObject {
+	switch {
+	case p.splitAnd:
+		items = splitAll(obj, zh)
+	case p.group == 0 && p.content == nil && !p.wholeObject:
 		items = splitList(obj, zh)
 	}
 	var out []draft
 	for _, item := range items {
-		if !validObject(item, zh) {
+		if !validObject(item, zh) && !(p.place && validPlace(item)) {
 			continue
 		}
 		m.item = item
@@ -316,7 +462,7 @@ func applyRemember(rest string, headEnd int) ([]draft, int, bool) {
 	if strings.HasPrefix(low, "to ") || strings.HasPrefix(low, "去") {
 		return nil, len(rest), true
 	}
-	ds := extractSentence(body, true)
+	ds := extractSentence(body, true, false)
 	if len(ds) > 0 {
 		return ds, len(rest), true
 	}

@@ -44,6 +44,15 @@ var zhSlugs = map[string]string{
 	"表情": "emoji", "表情符号": "emoji", "表情包": "emoji", "格式": "format", "语气": "tone", "正式": "formal",
 	"幽默": "humor", "列表": "lists", "礼貌": "polite", "风格": "style",
 	"日文": "japanese", "韩语": "korean", "法语": "french", "德语": "german", "西班牙语": "spanish", "粤语": "cantonese",
+	"俄语": "russian", "意大利语": "italian", "葡萄牙语": "portuguese", "阿拉伯语": "arabic", "英国英语": "british_english",
+	// goals, studies, relatives, tastes
+	"马拉松": "marathon", "全马": "marathon", "半马": "half_marathon", "司法考试": "bar_exam", "法考": "bar_exam",
+	"考研": "graduate_entrance_exam", "雅思": "ielts", "托福": "toefl", "买房": "buy_house", "法律": "law", "医学": "medicine",
+	"计算机": "computer_science", "经济学": "economics", "心理学": "psychology", "攀岩": "rock_climbing",
+	"马": "horse", "太太": "wife", "媳妇": "wife", "爱人": "spouse", "妈妈": "mother", "母亲": "mother", "爸爸": "father",
+	"父亲": "father", "未婚夫": "fiance", "未婚妻": "fiancee", "宝宝": "baby", "男友": "boyfriend", "女友": "girlfriend",
+	"美食": "gourmet_food", "韩剧": "korean_dramas", "美剧": "american_tv_series", "日剧": "japanese_dramas",
+	"泰国菜": "thai_food", "日料": "japanese_food", "咖啡馆": "cafe",
 }
 
 // zhVerbs are leading verbs stripped from a Chinese object before looking it up
@@ -125,8 +134,9 @@ func toSet(ws string) map[string]bool {
 var languages = map[string]string{
 	"chinese": "Chinese", "mandarin": "Chinese", "english": "English", "japanese": "Japanese", "korean": "Korean",
 	"french": "French", "german": "German", "spanish": "Spanish", "cantonese": "Cantonese", "russian": "Russian",
-	"italian": "Italian", "portuguese": "Portuguese",
+	"italian": "Italian", "portuguese": "Portuguese", "arabic": "Arabic", "dutch": "Dutch", "hindi": "Hindi",
+	"turkish": "Turkish", "polish": "Polish", "swedish": "Swedish", "greek": "Greek", "vietnamese": "Vietnamese", "thai": "Thai",
 	"中文": "Chinese", "汉语": "Chinese", "普通话": "Chinese", "英文": "English", "英语": "English", "日语": "Japanese",
 	"日文": "Japanese", "韩语": "Korean", "法语": "French", "德语": "German", "西班牙语": "Spanish", "粤语": "Cantonese",
-	"俄语": "Russian",
+	"俄语": "Russian", "意大利语": "Italian", "葡萄牙语": "Portuguese", "阿拉伯语": "Arabic",
 }

@@ -19,6 +19,7 @@ const (
 	kindRemember             // "remember …": extract what follows, with more confidence
 	kindRule                 // "from now on …", "always …", "以后都…": a standing constraint
 	kindReminder             // "remind me to X when Y": a conditional standing constraint
+	kindCustom               // custom builds the drafts (a role and a workplace, a relative's name)
 )
 
 // pattern is one trigger. re is matched at the start of a clause of lower-cased
@@ -47,6 +48,25 @@ type pattern struct {
 	key func(m *match) (key string, ok bool)
 	// content overrides the default "head + object" statement.
 	content func(m *match) string
+	// trim cleans the object before it is checked ("Berlin last year" → "Berlin").
+	trim func(obj string) string
+	// custom builds the drafts of a kindCustom pattern from the match; it returns
+	// how much of rest it consumed, ok=false when the pattern does not fit after all.
+	custom func(m *match, rest string, loc []int) ([]draft, int, bool)
+	// splitAnd: a plain "A and B" / "A和B" is two objects ("allergic to penicillin and
+	// latex"), not one.
+	splitAnd bool
+	// place: the object may be a described place ("the city library").
+	place bool
+	// noSynthetic: not applied to a clause whose subject the user left out (names:
+	// "我养了一只猫，叫咪咪" does not name the user).
+	noSynthetic bool
+	// noCarry: a subjectless clause after this one is not the user's ("My daughter
+	// Emma loves horses", "我女儿叫小美，喜欢马").
+	noCarry bool
+	// zh is set at init for patterns written in Chinese; anyScript patterns are tried
+	// on clauses of either script.
+	zh, anyScript bool
 }
 
 // match is what a pattern found in one clause.
@@ -102,8 +122,14 @@ var zhSlugsByLength = func() []struct{ zh, slug string } {
 
 func relationKey(relation string) func(m *match) (string, bool) {
 	return func(m *match) (string, bool) {
+		if relation == "likes" && unpleasant(m.item) {
+			return "", false // "I just love waiting in line": not a taste
+		}
 		s := slugOf(m.item)
 		d := domainOf(s)
+		if d == "interest" && hasCJK(m.item) {
+			d = zhDomain(m.item)
+		}
 		if s == d {
 			return d + "." + relation, true
 		}
@@ -181,6 +207,9 @@ func petOrFamily(m *match) (string, bool) {
 }
 
 func petZH(m *match) (string, bool) {
+	if m.group(1) == "马" && !strings.Contains(m.head, "匹") {
+		return "", false // "我有马上要做的事": not a horse
+	}
 	if s, ok := zhSlugs[strings.TrimSuffix(strings.TrimSuffix(m.group(1), "狗"), "咪")]; ok && m.group(1) != "狗狗" {
 		return "pet." + s, true
 	}
@@ -233,7 +262,9 @@ func projectEN(m *match) (string, bool) {
 		}
 	}
 	for _, w := range []string{"project", "app", "application", "website", "site", "startup", "library", "framework",
-		"game", "novel", "book", "thesis", "dissertation", "platform", "tool", "service", "company", "business", "podcast", "channel"} {
+		"game", "novel", "book", "thesis", "dissertation", "platform", "tool", "service", "company", "business", "podcast", "channel",
+		"bakery", "shop", "store", "cafe", "café", "restaurant", "studio", "agency", "blog", "newsletter", "clinic", "farm",
+		"salon", "firm", "consultancy", "nonprofit", "charity"} {
 		if containsWordASCII(low, w) {
 			return "project." + candidate.Slug(strings.ReplaceAll(low, w, " ")+" "+w), true
 		}
@@ -275,7 +306,14 @@ func birthKey(m *match) (string, bool) {
 
 var yearRe = regexp.MustCompile(`^(19|20)\d\d$`)
 
-// Patterns, most specific first: the first that matches a clause wins.
+func init() {
+	for i := range patterns {
+		patterns[i].zh = hasCJK(patterns[i].re.String())
+	}
+}
+
+// Patterns, most specific first: the first that matches a clause wins. Each is tried
+// only on clauses in its own script (zh, set at init).
 var patterns = []pattern{
 	// ---- explicit requests --------------------------------------------------------
 	{name: "remember", kind: kindRemember, re: re(`(?:please |pls |also |and |oh and )?(?:do )?(?:remember|note|keep in mind|don't forget|do not forget|never forget|make a note)(?: that| this| of this| please)?(?:\s*[:,]|\s|$)`)},
@@ -299,17 +337,52 @@ var patterns = []pattern{
 	{name: "call-me", typ: memory.TypePreference, conf: 0.9, imp: 4, key: nameKey("nickname"),
 		re:      re(`(?:you can |please |just |you may |everyone |people )?calls? me\s+`),
 		content: func(m *match) string { return "User wants to be called " + m.item + "." }},
-	{name: "hi-i-am", typ: memory.TypeFact, conf: 0.85, imp: 4, key: greetedNameEN, afterGreeting: true,
-		re:      re(`i'm\s+|i am\s+|this is\s+`),
-		content: func(m *match) string { return "User's name is " + m.item + "." }},
+	{name: "hi-i-am", kind: kindCustom, custom: hiIAmEN, afterGreeting: true, noSynthetic: true,
+		re: re(`i'm\s+|i am\s+|this is\s+`)},
 	{name: "你好我是", typ: memory.TypeFact, conf: 0.85, imp: 4, key: greetedNameZH, afterGreeting: true,
 		re:      re(`我是`),
 		content: func(m *match) string { return "用户叫" + m.item + "。" }},
 	{name: "我叫", typ: memory.TypeFact, conf: 0.9, imp: 4, key: nameKey("name"),
 		re: re(`我的名字(?:是|叫)|我叫(?:做)?`)},
-	{name: "叫我", typ: memory.TypePreference, conf: 0.9, imp: 4, key: nameKey("nickname"),
+	{name: "叫我", typ: memory.TypePreference, conf: 0.9, imp: 4, key: nameKey("nickname"), noSynthetic: true,
 		re:      re(`(?:你也可以|你可以|也可以|可以|请|以后|就|你就|大家都)?叫我`),
 		content: func(m *match) string { return "用户希望被称呼为" + m.item + "。" }},
+	{name: "age", typ: memory.TypeFact, conf: 0.85, imp: 3, key: fixedKey("age"), group: 1,
+		re: re(`i(?:'m| am) (\d{1,2}(?: years old| years of age| yrs old)?)(?:$|[.,!;]| and\b| but\b)`),
+		content: func(m *match) string {
+			if strings.Contains(m.item, "year") || strings.Contains(m.item, "yrs") {
+				return "User is " + m.item + "."
+			}
+			return "User is " + m.item + " years old."
+		}},
+	{name: "岁", typ: memory.TypeFact, conf: 0.85, imp: 3, key: fixedKey("age"), group: 1,
+		re:      re(`我(?:今年|现在|已经)?((?:\d{1,3}|[一二三四五六七八九十]{1,3})(?:周)?岁)`),
+		content: func(m *match) string { return sentenceZH(thirdPersonZH(m.head)) }},
+	{name: "出生年", typ: memory.TypeFact, conf: 0.85, imp: 3, key: fixedKey("birth.year"), group: 1,
+		re:      re(`我是((?:19|20)\d\d)年(?:出生|生)的?|我(?:出生于|生于)((?:19|20)\d\d)年`),
+		content: func(m *match) string { return sentenceZH(thirdPersonZH(m.head)) }},
+	{name: "出生地", typ: memory.TypeFact, conf: 0.85, imp: 3, key: fixedKey("birthplace"),
+		re: re(`我(?:出生在|出生于|生在)`)},
+	{name: "长大", typ: memory.TypeFact, conf: 0.85, imp: 3, key: fixedKey("hometown"), group: 1,
+		re:      re(`我(?:是)?(?:从小)?在(.{1,10}?)长大`),
+		content: func(m *match) string { return "用户在" + m.item + "长大。" }},
+
+	// ---- family: a relative's name and relation are facts about the user; what
+	// the relative likes or does is not ("My daughter Emma loves horses").
+	{name: "relative-named", kind: kindCustom, custom: relativeNamedEN, noCarry: true,
+		re: re(`my ` + relAdjEN + `(` + relEN + `)(?:'s name is|'s called| is called| is named|'s name's)\s+`)},
+	{name: "relative-and-i", kind: kindCustom, custom: relativeAndIEN,
+		re: re(`my ` + relAdjEN + `(` + relEN + `) and (i)\b`)},
+	{name: "relative-appos", kind: kindCustom, custom: relativeApposEN, noCarry: true,
+		re: re(`my ` + relAdjEN + `(` + relEN + `),? ([a-z])`)},
+	{name: "家人名字", kind: kindCustom, custom: relativeNamedZH, noCarry: true, noSynthetic: true,
+		re: re(`我(?:的)?(` + relZH + `)(的名字(?:是|叫)|名叫|叫做|叫)?`)},
+	{name: "我和家人", kind: kindCustom, custom: relativeAndZH,
+		re: re(`我(?:和|跟|与)(` + relZH + `)(?:一起)?`)},
+	{name: "pet-named", kind: kindCustom, custom: petNamedEN, noCarry: true,
+		re: re(`(?:my|our) (dog|cat|puppy|kitten|parrot|rabbit|bunny|hamster|horse|pony|turtle|tortoise|bird|guinea pig|snake|lizard)(?:'s name is| is called| is named|, | named | called | )([a-z])`)},
+	{name: "宠物名字", typ: memory.TypeFact, conf: 0.85, imp: 3, key: petZH, noCarry: true, noSynthetic: true,
+		re: re(`我(?:们家|家|的)(?:的|里的)?(猫咪|狗狗|小猫|小狗|猫|狗|鹦鹉|仓鼠|兔子|金鱼|乌龟)(?:叫做|名叫|叫)`)},
 
 	// ---- retractions: the memory under the key is no longer true ---------------------
 	{name: "no-longer-like", typ: memory.TypePreference, conf: 0.85, imp: 3, key: relationKey("likes"), op: candidate.OpDelete,
@@ -326,21 +399,31 @@ var patterns = []pattern{
 
 	// ---- health and diet ----------------------------------------------------------
 	{name: "allergic", typ: memory.TypeFact, conf: 0.9, imp: 5, key: familyKey("allergy"),
-		re: re(`i(?:'m| am)(?: (?:also|very|severely|seriously|highly|quite|a bit|slightly|really|deathly|mildly))? allergic to\s+`)},
+		splitAnd: true,
+		re:       re(`i(?:'m| am)(?: (?:also|very|severely|seriously|highly|quite|a bit|slightly|really|deathly|mildly))? allergic to\s+`)},
 	{name: "allergy", typ: memory.TypeFact, conf: 0.9, imp: 5, key: familyKey("allergy"), group: 1, kind: kindObject,
-		re:      re(`i (?:also )?have an? ([a-z]+(?: [a-z]+)?) allergy`),
+		re:      re(`i (?:also )?have (?:an? )?(?:(?:severe|mild|serious|bad|slight|strong|life-threatening|deadly)\s+)?([a-z]+(?: [a-z]+)?) allerg(?:y|ies)`),
 		content: func(m *match) string { return "User is allergic to " + m.item + "." }},
-	{name: "过敏", typ: memory.TypeFact, conf: 0.9, imp: 5, key: familyKey("allergy"), group: 1,
-		re:      re(`我(?:也|还|从小|一直)?对(.{1,12}?)(?:很|非常|特别|有点|严重|有些)?过敏|我(?:也|还)?(.{1,8}?)过敏`),
+	{name: "过敏", typ: memory.TypeFact, conf: 0.9, imp: 5, key: familyKey("allergy"), group: 1, splitAnd: true,
+		re:      re(`我(?:也|还|从小|一直)?对(.{1,12}?)(?:很|非常|特别|有点|严重|有些)?过敏|我(?:也|还|从小)?有(?:很严重的|严重的|轻微的|轻度|重度|点)?(.{1,8}?)过敏|我(?:也|还)?(.{1,8}?)过敏`),
 		content: func(m *match) string { return "用户对" + m.item + "过敏。" }},
 	{name: "vegetarian", kind: kindWhole, typ: memory.TypeFact, conf: 0.9, imp: 4, key: fixedKey("diet"),
-		re: re(`i(?:'m| am)(?: (?:also|now|strictly|a|an|strict))* (?:vegetarian|vegan|pescatarian|pescetarian)\b`)},
+		re: re(`i(?:'m| am)(?: (?:also|now|strictly|a|an|strict))* (?:vegetarian|vegan|pescatarian|pescetarian)\b|i(?:'ve| have) been (?:a |an )?(?:strict )?(?:vegetarian|vegan|pescatarian|pescetarian)\b`)},
 	{name: "素食", kind: kindWhole, typ: memory.TypeFact, conf: 0.9, imp: 4, key: fixedKey("diet"),
 		re: re(`我(?:是|现在是)?(?:一个|一名|一位|个)?(?:素食者|素食主义者|吃素的|纯素食者)|我(?:现在|一直|从小)?(?:只)?吃素`)},
-	{name: "dont-eat", typ: memory.TypeConstraint, conf: 0.85, imp: 4, key: familyKey("food.avoids"),
-		re: re(`i (?:don't|do not|can't|cannot|never|no longer) eat\s+`)},
-	{name: "不吃", typ: memory.TypeConstraint, conf: 0.85, imp: 4, key: familyKey("food.avoids"),
-		re: re(`我(?:从来|从|一直|现在|也)?不(?:吃|能吃|碰)`)},
+	{name: "dont-eat", typ: memory.TypeConstraint, conf: 0.85, imp: 4, key: familyKey("food.avoids"), splitAnd: true,
+		re: re(`i (?:don't|do not|can't|cannot|never|no longer) (?:eat|drink)\s+`)},
+	{name: "不吃", typ: memory.TypeConstraint, conf: 0.85, imp: 4, key: familyKey("food.avoids"), splitAnd: true,
+		re: re(`我(?:从来|从|一直|现在|也|已经)?不(?:吃|能吃|碰|喝|能喝)`)},
+	{name: "health", typ: memory.TypeFact, conf: 0.85, imp: 4, key: healthKeyEN, group: 1,
+		re:      re(`i (?:also |still )?(?:have|'ve got|have got|suffer from|was diagnosed with|live with|'ve had|have had)(?: (?:a|an|severe|mild|chronic|bad|serious|moderate))* (` + strings.Trim(healthNounsEN, "|") + `)(?:$|[.,!;:]|\s+(?:and|so|but|which|since|for|too)\b)`),
+		content: func(m *match) string { return "User has " + m.item + "." }},
+	{name: "health-adj", typ: memory.TypeFact, conf: 0.85, imp: 4, key: healthKeyEN, group: 1,
+		re:      re(`i(?:'m| am)(?: (?:also|severely|mildly|slightly|partially|completely|very))* (` + strings.Trim(healthAdjsEN, "|") + `)\b`),
+		content: func(m *match) string { return "User is " + m.item + "." }},
+	{name: "健康", typ: memory.TypeFact, conf: 0.85, imp: 4, key: healthKeyZH, group: 1,
+		re:      re(`我(?:也|还|从小|一直|本身|从小就)?(?:有|患有|得了|得过|是)?(?:严重的|轻微的|轻度|重度|先天性|先天|慢性)?(` + strings.Trim(healthWordsZH, "|") + `)`),
+		content: func(m *match) string { return sentenceZH(thirdPersonZH(m.head)) }},
 
 	// ---- likes and dislikes -------------------------------------------------------
 	{name: "favorite", typ: memory.TypePreference, conf: 0.85, imp: 3, key: favoriteKey, wholeObject: true,
@@ -350,7 +433,7 @@ var patterns = []pattern{
 	{name: "dislike", typ: memory.TypePreference, conf: 0.8, imp: 3, key: relationKey("dislikes"),
 		re: re(`i(?: (?:really|just|absolutely|truly|honestly|also|still|kind of|totally|personally))* (?:don't|do not|dont)(?: really| much| particularly)? (?:like|enjoy|love|care for)\s+|i(?: (?:really|absolutely|truly|also|just|totally))* (?:hate|dislike|detest|despise|can't stand|cannot stand)\s+`)},
 	{name: "不喜欢", typ: memory.TypePreference, conf: 0.8, imp: 3, key: relationKey("dislikes"),
-		re: re(`我(?:真的|很|非常|特别|最|一直|也|还|有点|比较|超|挺|确实|向来)*(?:不喜欢|不爱|讨厌|受不了|不太喜欢|反感|厌恶|不感兴趣)`)},
+		re: re(`我(?:真的|很|非常|特别|最|一直|也|还|有点|比较|超|挺|确实|向来|现在)*(?:不喜欢|不爱|讨厌|受不了|不太喜欢|反感|厌恶|不感兴趣)`)},
 	{name: "prefer", typ: memory.TypePreference, conf: 0.85, imp: 3, key: prefersKey,
 		re: re(`i(?: (?:much|really|generally|usually|strongly|would|also|definitely|always|personally|still))* prefer\s+`)},
 	{name: "偏好", typ: memory.TypePreference, conf: 0.85, imp: 3, key: prefersKey,
@@ -360,16 +443,28 @@ var patterns = []pattern{
 	{name: "fan", typ: memory.TypePreference, conf: 0.8, imp: 3, key: relationKey("likes"),
 		re: re(`i(?:'m| am)(?: (?:also|really|very|quite|so|a|an|big|huge|super|totally|deeply))* (?:fan of|into|fond of|passionate about|obsessed with|keen on|interested in|crazy about)\s+`)},
 	{name: "喜欢", typ: memory.TypePreference, conf: 0.8, imp: 3, key: relationKey("likes"),
-		re: re(`我(?:真的|很|非常|特别|最|一直|也|还|都|挺|超|比较|超级|十分|尤其|蛮|相当|向来|从小就|从小|就|一直都|本身就)*(?:喜欢|热爱|喜爱|钟爱|迷上了|爱上了|痴迷于|沉迷于|爱)(?:上了)?`)},
+		re: re(`我(?:真的|很|非常|特别|最|一直|也|还|都|挺|超|比较|超级|十分|尤其|蛮|相当|向来|从小就|从小|就|一直都|本身就|现在|平时|平常|周末)*(?:喜欢|热爱|喜爱|钟爱|迷上了|爱上了|痴迷于|沉迷于|爱)(?:上了)?`)},
+	{name: "粉丝", typ: memory.TypePreference, conf: 0.8, imp: 3, key: relationKey("likes"), group: 1,
+		re:      re(`我是(.{1,12}?)的(?:忠实|铁杆|超级|资深|狂热|死忠)?(?:粉丝|粉|迷)`),
+		content: func(m *match) string { return sentenceZH(thirdPersonZH(m.head)) }},
+	{name: "favorite-reversed", kind: kindCustom, custom: favoriteReversedEN,
+		re: re(`([a-z0-9][a-z0-9' &.-]{0,40}?) (?:is|are) my (?:all-time |absolute |very )?(?:favorite|favourite) ([a-z][a-z ]{0,30}?)(?:$|[.,!;])`)},
 	{name: "感兴趣", typ: memory.TypePreference, conf: 0.8, imp: 3, key: relationKey("likes"), group: 1,
 		re:      re(`我(?:很|非常|特别|也|还|一直|最近)*对(.{1,12}?)(?:很|非常|特别|比较|挺)?(?:感兴趣|有兴趣)`),
 		content: func(m *match) string { return "用户对" + m.item + "感兴趣。" }},
 
 	// ---- where, work, when ----------------------------------------------------------
-	{name: "live", typ: memory.TypeFact, conf: 0.85, imp: 4, key: homeKey,
+	{name: "live", typ: memory.TypeFact, conf: 0.85, imp: 4, key: homeKey, trim: trimHomeEN, place: true, wholeObject: true,
 		re: re(`i(?: (?:currently|now|still|also))? (?:live|am living|'m living|reside|am based|'m based)(?: in| at)\s+|i(?:'m| am)(?: (?:currently|now))? (?:living|based) in\s+`)},
+	{name: "moved", typ: memory.TypeFact, conf: 0.85, imp: 4, key: homeKey, trim: trimHomeEN, place: true, wholeObject: true,
+		re: re(`(?:i|we)(?:'ve| have)?(?: (?:just|recently|finally|already|also|since|now|actually))* (?:moved|relocated)(?: back| over| out)? to\s+`)},
+	{name: "lived-for", typ: memory.TypeFact, conf: 0.85, imp: 4, key: homeKey, group: 1,
+		re:      re(`(?:i|we)(?:'ve| have) (?:lived|been living) in ([a-z][a-z .'-]{1,40}?) (?:for|since)\b`),
+		content: func(m *match) string { return "User has lived in " + m.item + "." }},
 	{name: "住在", typ: memory.TypeFact, conf: 0.85, imp: 4, key: homeKey,
-		re: re(`我(?:现在|目前|一直|也|还|家)?(?:住在|家住|家在|常住|定居在|生活在|居住在)`)},
+		re: re(`我(?:现在|目前|一直|也|还|家|已经)?(?:住在|家住|家在|常住|定居在|生活在|居住在)`)},
+	{name: "搬到", kind: kindCustom, custom: movedZH,
+		re: re(`我(?:们)?(?:去年|前年|今年|上个月|上周|最近|刚刚|刚|已经|前几年|几年前|早就|也|全家|一家|之前|小时候)*(?:搬家到了|搬家到|搬到了|搬去了|搬回了|搬来了|搬到|搬去|搬回|搬来)`)},
 	{name: "在…生活", typ: memory.TypeFact, conf: 0.85, imp: 4, key: homeKey, group: 1,
 		re:      re(`我(?:现在|目前|一直)?在(.{1,12}?)(?:生活|居住|定居)`),
 		content: func(m *match) string { return "用户住在" + m.item + "。" }},
@@ -383,10 +478,16 @@ var patterns = []pattern{
 		re: re(`my birthday(?: is|'s)\s+|i was born on\s+`)},
 	{name: "生日", typ: memory.TypeFact, conf: 0.9, imp: 3, key: fixedKey("birthday"),
 		re: re(`我的生日(?:是|在)`)},
-	{name: "work-at", typ: memory.TypeFact, conf: 0.85, imp: 3, key: fixedKey("work.place"),
+	{name: "work-at", typ: memory.TypeFact, conf: 0.85, imp: 3, key: fixedKey("work.place"), trim: trimTimeEN, place: true,
 		re: re(`i(?: (?:currently|now|also))? work (?:at|for)\s+`)},
-	{name: "work-as", typ: memory.TypeFact, conf: 0.85, imp: 3, key: fixedKey("work.role"),
-		re: re(`i(?: (?:currently|now|also))? work as(?: an?)?\s+`)},
+	{name: "work-as", kind: kindCustom, custom: workAsEN,
+		re: re(`i(?: (?:currently|now|also))? work(?: full-time| part-time| full time| part time)? as(?: an?)?\s+|i(?:'ve| have) been working as(?: an?)?\s+`)},
+	{name: "teach", kind: kindCustom, custom: teachEN,
+		re: re(`i(?: (?:currently|also|now))? teach\s+`)},
+	{name: "retired", kind: kindWhole, typ: memory.TypeFact, conf: 0.85, imp: 3, key: fixedKey("work.status"),
+		re: re(`i(?:'m| am)(?: (?:now|recently|already|happily|semi))?[ -]retired\b|i retired\b`)},
+	{name: "退休", kind: kindWhole, typ: memory.TypeFact, conf: 0.85, imp: 3, key: fixedKey("work.status"),
+		re: re(`我(?:已经|早就)退休(?:了)?|我(?:刚|去年|前年)?退休了`)},
 	{name: "my-job", typ: memory.TypeFact, conf: 0.85, imp: 3, key: professionEN,
 		re: re(`my (?:job|occupation|profession) is(?: an?)?\s+`)},
 	{name: "work-in", typ: memory.TypeFact, conf: 0.85, imp: 3, key: func(m *match) (string, bool) {
@@ -395,8 +496,10 @@ var patterns = []pattern{
 		}
 		return "work.field", true
 	}, re: re(`i(?: (?:currently|now|also))? work in\s+`)},
-	{name: "i-am-a", typ: memory.TypeFact, conf: 0.85, imp: 3, key: professionEN,
+	{name: "i-am-a", kind: kindCustom, custom: iAmRoleEN,
 		re: re(`i(?:'m| am)(?: (?:also|currently|now))? an?\s+`)},
+	{name: "在…做", kind: kindCustom, custom: roleAtZH,
+		re: re(`我(?:现在|目前|一直)?在(.{1,12}?)(?:做|当|担任)`)},
 	{name: "在…工作", typ: memory.TypeFact, conf: 0.85, imp: 3, key: workPlaceZH, group: 1,
 		re:      re(`我(?:现在|目前|一直)?在(.{1,16}?)(?:工作|上班|任职|实习)`),
 		content: func(m *match) string { return "用户在" + m.item + "工作。" }},
@@ -405,18 +508,23 @@ var patterns = []pattern{
 	{name: "我是…人", typ: memory.TypeFact, conf: 0.85, imp: 3, key: hometownZH, group: 1,
 		re:      re(`我是([^,，的]{1,6}?)人(?:$|,|，)`),
 		content: func(m *match) string { return "用户是" + m.item + "人。" }},
-	{name: "我是", typ: memory.TypeFact, conf: 0.85, imp: 3, key: professionZH,
+	{name: "我是", kind: kindCustom, custom: roleZH,
 		re: re(`我(?:现在|目前)?(?:是|当)(?:一名|一个|一位|个|名)?`)},
 
 	// ---- family and pets ------------------------------------------------------------
-	{name: "married", kind: kindWhole, typ: memory.TypeFact, conf: 0.85, imp: 3, key: fixedKey("family.marital"),
-		re: re(`i(?:'m| am)(?: (?:happily|also))? married\b`)},
+	{name: "married", kind: kindCustom, custom: maritalEN,
+		re: re(`i(?:'m| am)(?: (?:happily|also|now|recently|newly|currently))? (?:married|divorced|single|engaged|widowed|separated)\b(?: with ((?:a|an|one|two|three|four|five|\d) (?:kids?|children|child|sons?|daughters?)))?`)},
 	{name: "结婚", kind: kindWhole, typ: memory.TypeFact, conf: 0.85, imp: 3, key: fixedKey("family.marital"),
-		re: re(`我(?:已经)?结婚了`)},
+		re: re(`我(?:已经)?(?:结婚|离婚|订婚|离异)了|我(?:是|现在是|目前)?(?:单身|已婚|离异)`)},
 	{name: "have", typ: memory.TypeFact, conf: 0.85, imp: 3, key: petOrFamily,
 		re: re(`i(?: also)? (?:have|'ve got|have got|own)\s+`)},
+	{name: "we-have", typ: memory.TypeFact, conf: 0.85, imp: 3, key: petOrFamily,
+		re:      re(`we(?:'ve got| (?:also |still |now )?(?:have got|have|own))\s+`),
+		content: func(m *match) string { return "User has " + objectEN(m.item) + "." }},
+	{name: "adopted", typ: memory.TypeFact, conf: 0.85, imp: 3, key: petOnly,
+		re: re(`(?:i|we)(?: (?:just|recently|finally|also|have|'ve))* (?:adopted|rescued|got|bought|took in)\s+`)},
 	{name: "养", kind: kindWhole, typ: memory.TypeFact, conf: 0.85, imp: 3, key: petZH,
-		re: re(`我(?:家)?(?:有|养了|养着|养)(?:一|两|三|几|1|2|3)?(?:只|条|个|头|匹)?(猫咪|狗狗|小猫|小狗|猫|狗|鹦鹉|仓鼠|兔子|金鱼|乌龟)`)},
+		re: re(`我(?:们)?(?:家)?(?:也|还|去年|前年|最近|刚刚|刚|上个月|已经|一直)*(?:有|养了|养着|养|领养了|收养了|买了|捡了)(?:一|两|三|四|几|1|2|3|4)?(?:只|条|个|头|匹|对)?(?:叫.{1,4}的)?(猫咪|狗狗|小猫|小狗|猫|狗|鹦鹉|仓鼠|兔子|金鱼|乌龟|马)`)},
 	{name: "家人", kind: kindWhole, typ: memory.TypeFact, conf: 0.85, imp: 3, key: relativeZH,
 		re: re(`我有(?:一个|两个|三个|个|一|两)?(儿子|女儿|孩子|哥哥|姐姐|弟弟|妹妹|老婆|老公|男朋友|女朋友|双胞胎)`)},
 
@@ -429,21 +537,48 @@ var patterns = []pattern{
 		re: re(`我的(?:目标|梦想|理想|愿望|人生目标|长期目标)(?:是|就是)`)},
 	{name: "成为", typ: memory.TypeGoal, conf: 0.8, imp: 4, key: familyKey("goal.become"),
 		re: re(`我(?:一直)?(?:想|希望|打算|计划|梦想)(?:成为|当)(?:一名|一个|一位)?`)},
+	{name: "training-for", kind: kindCustom, custom: trainingGoalEN,
+		re: re(`i(?:'m| am)(?: (?:currently|now|also|still))? (?:training|preparing|studying|revising|practicing|practising|getting ready|in training) for\s+`)},
+	{name: "准备比赛", kind: kindCustom, custom: trainingGoalZH,
+		re: re(`我(?:正在|在|最近在|一直在|目前在|现在在|最近)?(?:准备|备考|备战|训练)`)},
+	{name: "saving", kind: kindCustom, custom: savingGoal,
+		re: re(`i(?:'m| am)(?: (?:currently|now|also|still))? saving(?: up)?(?: money)? (?:to|for)\s+`)},
+	{name: "攒钱", kind: kindCustom, custom: savingGoal,
+		re: re(`我(?:在|正在|一直在|最近在)?(?:攒钱|存钱)(?:,)?(?:打算|准备|想|为了|要)?`)},
+	{name: "run-business", typ: memory.TypeProject, conf: 0.8, imp: 3, key: projectEN,
+		re: re(`i (?:run|own|founded|co-founded|started|opened)(?: (?:a|an|my own|my|our))(?: (?:small|little|tiny|new|own))*\s+`)},
+	{name: "开店", kind: kindCustom, custom: businessZH,
+		re: re(`我(?:自己)?(?:开了|开着|经营着?|创办了)(?:一家|一个|家|间|一间)(.{0,12}?)(面包店|咖啡馆|工作室|餐厅|花店|书店|酒吧|民宿|诊所|饭店|网店|公司|店)`)},
 	{name: "project", typ: memory.TypeProject, conf: 0.8, imp: 3, key: projectEN,
 		re: re(`i(?:'m| am)(?: (?:currently|now|also))? (?:working on|building|developing|creating|writing|making|running)\s+|my (?:current |main |side )?project(?: is)?(?: called)?\s+`)},
-	{name: "项目", typ: memory.TypeProject, conf: 0.8, imp: 3, key: familyKey("project"), group: 1,
-		re:      re(`我(?:正在|在|最近在|目前在|现在在|最近|目前正在|一直在)(?:做|开发|搞|写|研发|负责)(?:一个)?(.{1,20}?)(?:项目|app|应用|网站|平台|系统|小程序)`),
-		content: func(m *match) string { return "用户正在做" + m.item + "项目。" }},
+	{name: "项目", typ: memory.TypeProject, conf: 0.8, imp: 3, key: projectZH, group: 1,
+		re:      re(`我(?:正在|在|最近在|目前在|现在在|最近|目前正在|一直在)(?:做|开发|搞|写|研发|负责|创作|维护)(?:一个|一本|一部|一篇|一款|个)?(.{0,20}?)(项目|app|应用|网站|平台|系统|小程序|小说|书|论文|剧本|游戏|开源库|库|工具|框架|插件)`),
+		content: func(m *match) string { return sentenceZH(thirdPersonZH(m.head)) }},
 	{name: "learning", typ: memory.TypeGoal, conf: 0.8, imp: 3, key: learningEN,
 		re: re(`i(?:'m| am)(?: (?:currently|now|also))? (?:learning|studying)\s+|i(?:'ve| have) been (?:learning|studying|practicing|practising)\s+`)},
 	{name: "学习", typ: memory.TypeGoal, conf: 0.8, imp: 3, key: learningZH,
-		re: re(`我(?:正在|最近在|目前在|最近|一直在)(?:学|学习|自学)`)},
-	{name: "speak", typ: memory.TypeFact, conf: 0.85, imp: 3, key: familyKey("language.speaks"),
-		re: re(`i(?: also)? speak\s+|i(?:'m| am) fluent in\s+`)},
+		re: re(`我(?:正在|最近在|目前在|最近|一直在|在|现在在|还在)(?:学习|自学|学)`)},
+	{name: "读", typ: memory.TypeGoal, conf: 0.8, imp: 3, key: learningZH, group: 2,
+		re:      re(`我(?:现在|目前)?在(.{2,12}?)(?:读|念|攻读)(.{1,8})`),
+		content: func(m *match) string { return "用户在" + m.group(1) + "读" + m.item + "。" }},
+	{name: "speak", typ: memory.TypeFact, conf: 0.85, imp: 3, key: familyKey("language.speaks"), splitAnd: true,
+		re: re(`i(?: also)? speak\s+|i(?:'m| am) fluent in\s+|my (?:native language|mother tongue|first language) is\s+`)},
+	{name: "native-speaker", typ: memory.TypeFact, conf: 0.85, imp: 3, key: familyKey("language.speaks"), group: 1,
+		re:      re(`i(?:'m| am) a native ([a-z]+) speaker`),
+		content: func(m *match) string { return "User is a native " + m.item + " speaker." }},
+	{name: "母语", typ: memory.TypeFact, conf: 0.85, imp: 3, key: languageZH,
+		re: re(`我的(?:母语|第一语言)是`)},
+	{name: "会说", typ: memory.TypeFact, conf: 0.85, imp: 3, key: languageZH, splitAnd: true,
+		re: re(`我(?:也|还)?(?:会说|会讲|能说|能讲|说|讲)(?:一口流利的|一口|一点|流利的)?`)},
+	{name: "流利", typ: memory.TypeFact, conf: 0.85, imp: 3, key: languageZH, group: 1,
+		re:      re(`我的(.{1,4}?(?:语|文))(?:说得|讲得)?(?:很|非常|比较|挺|相当)?(?:流利|地道)`),
+		content: func(m *match) string { return sentenceZH(thirdPersonZH(m.head)) }},
 	{name: "habit", kind: kindWhole, typ: memory.TypePreference, conf: 0.8, imp: 2, key: habitKey,
 		re: re(`i (?:usually|always|often|normally|regularly|never|rarely|generally|typically)(?: also)? (?:drink|eat|go|run|wake up|get up|sleep|read|cook|play|listen to|watch|walk|swim|work out|exercise|take|use|practice|practise|study|visit|ride|drive|bike|cycle|meditate|jog|do yoga)\b[^,;]*`)},
+	{name: "habit-every", kind: kindWhole, typ: memory.TypePreference, conf: 0.8, imp: 2, key: habitKey,
+		re: re(`i (?:also |usually |always |often |normally |still )?(?:go|drink|eat|run|swim|jog|walk|cycle|bike|ride|meditate|read|cook|play|practice|practise|do|work out|train|visit|call|take|have|study|write|paint|volunteer|attend|wake up|get up|sleep)\b[^,;]*?\b(?:every (?:day|morning|evening|night|week|weekend|monday|tuesday|wednesday|thursday|friday|saturday|sunday)|each (?:day|morning|evening|week)|daily|on weekends|at weekends|on (?:mondays|tuesdays|wednesdays|thursdays|fridays|saturdays|sundays)|(?:once|twice|three times) a (?:day|week|month))\b[^,;]*`)},
 	{name: "习惯", kind: kindWhole, typ: memory.TypePreference, conf: 0.8, imp: 2, key: habitKey,
-		re: re(`我(?:每天|平时|通常|经常|一般|习惯|总是|每周|每晚|每天早上|每天晚上|早上|晚上)(?:都)?(?:会)?(?:去)?(?:喝|吃|跑步|看|听|读|写|画|练|学|做|玩|骑|游泳|早起|睡|锻炼|运动|冥想|散步|花)[^,，]*`)},
+		re: re(`我(?:(?:每天|平时|通常|经常|一般|习惯|总是|每周[一二三四五六日天]?|每个?周末|每晚|每天早上|每天晚上|每个月|每月|早上|晚上|下午|中午|上午)(?:都)?)+(?:会)?(?:在)?(?:[零一二三四五六七八九十两0-9]{1,3}点(?:半|钟|多)?(?:左右)?)?(?:就)?(?:去)?(?:喝|吃|跑步|看|听|读|写|画|练|学|做|玩|骑|游泳|早起|睡|锻炼|运动|冥想|散步|花|起床|健身|上床)[^,，]*`)},
 }
 
 func prefersKey(m *match) (string, bool) {
@@ -459,7 +594,11 @@ func prefersKey(m *match) (string, bool) {
 		return l, true
 	}
 	s := slugOf(obj)
-	return domainOf(s) + ".prefers." + s, true
+	d := domainOf(s)
+	if d == "interest" && hasCJK(obj) {
+		d = zhDomain(obj)
+	}
+	return d + ".prefers." + s, true
 }
 
 func habitKey(m *match) (string, bool) {
@@ -467,6 +606,15 @@ func habitKey(m *match) (string, bool) {
 		ws := strings.Fields(strings.ToLower(m.item))
 		for len(ws) > 0 && (ws[0] == "i" || enAdverbs[ws[0]]) {
 			ws = ws[1:]
+		}
+		// "go swimming every Saturday morning" → habit.go_swimming: the key names the
+		// habit, not its schedule.
+		for i, w := range ws {
+			if i > 0 && (w == "every" || w == "each" || w == "daily" || w == "on" && i+1 < len(ws) && strings.HasSuffix(ws[i+1], "s") ||
+				(w == "once" || w == "twice") && i+1 < len(ws) && ws[i+1] == "a") {
+				ws = ws[:i]
+				break
+			}
 		}
 		return "habit." + candidate.Slug(strings.Join(ws, " ")), true
 	}
@@ -566,7 +714,63 @@ func learningZH(m *match) (string, bool) {
 	if strings.HasPrefix(m.item, "会") || strings.HasPrefix(m.item, "了") || strings.HasPrefix(m.item, "到") {
 		return "", false // 学会了: something learnt once, not an ongoing pursuit
 	}
+	// "我在学校…", "我在学习上…": a place or an aside, not a subject; "在图书馆读书":
+	// reading, not studying.
+	for _, p := range []string{"校", "生", "院", "期", "上", "中", "方面", "的", "书", "小说", "报", "杂志", "文章", "完"} {
+		if strings.HasPrefix(m.item, p) {
+			return "", false
+		}
+	}
+	if strings.HasSuffix(m.item, "时") || strings.HasSuffix(m.item, "时候") {
+		return "", false // "我在学习函数的概念时，…": when, not what
+	}
 	return "learning." + slugOf(m.item), true
+}
+
+// hiIAmEN: "Hi, I'm Gary", "Hi! I'm Priya, a UX designer from Pune" (a name, and a
+// role given as an apposition).
+func hiIAmEN(m *match, rest string, loc []int) ([]draft, int, bool) {
+	after := rest[loc[1]:]
+	name, n := nameWordsEN(after)
+	if name == "" {
+		return nil, 0, false
+	}
+	if _, ok := greetedNameEN(&match{item: name}); !ok {
+		return nil, 0, false
+	}
+	out := []draft{{typ: memory.TypeFact, key: "name", content: "User's name is " + name + ".", importance: 4, confidence: 0.85}}
+	consumed := loc[1] + n
+	tail := after[n:]
+	low := strings.ToLower(tail)
+	for _, art := range []string{", a ", ", an "} {
+		if !strings.HasPrefix(low, art) {
+			continue
+		}
+		obj, on := cutObject(tail[len(art):], false, false)
+		role, place, origin := splitRoleEN(obj)
+		if ok, student := isProfessionEN(role); ok {
+			out = append(out, roleDrafts(sentenceEN("User is "+strings.TrimSpace(art[2:])+" "+role), role, place, origin, student)...)
+			consumed += len(art) + on
+		}
+	}
+	return out, consumed, true
+}
+
+// languageZH accepts a language ("粤语", "上海话") for language.speaks.<slug>; "我说了一句话"
+// names none.
+func languageZH(m *match) (string, bool) {
+	item := m.item
+	if _, ok := languages[item]; !ok {
+		n := utf8.RuneCountInString(item)
+		if n < 2 || n > 4 || !(strings.HasSuffix(item, "语") || strings.HasSuffix(item, "话") || strings.HasSuffix(item, "文")) ||
+			strings.ContainsAny(item, "了一句的些点这那你他她话题") && !strings.HasSuffix(item, "话") {
+			return "", false
+		}
+		if strings.ContainsAny(strings.TrimSuffix(item, "话"), "了一句的些点这那你他她什么") {
+			return "", false
+		}
+	}
+	return "language.speaks." + slugOf(item), true
 }
 
 // greetedNameEN accepts one capitalised word that is not a state ("Hi, I'm Gary", not

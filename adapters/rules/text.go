@@ -122,7 +122,8 @@ func clauseEnd(s string, i int) int {
 var objectStopsEN = []string{" because ", " but ", " which ", " so that ", " so ", " since ", " although ", " though ",
 	" when ", " while ", " if ", " especially ", " such as ", " like ", " and i ", " and i'", " and my ", " but i ", " - ", " — ",
 	" (", " for example", " e.g.", " except ", " whenever ", " as long as ", " unless ", " and it ", " and that ",
-	" and they ", " and you ", " and we ", " who ", " where ", " lately", " recently", " these days", " nowadays",
+	" and they ", " and you ", " and we ", " and she", " and he ", " and he'", " and her ", " and his ", " and our ",
+	" who ", " where ", " lately", " recently", " these days", " nowadays",
 	" at the moment", "?", "!", "\""}
 var objectStopsZH = []string{",", "，", ";", "；", ":", "：", "因为", "但是", "但", "不过", "所以", "而且", "特别是", "尤其是",
 	"尤其", "比如", "例如", "像是", "吗", "呢", "?", "!", "。", "也很", "还有", "并且", "，像"}
@@ -152,6 +153,20 @@ func cutObject(raw string, zh, question bool) (string, int) {
 		end = i
 	}
 	if !zh {
+		// "Berlin and work at Siemens": "and" before a verb of the user's starts a
+		// new statement.
+		for from := 0; from < end; {
+			i := strings.Index(low[from:end], " and ")
+			if i < 0 {
+				break
+			}
+			i += from
+			if next := strings.Fields(low[i+len(" and "):]); len(next) > 0 && carryVerbsEN[next[0]] && next[0] != "also" {
+				end = i
+				break
+			}
+			from = i + 1
+		}
 		for from := 0; from < end; {
 			i := strings.IndexByte(low[from:end], ',')
 			if i < 0 {
@@ -332,7 +347,8 @@ func validObject(obj string, zh bool) bool {
 // enAdverbs may stand between "I" and the verb.
 var enAdverbs = toSet(`really also truly absolutely just still especially totally quite particularly genuinely
 	simply sincerely always usually often normally regularly never rarely generally typically currently now
-	much strongly definitely kind of sort of very deeply personally mostly no longer`)
+	much strongly definitely kind of sort of very deeply personally mostly no longer recently finally already actually
+	since once`)
 
 // thirdPersonEN rewrites the head of a first-person clause: "I really like" → "User
 // really likes", "I'm allergic to" → "User is allergic to", "My name is" → "User's
@@ -353,7 +369,11 @@ func thirdPersonEN(head string) string {
 		return strings.TrimSpace("User has " + strings.Join(swapPronounsEN(rest), " "))
 	case "i'd":
 		return strings.TrimSpace("User would " + strings.Join(swapPronounsEN(rest), " "))
-	case "i":
+	case "we've":
+		return strings.TrimSpace("User has " + strings.Join(swapPronounsEN(rest), " "))
+	case "we're":
+		return strings.TrimSpace("User is " + strings.Join(swapPronounsEN(rest), " "))
+	case "i", "we":
 	default:
 		return strings.Join(swapPronounsEN(ws), " ")
 	}
@@ -378,12 +398,22 @@ func thirdPersonEN(head string) string {
 			out = append(out, "doesn't")
 		case "was", "can't", "cannot", "can", "will", "would", "could", "should", "must", "didn't", "won't":
 			out = append(out, w)
+		case "were":
+			out = append(out, "was")
 		default:
-			out = append(out, verbS(w))
+			if strings.HasSuffix(lw, "ed") || pastEN[lw] {
+				out = append(out, w) // "I moved to" → "User moved to"
+			} else {
+				out = append(out, verbS(w))
+			}
 		}
 	}
 	return strings.Join(swapPronounsEN(out), " ")
 }
+
+// pastEN are irregular past forms that stay as they are in the third person.
+var pastEN = toSet(`grew got went took became had began bought left made met ran saw spent taught won wrote found came
+	gave knew built lost sold started quit`)
 
 // verbS is the third person singular of a regular verb.
 func verbS(v string) string {

@@ -72,6 +72,11 @@ func movedZH(m *match, rest string, loc []int) ([]draft, int, bool) {
 	if obj == "" || !validObject(obj, true) || utf8.RuneCountInString(obj) > 10 {
 		return nil, 0, false
 	}
+	for _, w := range []string{"办公", "公司", "工位", "座位", "楼上", "楼下", "隔壁", "会议", "教室", "对面", "旁边", "后面", "前面"} {
+		if strings.Contains(obj, w) {
+			return nil, 0, false // "我搬到了新的办公室": a desk, not a home
+		}
+	}
 	past := strings.HasPrefix(strings.TrimSpace(rest[loc[1]+len(obj):]), "了")
 	for _, p := range pastMoveZH {
 		past = past || strings.Contains(m.head, p)
@@ -363,6 +368,9 @@ func relativeApposEN(m *match, rest string, loc []int) ([]draft, int, bool) {
 // rest ("I have three kids") is read next.
 func relativeAndIEN(m *match, rest string, loc []int) ([]draft, int, bool) {
 	raw := strings.ToLower(m.group(1))
+	if r := relationsEN[raw]; r == "mother" || r == "father" {
+		return nil, loc[2*2], true // "my mom and I went shopping": everyone has one; read on
+	}
 	return []draft{relativeDraft(relationsEN[raw], "", false, raw)}, loc[2*2], true
 }
 
@@ -375,7 +383,7 @@ func relativeNamedZH(m *match, rest string, loc []int) ([]draft, int, bool) {
 	var n int
 	if m.group(2) != "" { // 叫 / 名字是
 		name, n = cutObject(after, true, false)
-		if _, ok := nameKey("name")(&match{item: name}); !ok || name == "" || strings.ContainsAny(name, "什么啥谁") {
+		if !validNameZH(name) {
 			return nil, 0, false
 		}
 	} else {
@@ -394,14 +402,28 @@ func relativeNamedZH(m *match, rest string, loc []int) ([]draft, int, bool) {
 	return []draft{relativeDraft(relationsZH[raw], name, true, raw)}, loc[1] + n, true
 }
 
+// validNameZH accepts a given name after 叫: "安娜", "小美"; not "我早点睡" (叫 as
+// "tell to") or "个不停" (叫 as "bark").
+func validNameZH(name string) bool {
+	if _, ok := nameKey("name")(&match{item: name}); !ok || name == "" {
+		return false
+	}
+	for _, p := range []string{"我", "你", "他", "她", "它", "个", "不", "一", "了", "声", "着", "得", "什么"} {
+		if strings.HasPrefix(name, p) {
+			return false
+		}
+	}
+	return !strings.ContainsAny(name, "什么啥谁早睡别要")
+}
+
 // relativeAndZH: "我和老公有三个孩子" — the user has a husband; "有三个孩子" is read
 // next with the user as subject.
 func relativeAndZH(m *match, rest string, loc []int) ([]draft, int, bool) {
 	raw := m.group(1)
-	clause, _ := cutObject(rest, true, false)
-	d := relativeDraft(relationsZH[raw], "", true, raw)
-	d.content = sentenceZH(thirdPersonZH(clause))
-	return []draft{d}, loc[1], true
+	if r := relationsZH[raw]; r == "mother" || r == "father" {
+		return nil, loc[1], true // "我和妈妈去逛街": everyone has one; read on
+	}
+	return []draft{relativeDraft(relationsZH[raw], "", true, raw)}, loc[1], true
 }
 
 // petNamedEN: "Our dog Biscuit is a golden retriever", "my cat's name is Luna".
@@ -549,8 +571,8 @@ func savingGoal(m *match, rest string, loc []int) ([]draft, int, bool) {
 		}
 		content = sentenceEN(thirdPersonEN(m.head) + " " + objectEN(obj))
 	}
-	if what == "" || !validObject(what, zh) {
-		return nil, 0, false
+	if what == "" || !validObject(what, zh) || strings.Contains(strings.ToLower(what), "rainy day") {
+		return nil, 0, false // "saving for a rainy day": a saying
 	}
 	d := draft{typ: memory.TypeGoal, key: "goal." + slugOf(what), content: content, importance: 4, confidence: 0.8}
 	return []draft{d}, loc[1] + n, true
@@ -584,6 +606,9 @@ func projectZH(m *match) (string, bool) {
 
 // maritalEN: "I'm married", "I'm married with two children" (two facts).
 func maritalEN(m *match, rest string, loc []int) ([]draft, int, bool) {
+	if after := strings.ToLower(rest[loc[1]:]); strings.HasPrefix(after, " to my ") || strings.HasPrefix(after, " to the ") {
+		return nil, 0, false // "I'm married to my job": a joke, not a marital status
+	}
 	out := []draft{{typ: memory.TypeFact, key: "family.marital", content: statement(rest[:loc[1]], false), importance: 3, confidence: 0.85}}
 	n := loc[1]
 	if k := loc[2]; k >= 0 { // "… with two children"

@@ -125,6 +125,9 @@ func relationKey(relation string) func(m *match) (string, bool) {
 		if relation == "likes" && unpleasant(m.item) {
 			return "", false // "I just love waiting in line": not a taste
 		}
+		if isRelative(m.item) {
+			return "", false // "I love my wife": a person, not a taste
+		}
 		s := slugOf(m.item)
 		d := domainOf(s)
 		if d == "interest" && hasCJK(m.item) {
@@ -225,6 +228,43 @@ func petZH(m *match) (string, bool) {
 	return "pet." + slugOf(m.group(1)), true
 }
 
+// isRelative reports whether an object is one of the user's relatives ("my wife",
+// "我的女儿", "my family").
+func isRelative(obj string) bool {
+	low := strings.ToLower(strings.TrimSpace(obj))
+	if rest, ok := strings.CutPrefix(low, "my "); ok {
+		ws := strings.Fields(rest)
+		for _, w := range ws {
+			w = strings.TrimSuffix(strings.TrimRight(w, ".,!?;:"), "'s")
+			if relationsEN[w] != "" || relationsEN[strings.TrimSuffix(w, "s")] != "" || w == "family" || w == "parents" || w == "children" || w == "kids" {
+				return true
+			}
+			if !enAdverbs[w] && w != "little" && w != "big" && w != "younger" && w != "older" {
+				break
+			}
+		}
+		return false
+	}
+	r := strings.TrimPrefix(strings.TrimPrefix(low, "我的"), "我")
+	if r == low {
+		return false
+	}
+	for w := range relationsZH {
+		if strings.HasPrefix(r, w) && utf8.RuneCountInString(r) <= utf8.RuneCountInString(w)+1 {
+			return true
+		}
+	}
+	return r == "家人" || r == "父母"
+}
+
+// petNamedZH: "我家的狗叫豆豆" (not "我家的狗叫个不停").
+func petNamedZH(m *match) (string, bool) {
+	if !validNameZH(m.item) {
+		return "", false
+	}
+	return petZH(m)
+}
+
 func relativeZH(m *match) (string, bool) {
 	if s, ok := zhSlugs[m.group(1)]; ok {
 		return "family." + s, true
@@ -278,6 +318,52 @@ func projectEN(m *match) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// businessEN keys what the user runs or founded: a named business ("a bakery called
+// Flour & Stone") or one named by what it is ("a small bakery"), not "a new job at
+// Google" or "a marathon".
+func businessEN(m *match) (string, bool) {
+	low := strings.ToLower(m.item)
+	if strings.Contains(low, " called ") || strings.Contains(low, " named ") {
+		return projectEN(m)
+	}
+	for _, w := range businessWordsEN {
+		if containsWordASCII(low, w) {
+			return projectEN(m)
+		}
+	}
+	return "", false
+}
+
+var businessWordsEN = []string{"startup", "company", "business", "bakery", "shop", "store", "cafe", "café", "restaurant",
+	"studio", "agency", "blog", "newsletter", "clinic", "farm", "salon", "firm", "consultancy", "nonprofit", "charity",
+	"podcast", "channel", "website", "app", "bar", "gym", "school", "practice"}
+
+// movedKeyEN: "I moved to Berlin" (home.city), "…to a small town in Ohio" / "…to my
+// hometown" (home.location); not "…to a new office" or "…to the next chapter".
+func movedKeyEN(m *match) (string, bool) {
+	if unicode.IsUpper(firstRune(m.item)) {
+		return "home.city", true
+	}
+	low := strings.ToLower(m.item)
+	for _, w := range []string{"town", "city", "village", "countryside", "suburbs", "suburb", "apartment", "house", "flat",
+		"neighborhood", "neighbourhood", "hometown", "country", "coast", "island", "state"} {
+		if containsWordASCII(low, w) {
+			return "home.location", true
+		}
+	}
+	return "", false
+}
+
+// workPlaceEN: "I work at the city library"; "I work at home" or "…at night" is no
+// workplace.
+func workPlaceEN(m *match) (string, bool) {
+	switch strings.ToLower(strings.TrimSpace(m.item)) {
+	case "home", "night", "nights", "weekends", "the weekend", "myself", "a job":
+		return "", false
+	}
+	return "work.place", true
 }
 
 func containsWordASCII(s, w string) bool {
@@ -381,7 +467,7 @@ var patterns = []pattern{
 		re: re(`我(?:和|跟|与)(` + relZH + `)(?:一起)?`)},
 	{name: "pet-named", kind: kindCustom, custom: petNamedEN, noCarry: true,
 		re: re(`(?:my|our) (dog|cat|puppy|kitten|parrot|rabbit|bunny|hamster|horse|pony|turtle|tortoise|bird|guinea pig|snake|lizard)(?:'s name is| is called| is named|, | named | called | )([a-z])`)},
-	{name: "宠物名字", typ: memory.TypeFact, conf: 0.85, imp: 3, key: petZH, noCarry: true, noSynthetic: true,
+	{name: "宠物名字", typ: memory.TypeFact, conf: 0.85, imp: 3, key: petNamedZH, noCarry: true, noSynthetic: true,
 		re: re(`我(?:们家|家|的)(?:的|里的)?(猫咪|狗狗|小猫|小狗|猫|狗|鹦鹉|仓鼠|兔子|金鱼|乌龟)(?:叫做|名叫|叫)`)},
 
 	// ---- retractions: the memory under the key is no longer true ---------------------
@@ -456,7 +542,7 @@ var patterns = []pattern{
 	// ---- where, work, when ----------------------------------------------------------
 	{name: "live", typ: memory.TypeFact, conf: 0.85, imp: 4, key: homeKey, trim: trimHomeEN, place: true, wholeObject: true,
 		re: re(`i(?: (?:currently|now|still|also))? (?:live|am living|'m living|reside|am based|'m based)(?: in| at)\s+|i(?:'m| am)(?: (?:currently|now))? (?:living|based) in\s+`)},
-	{name: "moved", typ: memory.TypeFact, conf: 0.85, imp: 4, key: homeKey, trim: trimHomeEN, place: true, wholeObject: true,
+	{name: "moved", typ: memory.TypeFact, conf: 0.85, imp: 4, key: movedKeyEN, trim: trimHomeEN, place: true, wholeObject: true,
 		re: re(`(?:i|we)(?:'ve| have)?(?: (?:just|recently|finally|already|also|since|now|actually))* (?:moved|relocated)(?: back| over| out)? to\s+`)},
 	{name: "lived-for", typ: memory.TypeFact, conf: 0.85, imp: 4, key: homeKey, group: 1,
 		re:      re(`(?:i|we)(?:'ve| have) (?:lived|been living) in ([a-z][a-z .'-]{1,40}?) (?:for|since)\b`),
@@ -478,8 +564,8 @@ var patterns = []pattern{
 		re: re(`my birthday(?: is|'s)\s+|i was born on\s+`)},
 	{name: "生日", typ: memory.TypeFact, conf: 0.9, imp: 3, key: fixedKey("birthday"),
 		re: re(`我的生日(?:是|在)`)},
-	{name: "work-at", typ: memory.TypeFact, conf: 0.85, imp: 3, key: fixedKey("work.place"), trim: trimTimeEN, place: true,
-		re: re(`i(?: (?:currently|now|also))? work (?:at|for)\s+`)},
+	{name: "work-at", typ: memory.TypeFact, conf: 0.85, imp: 3, key: workPlaceEN, trim: trimTimeEN, place: true,
+		re: re(`i(?: (?:currently|now|also))? work (?:at|for)\s+|i(?: (?:just|recently))? started (?:a new job|my new job|working|a job) (?:at|for)\s+`)},
 	{name: "work-as", kind: kindCustom, custom: workAsEN,
 		re: re(`i(?: (?:currently|now|also))? work(?: full-time| part-time| full time| part time)? as(?: an?)?\s+|i(?:'ve| have) been working as(?: an?)?\s+`)},
 	{name: "teach", kind: kindCustom, custom: teachEN,
@@ -545,7 +631,7 @@ var patterns = []pattern{
 		re: re(`i(?:'m| am)(?: (?:currently|now|also|still))? saving(?: up)?(?: money)? (?:to|for)\s+`)},
 	{name: "攒钱", kind: kindCustom, custom: savingGoal,
 		re: re(`我(?:在|正在|一直在|最近在)?(?:攒钱|存钱)(?:,)?(?:打算|准备|想|为了|要)?`)},
-	{name: "run-business", typ: memory.TypeProject, conf: 0.8, imp: 3, key: projectEN,
+	{name: "run-business", typ: memory.TypeProject, conf: 0.8, imp: 3, key: businessEN,
 		re: re(`i (?:run|own|founded|co-founded|started|opened)(?: (?:a|an|my own|my|our))(?: (?:small|little|tiny|new|own))*\s+`)},
 	{name: "开店", kind: kindCustom, custom: businessZH,
 		re: re(`我(?:自己)?(?:开了|开着|经营着?|创办了)(?:一家|一个|家|间|一间)(.{0,12}?)(面包店|咖啡馆|工作室|餐厅|花店|书店|酒吧|民宿|诊所|饭店|网店|公司|店)`)},
@@ -756,22 +842,33 @@ func hiIAmEN(m *match, rest string, loc []int) ([]draft, int, bool) {
 	return out, consumed, true
 }
 
-// languageZH accepts a language ("粤语", "上海话") for language.speaks.<slug>; "我说了一句话"
-// names none.
+// languageZH accepts a language ("粤语", "上海话") for language.speaks.<slug>; "我说了一句话",
+// "我讲个笑话" name none.
 func languageZH(m *match) (string, bool) {
 	item := m.item
 	if _, ok := languages[item]; !ok {
 		n := utf8.RuneCountInString(item)
-		if n < 2 || n > 4 || !(strings.HasSuffix(item, "语") || strings.HasSuffix(item, "话") || strings.HasSuffix(item, "文")) ||
-			strings.ContainsAny(item, "了一句的些点这那你他她话题") && !strings.HasSuffix(item, "话") {
+		if n < 2 || n > 5 || !(strings.HasSuffix(item, "语") || strings.HasSuffix(item, "话") || strings.HasSuffix(item, "文")) {
 			return "", false
 		}
-		if strings.ContainsAny(strings.TrimSuffix(item, "话"), "了一句的些点这那你他她什么") {
-			return "", false
+		for _, p := range []string{"个", "一", "几", "这", "那", "些", "句", "了", "两", "三", "些", "你", "他", "她", "我", "什么"} {
+			if strings.HasPrefix(item, p) {
+				return "", false
+			}
+		}
+		for _, w := range notLanguagesZH {
+			if strings.HasSuffix(item, w) {
+				return "", false
+			}
 		}
 	}
 	return "language.speaks." + slugOf(item), true
 }
+
+// notLanguagesZH end in 语/话/文 without being a language one speaks.
+var notLanguagesZH = []string{"成语", "谚语", "笑话", "话语", "术语", "脏话", "真话", "假话", "实话", "废话", "坏话", "好话", "大话",
+	"情话", "鬼话", "梦话", "气话", "闲话", "悄悄话", "心里话", "电话", "童话", "神话", "对话", "说话", "讲话", "课文", "作文",
+	"论文", "原文", "全文", "正文", "短文", "散文", "口语", "外语", "母语", "语文", "暗语", "密语", "咒语", "标语", "俗语", "评语"}
 
 // greetedNameEN accepts one capitalised word that is not a state ("Hi, I'm Gary", not
 // "Hi, I'm Fine" or "Hi, I'm Back").

@@ -314,9 +314,31 @@ func matchPatterns(rest, restLow string, inside, question, boost, greeted, hypot
 		if !ok {
 			continue
 		}
+		if !zh && windowFollows(restLow, consumed) {
+			// "I'm vegetarian this week", "I live in Berlin for now": the window
+			// qualifies the statement, which is then not a long-term memory.
+			return nil, consumed, false
+		}
 		return ds, consumed, !p.noCarry
 	}
 	return nil, 0, false
+}
+
+// windowFollows reports whether what follows a statement in its clause, up to the
+// next joined statement, ties it to a short window ("… this week", "… for now").
+// Chinese puts the time before the verb, so a window after a Chinese statement
+// opens the next one ("我是护士明天要上夜班") and is not looked at.
+func windowFollows(restLow string, consumed int) bool {
+	if consumed >= len(restLow) {
+		return false
+	}
+	frag := restLow[consumed:clauseEnd(restLow, consumed)]
+	for _, j := range []string{" and ", " but ", " so ", " because ", " while ", " although "} {
+		if i := strings.Index(frag, j); i >= 0 {
+			frag = frag[:i]
+		}
+	}
+	return strings.TrimSpace(frag) != "" && candidate.TimeWindow(frag) != ""
 }
 
 // carriedSubject says how to read a clause without a subject after one of the
@@ -397,7 +419,12 @@ func (p *pattern) apply(m *match, rest, restLow string, loc []int, question, boo
 		consumed += n
 	}
 	if p.trim != nil {
-		obj = p.trim(obj)
+		if p.group == 0 {
+			// the raw object: fillers such as "now" in "for now" still matter here
+			obj = p.trim(rest[loc[1]:consumed])
+		} else {
+			obj = p.trim(obj)
+		}
 	}
 	if obj == "" {
 		return nil, 0, false

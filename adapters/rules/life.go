@@ -18,7 +18,9 @@ import (
 // whenEN/durationEN are time qualifiers at the end of an object: "Berlin last year",
 // "Seoul for about six years now", "pharmacist since 2019".
 var (
-	whenEN     = regexp.MustCompile(`\s+(?:(?:last|this|next) (?:year|month|week|summer|winter|spring|autumn|fall)|in (?:(?:19|20)\d\d|january|february|march|april|may|june|july|august|september|october|november|december|the (?:spring|summer|autumn|fall|winter))|(?:a|one|two|three|four|five|six|\d+|a few|several|many) (?:years?|months?|weeks?) ago|a (?:long )?while ago|yesterday|recently|today|already|now|again|back then|by the end of (?:the|this|next) \w+|one day|someday)\b.*$`)
+	// Only qualifiers that date a fact: "this week" or "for now" make it short-lived,
+	// and stay in the content so the boundaries drop it.
+	whenEN     = regexp.MustCompile(`\s+(?:last (?:year|month|summer|winter|spring|autumn|fall)|in (?:(?:19|20)\d\d|january|february|march|april|may|june|july|august|september|october|november|december|the (?:spring|summer|autumn|fall|winter))|(?:a|one|two|three|four|five|six|\d+|a few|several|many) (?:years?|months?) ago|a (?:long )?while ago|recently|already|again|back then|by the end of (?:the|this|next) year|one day|someday)\b.*$`)
 	durationEN = regexp.MustCompile(`\s+(?:for (?:about |over |almost |nearly |more than |the (?:last|past) )?(?:\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|forty|several|many|a few|a couple of)\s*(?:years?|months?|decades?|weeks?)|since (?:(?:19|20)\d\d|i was \w+|childhood|college|university|school|high school))\b.*$`)
 )
 
@@ -37,8 +39,16 @@ func trimTimeEN(obj string) string {
 	}
 }
 
-// trimHomeEN keeps the place of "Lisbon, near the river" or "Toronto with my family".
+// temporaryStayEN: "in Paris for now", "…for two months", "…for the summer": a stay,
+// not a home.
+var temporaryStayEN = regexp.MustCompile(`\bfor (?:now|the time being|the moment|a (?:few|couple of) (?:days|weeks|months)|a (?:week|month|while|bit)|(?:\d+|one|two|three|four|five|six|several) (?:days|weeks|months)|the (?:summer|winter|semester|holidays|weekend))\b|\btemporarily\b`)
+
+// trimHomeEN keeps the place of "Lisbon, near the river" or "Toronto with my family";
+// a temporary stay ("Paris for now") is no home at all.
 func trimHomeEN(obj string) string {
+	if temporaryStayEN.MatchString(strings.ToLower(obj)) {
+		return ""
+	}
 	if i := strings.Index(obj, ", "); i > 0 {
 		obj = obj[:i]
 	}
@@ -49,6 +59,18 @@ func trimHomeEN(obj string) string {
 		}
 	}
 	return trimTimeEN(obj)
+}
+
+// movedWhenEN are windows a completed move may carry: "I moved to Berlin yesterday"
+// still says where the user lives.
+var movedWhenEN = regexp.MustCompile(`\s+(?:yesterday|today|this (?:week|month|morning)|last (?:week|night|weekend)|just now)\b.*$`)
+
+// trimMovedEN is trimHomeEN for a move that happened.
+func trimMovedEN(obj string) string {
+	if loc := movedWhenEN.FindStringIndex(strings.ToLower(obj)); loc != nil && loc[0] > 0 {
+		obj = obj[:loc[0]]
+	}
+	return trimHomeEN(obj)
 }
 
 // validPlace accepts a described place ("the city library", "a small town in Ohio")

@@ -542,7 +542,7 @@ var patterns = []pattern{
 	// ---- where, work, when ----------------------------------------------------------
 	{name: "live", typ: memory.TypeFact, conf: 0.85, imp: 4, key: homeKey, trim: trimHomeEN, place: true, wholeObject: true,
 		re: re(`i(?: (?:currently|now|still|also))? (?:live|am living|'m living|reside|am based|'m based)(?: in| at)\s+|i(?:'m| am)(?: (?:currently|now))? (?:living|based) in\s+`)},
-	{name: "moved", typ: memory.TypeFact, conf: 0.85, imp: 4, key: movedKeyEN, trim: trimHomeEN, place: true, wholeObject: true,
+	{name: "moved", typ: memory.TypeFact, conf: 0.85, imp: 4, key: movedKeyEN, trim: trimMovedEN, place: true, wholeObject: true,
 		re: re(`(?:i|we)(?:'ve| have)?(?: (?:just|recently|finally|already|also|since|now|actually))* (?:moved|relocated)(?: back| over| out)? to\s+`)},
 	{name: "lived-for", typ: memory.TypeFact, conf: 0.85, imp: 4, key: homeKey, group: 1,
 		re:      re(`(?:i|we)(?:'ve| have) (?:lived|been living) in ([a-z][a-z .'-]{1,40}?) (?:for|since)\b`),

@@ -128,6 +128,10 @@ var objectStopsEN = []string{" because ", " but ", " which ", " so that ", " so 
 var objectStopsZH = []string{",", "，", ";", "；", ":", "：", "因为", "但是", "但", "不过", "所以", "而且", "特别是", "尤其是",
 	"尤其", "比如", "例如", "像是", "吗", "呢", "?", "!", "。", "也很", "还有", "并且", "，像"}
 
+// newStatementEN are time words that, after "and", start a new statement ("I love
+// jazz and tonight I'm going to a concert").
+var newStatementEN = toSet(`tomorrow tonight today yesterday this next later then tmr soon now last`)
+
 // commaBreakEN are words that, after a comma, start a new clause rather than the
 // next item of a list.
 var commaBreakEN = toSet(`i you he she we they it what how why when where who which can could would do does did is
@@ -152,16 +156,24 @@ func cutObject(raw string, zh, question bool) (string, int) {
 	if i := strings.IndexAny(low, ";:"); i >= 0 && i < end {
 		end = i
 	}
-	if !zh {
-		// "Berlin and work at Siemens": "and" before a verb of the user's starts a
-		// new statement.
+	if zh {
+		// "护士明天要上夜班": a time phrase inside a Chinese object opens the next
+		// statement ("明天要上夜班"); at its start it qualifies the object and stays.
+		if w := candidate.TimeWindow(low[:end]); w != "" {
+			if i := strings.Index(low[:end], w); i > 0 {
+				end = i
+			}
+		}
+	} else {
+		// "Berlin and work at Siemens", "jazz and tonight I'm going…": "and" before a
+		// verb of the user's or a time word starts a new statement.
 		for from := 0; from < end; {
 			i := strings.Index(low[from:end], " and ")
 			if i < 0 {
 				break
 			}
 			i += from
-			if next := strings.Fields(low[i+len(" and "):]); len(next) > 0 && carryVerbsEN[next[0]] && next[0] != "also" {
+			if next := strings.Fields(low[i+len(" and "):]); len(next) > 0 && (carryVerbsEN[next[0]] && next[0] != "also" || newStatementEN[strings.Trim(next[0], ",")]) {
 				end = i
 				break
 			}

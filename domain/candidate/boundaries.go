@@ -367,7 +367,7 @@ func TimeWindow(text string) string {
 	}
 	// The regular expressions run only where their cheap anchors occur: this is
 	// called for every candidate and every message.
-	if strings.Contains(low, "day") || strings.Contains(low, "min") || strings.Contains(low, "hour") || strings.Contains(low, "hr") {
+	if strings.Contains(low, "day") || strings.Contains(low, "min") || strings.Contains(low, "hour") || strings.Contains(low, "hr") || strings.Contains(low, "week") {
 		if m := timeWindowENRe.FindString(low); m != "" {
 			return m
 		}

@@ -170,6 +170,19 @@ func TestTimeWindow(t *testing.T) {
 		"从明天开始我要早睡":                     "",
 		"年底前考过N1":                       "",
 		"I'm learning Go these days":    "",
+		// A few weeks is as short as next week; a date months away is a goal's.
+		"the bar exam in two weeks":                          "in two weeks",
+		"两周后的考试":                                             "两周后",
+		"within a couple of weeks":                           "within a couple of weeks",
+		"I'm temporarily living in Madrid":                   "temporarily",
+		"answer in French this time":                         "this time",
+		"我暂时住在朋友家":                                           "暂时",
+		"a marathon in April":                                "",
+		"buy a house in the next few years":                  "",
+		"我吃素十年了":                                             "",
+		"User goes swimming every Saturday morning":          "",
+		"I've been a vegetarian for ten years":               "",
+		"User has been working as a pharmacist for 12 years": "",
 	}
 	for text, want := range cases {
 		if got := candidate.TimeWindow(text); got != want {

@@ -16,12 +16,14 @@ var timeWindowEN = []string{
 	"in an hour", "in half an hour", "in a few minutes", "in a few hours", "in a minute",
 	"in a bit", "right now", "at the moment", "for now", "for the time being",
 	"yesterday", "last night", "the next few days", "next few days", "the coming days",
-	"these few days",
+	"these few days", "temporarily", "this time", "for a few days", "for a couple of days",
+	"the next couple of weeks", "the next few weeks", "next couple of weeks", "in a week", "in a fortnight",
 }
 
 // timeWindowENRe catches counted and weekday windows: "in 20 minutes", "in 3 days",
-// "this Friday", "next monday", "on Monday" (a single day, not "on Mondays").
-var timeWindowENRe = regexp.MustCompile(`\b(in|within|after) (\d+|two|three|four|five|ten|twenty|thirty) (minutes?|mins?|hours?|hrs?|days?)\b|\b(this|next|coming|on|by|until) (monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b`)
+// "in two weeks", "this Friday", "next monday", "on Monday" (a single day, not "on
+// Mondays"). A few weeks is as short as "next week"; months and years are not.
+var timeWindowENRe = regexp.MustCompile(`\b(in|within|after) (\d+|two|three|four|five|ten|twenty|thirty) (minutes?|mins?|hours?|hrs?|days?)\b|\b(in|within|after) (a|one|two|three|a couple of|a few|\d) weeks?\b|\b(this|next|coming|on|by|until) (monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b`)
 
 // timeWindowZH are Chinese phrases for the same windows.
 var timeWindowZH = []string{
@@ -30,12 +32,13 @@ var timeWindowZH = []string{
 	"这个月", "本月", "下个月", "下月", "月底", "这周末", "本周末", "下周末", "这个周末",
 	"昨天", "昨晚", "前天", "刚才", "待会", "等会", "等一下", "一会儿", "稍后", "马上",
 	"这几天", "这两天", "最近几天", "近几天", "未来几天", "接下来几天", "近两天",
+	"暂时", "临时", "这次", "这一次",
 }
 
 // timeWindowZHRe catches counted windows ("20分钟后", "两小时内") and single weekdays
 // ("周五", "星期三") that are not habitual ("每周五").
 var (
-	countedWindowZHRe = regexp.MustCompile(`[0-9一二两三四五六七八九十半几]+ ?(个)?(分钟|小时|钟头|天)(后|之后|以后|内|之内)`)
+	countedWindowZHRe = regexp.MustCompile(`[0-9一二两三四五六七八九十半几]+ ?(个)?(分钟|小时|钟头|天|周|星期|礼拜)(后|之后|以后|内|之内)`)
 	weekdayZHRe       = regexp.MustCompile(`(每个?)?(周|星期|礼拜)[一二三四五六日天]`)
 	weekendZHRe       = regexp.MustCompile(`(每个?|每到|一到|平时|通常)?周末(都|一般|通常|常|总|喜欢|的时候)?`)
 )

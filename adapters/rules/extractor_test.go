@@ -91,6 +91,48 @@ func TestExtractMessage_learnsWhatUsersStatePlainly(t *testing.T) {
 		{"以后回答我的问题时，请用中文", []want{{memory.TypeConstraint, "reply.language", "以后回答用户的问题时，请用中文"}}},
 		{"下雨时提醒我带伞", []want{{memory.TypeConstraint, "rule.remind.h", "下雨时提醒用户带伞"}}},
 		{"我最喜欢的水果是芒果", []want{{memory.TypePreference, "favorite.fruit", "用户最喜欢的水果是芒果"}}},
+		// Stable facts that a date, a second clause or a relative's taste used to hide.
+		{"I moved to Berlin.", []want{{memory.TypeFact, "home.city", "User moved to Berlin."}}},
+		{"I moved to Berlin last year.", []want{{memory.TypeFact, "home.city", "User moved to Berlin."}}},
+		{"I moved to Berlin last year and I work as a nurse at the Charité.", []want{
+			{memory.TypeFact, "home.city", "User moved to Berlin."},
+			{memory.TypeFact, "work.role", "User works as a nurse."},
+			{memory.TypeFact, "work.place", "User works at the Charité."}}},
+		{"I'm a software engineer at Google.", []want{
+			{memory.TypeFact, "work.role", "User is a software engineer."},
+			{memory.TypeFact, "work.place", "User works at Google."}}},
+		{"I have been a vegetarian for ten years.", []want{{memory.TypeFact, "diet", "User has been a vegetarian"}}},
+		{"My wife is called Anna.", []want{{memory.TypeFact, "family.wife", "User's wife is Anna."}}},
+		{"My daughter Emma loves horses.", []want{{memory.TypeFact, "family.daughter.emma", "User has a daughter named Emma."}}},
+		{"We have two cats.", []want{{memory.TypeFact, "pet.cat", "User has two cats."}}},
+		{"I'm training for a marathon in April.", []want{{memory.TypeGoal, "goal.marathon", "User is training for a marathon in April."}}},
+		{"I'm a nurse and tomorrow I start a new shift.", []want{{memory.TypeFact, "work.role", "User is a nurse."}}},
+		{"I love jazz and tonight I'm going to a concert.", []want{{memory.TypePreference, "music.likes.jazz", "User loves jazz."}}},
+		{"I live in Berlin and work at Siemens.", []want{
+			{memory.TypeFact, "home.city", "User lives in Berlin."},
+			{memory.TypeFact, "work.place", "User works at Siemens."}}},
+		{"Hi, I'm Susan, nice to meet you.", []want{{memory.TypeFact, "name", "User's name is Susan."}}},
+		{"I'm allergic to penicillin and latex.", []want{
+			{memory.TypeFact, "allergy.penicillin", "User is allergic to penicillin."},
+			{memory.TypeFact, "allergy.latex", "User is allergic to latex."}}},
+		{"I have type 2 diabetes.", []want{{memory.TypeFact, "health.diabetes", "User has type 2 diabetes."}}},
+		{"我搬到了深圳", []want{{memory.TypeFact, "home.city", "用户搬到了深圳。"}}},
+		{"我是谷歌的软件工程师", []want{
+			{memory.TypeFact, "work.role", "用户是谷歌的软件工程师。"},
+			{memory.TypeFact, "work.place", "用户在谷歌工作。"}}},
+		{"我吃素十年了", []want{{memory.TypeFact, "diet", "用户吃素"}}},
+		{"我老婆叫安娜", []want{{memory.TypeFact, "family.wife", "用户的老婆叫安娜。"}}},
+		{"我女儿叫小美，她喜欢马", []want{{memory.TypeFact, "family.daughter.h", "用户的女儿叫小美。"}}},
+		{"我女儿叫小美，喜欢马", []want{{memory.TypeFact, "family.daughter.h", "用户的女儿叫小美。"}}},
+		{"我们家养了两只猫", []want{{memory.TypeFact, "pet.cat", "用户家养了两只猫。"}}},
+		{"我在准备四月的马拉松", []want{{memory.TypeGoal, "goal.marathon", "用户在准备四月的马拉松。"}}},
+		{"我结婚了，有两个孩子", []want{
+			{memory.TypeFact, "family.marital", "用户结婚"},
+			{memory.TypeFact, "family.child", "用户有两个孩子。"}}},
+		{"我是护士明天要上夜班", []want{{memory.TypeFact, "work.role", "用户是护士。"}}},
+		{"我对青霉素和花粉过敏", []want{
+			{memory.TypeFact, "allergy.penicillin", "用户对青霉素过敏。"},
+			{memory.TypeFact, "allergy.pollen", "用户对花粉过敏。"}}},
 	}
 	e := rules.NewExtractor(rules.ExtractorOptions{})
 	for _, tc := range cases {
@@ -198,6 +240,38 @@ func TestExtractMessage_staysSilent(t *testing.T) {
 		"以后再说吧",
 		"Never mind.",
 		"每次和你聊天都很开心",
+		// statements a window makes short-lived, and plans
+		"I'm vegetarian this week.",
+		"I live in Paris for now.",
+		"I live in Berlin this month.",
+		"I'm living in Rome for two months.",
+		"I'm moving to Berlin next month.",
+		"我下个月搬到柏林",
+		"我暂时住在朋友家",
+		"I'm preparing for the exam tomorrow.",
+		"I'm preparing for the bar exam in two weeks.",
+		// moves and names that are not the user's home or relatives
+		"I moved the meeting to Friday.",
+		"We moved to a new office last week.",
+		"我搬到了新的办公室",
+		"我老公叫我早点睡",
+		"我家的狗叫个不停",
+		"My mom and I went shopping.",
+		"I love my wife.",
+		"I'm married to my job, haha.",
+		"My colleague is vegan.",
+		"My brother loves football.",
+		"我同事是素食主义者",
+		// sarcasm and remarks
+		"Oh great, I just love waiting in line for two hours.",
+		"哈哈，我最喜欢排两个小时的队了",
+		"我讲个笑话",
+		"I teach my kids to swim.",
+		"I run a marathon every year.",
+		"I'm 5 minutes away.",
+		"I'm saving for a rainy day.",
+		"If I were rich, I would live in Paris.",
+		"如果我很有钱，我会住在巴黎",
 	}
 	e := rules.NewExtractor(rules.ExtractorOptions{})
 	for _, text := range cases {

@@ -467,8 +467,12 @@ func objectEN(obj string) string {
 	return strings.Join(ws, " ")
 }
 
-// thirdPersonZH replaces 我 (not 我们) with 用户.
+// thirdPersonZH replaces 我 (not 我们) with 用户; a statement opening with 我们家 is
+// about the user's household ("我们家养了两只猫" → "用户家养了两只猫").
 func thirdPersonZH(s string) string {
+	if rest, ok := strings.CutPrefix(s, "我们家"); ok {
+		s = "用户家" + rest
+	}
 	var b strings.Builder
 	for i := 0; i < len(s); {
 		if strings.HasPrefix(s[i:], "我们") {

@@ -291,10 +291,11 @@ func extractClause(s, low string, start int, question, boost, greeted, carry boo
 // matchPatterns applies the first pattern that fits rest. synthetic marks text with
 // a subject the user left out: identity patterns ("我叫…") never apply to it.
 func matchPatterns(rest, restLow string, inside, question, boost, greeted, hypothetical, synthetic bool) ([]draft, int, bool) {
-	zh := candidate.IsCJK(firstRune(restLow))
+	r0 := firstRune(restLow)
+	zh := candidate.IsCJK(r0)
 	for pi := range patterns {
 		p := &patterns[pi]
-		if p.zh != zh && !p.anyScript || hypothetical && p.kind != kindReminder || p.sentenceStart && inside ||
+		if p.first != nil && !p.first[r0] || p.zh != zh && !p.anyScript || hypothetical && p.kind != kindReminder || p.sentenceStart && inside ||
 			p.afterGreeting && !greeted || synthetic && p.noSynthetic {
 			continue
 		}

@@ -241,3 +241,17 @@ func TestLabelled(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkExtractLabelled runs the extractor over the whole labelled set (330
+// messages, facts and silence mixed as in real traffic) per iteration.
+func BenchmarkExtractLabelled(b *testing.B) {
+	lines := loadLabelled(b)
+	e := rules.NewExtractor(rules.ExtractorOptions{})
+	b.ReportAllocs()
+	for b.Loop() {
+		for _, l := range lines {
+			e.ExtractMessage("m", l.Text)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(lines)), "ns/msg")
+}

@@ -67,6 +67,8 @@ type pattern struct {
 	// zh is set at init for patterns written in Chinese; anyScript patterns are tried
 	// on clauses of either script.
 	zh, anyScript bool
+	// first holds the runes a match can start with (nil: any), set at init.
+	first map[rune]bool
 }
 
 // match is what a pattern found in one clause.
@@ -395,6 +397,7 @@ var yearRe = regexp.MustCompile(`^(19|20)\d\d$`)
 func init() {
 	for i := range patterns {
 		patterns[i].zh = hasCJK(patterns[i].re.String())
+		patterns[i].first = firstRunes(patterns[i].re.String())
 	}
 }
 

@@ -156,7 +156,7 @@ func extractSentence(s string, boost, greeted bool) []draft {
 	opening := low[skipSpacePunct(low, 0):]
 	greeted = greeted || prefixWord(opening, greetingsEN) != "" || prefixWord(opening, greetingsZH) != ""
 	var out []draft
-	carry := false // the last statement was the user's own: a subjectless clause continues it
+	carry := carryNone // whose statement the last one was: a subjectless clause may continue it
 	for pos := 0; pos < len(s); {
 		ds, next, carryOn := extractClause(s, low, pos, question, boost, greeted, carry)
 		out = append(out, ds...)
@@ -177,7 +177,7 @@ func extractSentence(s string, boost, greeted bool) []draft {
 		if len(ds) == 0 {
 			if sub := subClauseStart(low, pos, clauseEnd(low, pos)); sub > pos {
 				pos = sub
-				carry = false
+				carry = carryNone
 				continue
 			}
 		}
@@ -249,32 +249,32 @@ var (
 // drafts, the offset up to which the sentence has been consumed, and whether a
 // subjectless clause after it may continue with the user as subject. carry says the
 // clause before was such a statement.
-func extractClause(s, low string, start int, question, boost, greeted, carry bool) ([]draft, int, bool) {
+func extractClause(s, low string, start int, question, boost, greeted bool, carry carryMode) ([]draft, int, carryMode) {
 	i, hedged := skipOpeners(low, start)
 	if i >= len(s) {
-		return nil, len(s), false
+		return nil, len(s), carryNone
 	}
 	rest, restLow := s[i:], low[i:]
 	end := clauseEnd(low, i)
 	if question && candidate.LooksLikeQuestion(low[i:end]) {
-		return nil, end, false
+		return nil, end, carryNone
 	}
 	hypothetical := prefixWord(restLow, hypotheticalEN) != "" || prefixWord(restLow, hypotheticalZH) != ""
 	ds, consumed, carryOn := matchPatterns(rest, restLow, start > 0, question, boost, greeted, hypothetical, false)
-	if len(ds) == 0 && carry && !hypothetical {
+	if len(ds) == 0 && carry != carryNone && !hypothetical {
 		// skipOpeners has taken "and" off an English continuation; look at it again.
 		if j := skipSpacePunct(low, start); strings.HasPrefix(low[j:], "and ") && i > j {
 			rest, restLow, i = s[j:], low[j:], j
 		}
 		// "我结婚了，有两个孩子" → "我有两个孩子"; "I live in Berlin and work at
-		// Siemens" → "I work at Siemens".
-		if prefix, skip := carriedSubject(restLow); prefix != "" {
+		// Siemens" → "I work at Siemens"; "我儿子四岁，女儿七岁" → "我女儿七岁".
+		if prefix, skip := carriedSubject(restLow, carry); prefix != "" {
 			ds, consumed, carryOn = matchPatterns(prefix+rest[skip:], prefix+restLow[skip:], true, question, boost, greeted, false, true)
 			consumed += skip - len(prefix)
 		}
 	}
 	if len(ds) == 0 {
-		return nil, end, false
+		return nil, end, carryNone
 	}
 	for k := range ds {
 		if hedged {
@@ -290,12 +290,12 @@ func extractClause(s, low string, start int, question, boost, greeted, carry boo
 
 // matchPatterns applies the first pattern that fits rest. synthetic marks text with
 // a subject the user left out: identity patterns ("我叫…") never apply to it.
-func matchPatterns(rest, restLow string, inside, question, boost, greeted, hypothetical, synthetic bool) ([]draft, int, bool) {
+func matchPatterns(rest, restLow string, inside, question, boost, greeted, hypothetical, synthetic bool) ([]draft, int, carryMode) {
 	r0 := firstRune(restLow)
 	zh := candidate.IsCJK(r0)
 	for pi := range patterns {
 		p := &patterns[pi]
-		if p.first != nil && !p.first[r0] || p.zh != zh && !p.anyScript || hypothetical && p.kind != kindReminder || p.sentenceStart && inside ||
+		if p.first != nil && !p.first[r0] || p.zh != zh && !p.anyScript || hypothetical && p.kind != kindReminder && !p.conditional || p.sentenceStart && inside ||
 			p.afterGreeting && !greeted || synthetic && p.noSynthetic {
 			continue
 		}
@@ -318,12 +318,27 @@ func matchPatterns(rest, restLow string, inside, question, boost, greeted, hypot
 		if !zh && windowFollows(restLow, consumed) {
 			// "I'm vegetarian this week", "I live in Berlin for now": the window
 			// qualifies the statement, which is then not a long-term memory.
-			return nil, consumed, false
+			return nil, consumed, carryNone
 		}
-		return ds, consumed, !p.noCarry
+		switch {
+		case p.relativeCarry:
+			return ds, consumed, carryRelative
+		case p.noCarry:
+			return ds, consumed, carryNone
+		}
+		return ds, consumed, carryUser
 	}
-	return nil, 0, false
+	return nil, 0, carryNone
 }
+
+// carryMode says whose statement the last one was, for the clause after it.
+type carryMode int
+
+const (
+	carryNone     carryMode = iota
+	carryUser               // the user's: a subjectless clause is the user's too
+	carryRelative           // a relative's: only a clause that names another relative is the user's
+)
 
 // windowFollows reports whether what follows a statement in its clause, up to the
 // next joined statement, ties it to a short window ("… this week", "… for now").
@@ -345,8 +360,24 @@ func windowFollows(restLow string, consumed int) bool {
 // carriedSubject says how to read a clause without a subject after one of the
 // user's statements: the prefix to put in front and how many bytes of openers to
 // drop first; "" when the clause has a subject of its own or is not a statement.
-func carriedSubject(restLow string) (prefix string, skip int) {
+func carriedSubject(restLow string, carry carryMode) (prefix string, skip int) {
+	if carry == carryRelative {
+		if candidate.IsCJK(firstRune(restLow)) {
+			for w := range relationsZH {
+				if strings.HasPrefix(restLow, w) {
+					return "我", 0
+				}
+			}
+		}
+		return "", 0
+	}
 	if candidate.IsCJK(firstRune(restLow)) {
+		// "我有两个孩子和一条狗": "和一条狗" is one more thing the user has.
+		for _, c := range []string{"和", "还有", "以及"} {
+			if r, ok := strings.CutPrefix(restLow, c); ok && strings.ContainsRune("一两三四五几", firstRune(r)) {
+				return "我有", len(c)
+			}
+		}
 		j := 0
 		for _, d := range []string{"而且", "并且", "同时", "现在", "目前", "所以", "也"} {
 			if strings.HasPrefix(restLow[j:], d) {
@@ -524,6 +555,10 @@ func applyRemember(rest string, headEnd int) ([]draft, int, bool) {
 // 题时，请用中文").
 func (p *pattern) applyRule(m *match, rest string, headEnd int) ([]draft, int, bool) {
 	zh := m.zh || hasCJK(rest)
+	// "From now on, please keep…": the comma after the head does not end the rule.
+	for headEnd < len(rest) && strings.IndexByte(",:; ", rest[headEnd]) >= 0 {
+		headEnd++
+	}
 	var body string
 	var n int
 	if zh {
@@ -605,6 +640,9 @@ var ruleVerbsZH = []string{"用", "回复", "回答", "叫我", "称呼", "不�
 var everyTimeVerbsZH = []string{"请", "不要", "别", "提醒我", "记得", "都用", "回复", "回答", "要用", "都要", "先"}
 
 func validRule(body string, zh bool, head string) bool {
+	if candidate.LooksLikeQuestion(body) {
+		return false // "In the future, can I ask you to…?": a question, not a rule
+	}
 	if zh {
 		if utf8.RuneCountInString(body) < 2 || utf8.RuneCountInString(body) > 60 {
 			return false

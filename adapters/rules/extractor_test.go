@@ -130,6 +130,29 @@ func TestExtractMessage_learnsWhatUsersStatePlainly(t *testing.T) {
 			{memory.TypeFact, "family.marital", "用户结婚"},
 			{memory.TypeFact, "family.child", "用户有两个孩子。"}}},
 		{"我是护士明天要上夜班", []want{{memory.TypeFact, "work.role", "用户是护士。"}}},
+		{"My son is 4 and my daughter is 7.", []want{
+			{memory.TypeFact, "family.son", "User's son is 4."},
+			{memory.TypeFact, "family.daughter", "User's daughter is 7."}}},
+		{"我儿子四岁，女儿七岁", []want{
+			{memory.TypeFact, "family.son", "用户的儿子四岁。"},
+			{memory.TypeFact, "family.daughter", "用户的女儿七岁。"}}},
+		{"我女儿叫小美，儿子叫小明", []want{
+			{memory.TypeFact, "family.daughter.h", "用户的女儿叫小美。"},
+			{memory.TypeFact, "family.son.h", "用户的儿子叫小明。"}}},
+		{"I have two kids and a dog.", []want{
+			{memory.TypeFact, "family.kid", "User has two kids."},
+			{memory.TypeFact, "pet.dog", "User has a dog."}}},
+		{"我有两个孩子和一条狗", []want{
+			{memory.TypeFact, "family.child", "用户有两个孩子。"},
+			{memory.TypeFact, "pet.dog", "用户有一条狗。"}}},
+		{"I prefer short, direct answers.", []want{{memory.TypePreference, "reply.length", "User prefers short, direct answers."}}},
+		{"我喜欢简短直接的回答", []want{{memory.TypePreference, "reply.length", "用户喜欢简短直接的回答。"}}},
+		{"I'm learning to play the cello.", []want{{memory.TypeGoal, "learning.play_cello", "User is learning to play the cello."}}},
+		{"I've been a nurse for fifteen years.", []want{{memory.TypeFact, "work.role", "User has been a nurse for fifteen years."}}},
+		{"我周五一般在家办公", []want{{memory.TypePreference, "habit.h", "用户周五一般在家办公。"}}},
+		{"跟我聊天的时候别用列表", []want{{memory.TypeConstraint, "reply.style.lists", "跟用户聊天的时候别用列表"}}},
+		{"From now on, please keep your answers under 100 words.", []want{{memory.TypeConstraint, "reply.length", "From now on, please keep your answers under 100 words."}}},
+		{"其实最近我还在学习攀岩，感觉进步很慢。", []want{{memory.TypeGoal, "learning.rock_climbing", "用户还在学习攀岩。"}}},
 		{"我对青霉素和花粉过敏", []want{
 			{memory.TypeFact, "allergy.penicillin", "用户对青霉素过敏。"},
 			{memory.TypeFact, "allergy.pollen", "用户对花粉过敏。"}}},
@@ -271,6 +294,13 @@ func TestExtractMessage_staysSilent(t *testing.T) {
 		"I'm 5 minutes away.",
 		"I'm saving for a rainy day.",
 		"If I were rich, I would live in Paris.",
+		"Okay, in the future, can I ask you to help me find recipes?",
+		"When you talk to me about politics I get upset.",
+		"I'm learning to be patient.",
+		"I have a question and a suggestion.",
+		"我最喜欢的是《听妈妈的话》，那首歌非常有感觉。",
+		"My son is sick.",
+		"我儿子今天很开心",
 		"如果我很有钱，我会住在巴黎",
 	}
 	e := rules.NewExtractor(rules.ExtractorOptions{})

@@ -52,7 +52,7 @@ var zhSlugs = map[string]string{
 	"马": "horse", "太太": "wife", "媳妇": "wife", "爱人": "spouse", "妈妈": "mother", "母亲": "mother", "爸爸": "father",
 	"父亲": "father", "未婚夫": "fiance", "未婚妻": "fiancee", "宝宝": "baby", "男友": "boyfriend", "女友": "girlfriend",
 	"美食": "gourmet_food", "韩剧": "korean_dramas", "美剧": "american_tv_series", "日剧": "japanese_dramas",
-	"泰国菜": "thai_food", "日料": "japanese_food", "咖啡馆": "cafe",
+	"泰国菜": "thai_food", "日料": "japanese_food", "咖啡馆": "cafe", "蘑菇": "mushrooms", "洋葱": "onions", "大蒜": "garlic",
 }
 
 // zhVerbs are leading verbs stripped from a Chinese object before looking it up
@@ -70,7 +70,7 @@ func init() {
 	}
 	add("food", `food foods cuisine dish dishes spicy sichuan hunan cantonese hotpot barbecue bbq sushi pizza noodles
 		rice sweets desserts dessert seafood beef pork lamb chicken fish cilantro vegetables fruit steak pasta burger
-		burgers chocolate cheese cake meat chili cooking recipes baking`)
+		burgers chocolate cheese cake meat chili cooking recipes baking mushrooms mushroom onions garlic`)
 	add("drink", `coffee tea oolong milk_tea beer wine juice latte espresso tea_tasting drinks cocktails`)
 	add("music", `music jazz rock classical pop folk rap hip-hop piano guitar singing songs concerts band bands violin
 		opera kpop musicals`)
@@ -114,7 +114,8 @@ var professions = toSet(`engineer developer programmer coder teacher professor l
 var zhProfessionSuffixes = []string{"工程师", "程序员", "设计师", "老师", "教师", "教授", "医生", "护士", "律师", "会计", "学生",
 	"研究生", "博士", "经理", "总监", "主管", "作家", "记者", "编辑", "摄影师", "厨师", "司机", "警察", "销售", "分析师",
 	"架构师", "产品经理", "运营", "创业者", "老板", "自由职业者", "翻译", "画家", "音乐人", "歌手", "演员", "主播", "博主",
-	"公务员", "职员", "员工", "店员", "技术员", "研究员", "咨询师", "心理咨询师", "药剂师", "农民", "工人", "师", "员", "家"}
+	"公务员", "职员", "员工", "店员", "技术员", "研究员", "咨询师", "心理咨询师", "药剂师", "农民", "工人", "师", "员", "家",
+	"财务", "人事", "行政", "客服", "前台", "出纳", "导游", "保安", "HR", "hr"}
 
 // animals and relatives that "I have a …" / "我有…" statements keep.
 var pets = toSet(`dog dogs puppy puppies cat cats kitten kittens parrot parrots hamster hamsters rabbit rabbits

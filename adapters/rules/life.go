@@ -386,6 +386,22 @@ func relativeApposEN(m *match, rest string, loc []int) ([]draft, int, bool) {
 	return []draft{relativeDraft(relationsEN[raw], name, false, raw)}, loc[2*2] + n, true
 }
 
+// relativeAgeEN: "My son is 4": the user has a son (his age changes, the fact stays).
+func relativeAgeEN(m *match, rest string, loc []int) ([]draft, int, bool) {
+	raw := strings.ToLower(m.group(1))
+	d := relativeDraft(relationsEN[raw], "", false, raw)
+	d.content = "User's " + raw + " is " + m.group(2) + "."
+	return []draft{d}, loc[2*2+1], true
+}
+
+// relativeAgeZH: "我儿子四岁", "我女儿今年七岁".
+func relativeAgeZH(m *match, rest string, loc []int) ([]draft, int, bool) {
+	raw := m.group(1)
+	d := relativeDraft(relationsZH[raw], "", true, raw)
+	d.content = sentenceZH("用户的" + strings.TrimPrefix(strings.TrimPrefix(m.head, "我"), "的"))
+	return []draft{d}, loc[1], true
+}
+
 // relativeAndIEN: "My husband and I have three kids": the user has a husband; the
 // rest ("I have three kids") is read next.
 func relativeAndIEN(m *match, rest string, loc []int) ([]draft, int, bool) {
@@ -495,7 +511,9 @@ var (
 		"乳糖不耐": "lactose_intolerance", "麸质不耐受": "gluten_intolerance", "红绿色盲": "color_blindness", "色盲": "color_blindness",
 		"癫痫": "epilepsy", "偏头痛": "migraine", "痛风": "gout", "贫血": "anemia", "心脏病": "heart_disease", "关节炎": "arthritis",
 		"湿疹": "eczema", "鼻炎": "rhinitis", "过敏性鼻炎": "rhinitis", "抑郁症": "depression", "焦虑症": "anxiety", "胃病": "stomach_problems",
-		"腰椎间盘突出": "herniated_disc", "甲亢": "hyperthyroidism", "甲减": "hypothyroidism", "乳糜泻": "celiac_disease", "自闭症": "autism"}
+		"腰椎间盘突出": "herniated_disc", "甲亢": "hyperthyroidism", "甲减": "hypothyroidism", "乳糜泻": "celiac_disease", "自闭症": "autism",
+		"耳聋": "hearing_loss", "一只耳朵听不见": "hearing_loss", "耳朵听不见": "hearing_loss", "听力不好": "hearing_loss",
+		"听力受损": "hearing_loss", "弱视": "amblyopia", "高度近视": "myopia", "近视": "myopia"}
 	healthNounsEN = alternation(healthEN, func(k string) bool {
 		return !strings.HasSuffix(k, "ic") && !strings.HasSuffix(k, "ant") && !strings.Contains(k, "blind") && k != "deaf" && k != "hard of hearing" && !strings.HasSuffix(k, "impaired") && k != "partially sighted" && k != "celiac" && k != "coeliac"
 	})

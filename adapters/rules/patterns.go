@@ -64,6 +64,12 @@ type pattern struct {
 	// noCarry: a subjectless clause after this one is not the user's ("My daughter
 	// Emma loves horses", "我女儿叫小美，喜欢马").
 	noCarry bool
+	// relativeCarry: after this statement about a relative, a clause that opens with
+	// another relative is still the user's ("我儿子四岁，女儿七岁").
+	relativeCarry bool
+	// conditional: a standing rule that opens with its condition ("跟我聊天的时候…",
+	// "When you talk to me, …"); not skipped as a hypothetical.
+	conditional bool
 	// zh is set at init for patterns written in Chinese; anyScript patterns are tried
 	// on clauses of either script.
 	zh, anyScript bool
@@ -129,6 +135,9 @@ func relationKey(relation string) func(m *match) (string, bool) {
 		}
 		if isRelative(m.item) {
 			return "", false // "I love my wife": a person, not a taste
+		}
+		if k := answerAspect(m.item); k != "" {
+			return k, true // "我喜欢简短直接的回答": how to reply, a reply slot
 		}
 		s := slugOf(m.item)
 		d := domainOf(s)
@@ -212,6 +221,9 @@ func petOrFamily(m *match) (string, bool) {
 }
 
 func petZH(m *match) (string, bool) {
+	if a, ok := dogAndCatBreedsZH[m.group(1)]; ok {
+		return "pet." + a, true
+	}
 	if m.group(1) == "马" && !strings.Contains(m.head, "匹") {
 		return "", false // "我有马上要做的事": not a horse
 	}
@@ -228,6 +240,25 @@ func petZH(m *match) (string, bool) {
 		return "pet." + s, true
 	}
 	return "pet." + slugOf(m.group(1)), true
+}
+
+// dogAndCatBreedsZH name the animal by its breed ("一只金毛" is a dog).
+var dogAndCatBreedsZH = map[string]string{"金毛": "dog", "柯基": "dog", "哈士奇": "dog", "泰迪": "dog", "拉布拉多": "dog",
+	"柴犬": "dog", "边牧": "dog", "比熊": "dog", "萨摩耶": "dog", "英短": "cat", "美短": "cat", "布偶猫": "cat", "布偶": "cat",
+	"橘猫": "cat", "暹罗猫": "cat"}
+
+var breedsZH = relationAlternation(dogAndCatBreedsZH)
+
+// answerAspect is the reply slot of a liked or disliked way of answering ("short,
+// direct answers", "简短直接的回答"), "" when the object is not about answers.
+func answerAspect(obj string) string {
+	low := strings.ToLower(obj)
+	for _, w := range []string{"answer", "reply", "replies", "response", "回答", "回复", "答复"} {
+		if strings.Contains(low, w) {
+			return replyAspect(obj)
+		}
+	}
+	return ""
 }
 
 // isRelative reports whether an object is one of the user's relatives ("my wife",
@@ -415,6 +446,10 @@ var patterns = []pattern{
 		re: re(`(?:please )?(?:from now on|going forward|in (?:the )?future|from today on(?:wards?)?|starting (?:today|now)|henceforth|for all future (?:conversations|chats|answers))\b`)},
 	{name: "always-never", kind: kindRule, typ: memory.TypeConstraint, conf: 0.85, imp: 4, sentenceStart: true,
 		re: re(`(?:please )?(?:always|never|don't ever|do not ever)\s`)},
+	{name: "跟我聊天时", kind: kindRule, typ: memory.TypeConstraint, conf: 0.85, imp: 4, conditional: true,
+		re: re(`(?:请)?(?:跟我|和我|给我)(?:聊天|说话|交流|对话|回答|回复|写东西)(?:的时候|时)\s*,?\s*`)},
+	{name: "when-you-talk-to-me", kind: kindRule, typ: memory.TypeConstraint, conf: 0.85, imp: 4, conditional: true,
+		re: re(`when(?:ever)? you (?:talk|speak|chat|write|reply|respond|answer)(?: to| with)?(?: me)?,?\s+`)},
 	{name: "以后", kind: kindRule, typ: memory.TypeConstraint, conf: 0.9, imp: 4,
 		re: re(`(?:请|麻烦)?(?:以后|今后|从现在起|从现在开始|从今天起|从今天开始|往后|每次)`)},
 
@@ -464,7 +499,11 @@ var patterns = []pattern{
 		re: re(`my ` + relAdjEN + `(` + relEN + `) and (i)\b`)},
 	{name: "relative-appos", kind: kindCustom, custom: relativeApposEN, noCarry: true,
 		re: re(`my ` + relAdjEN + `(` + relEN + `),? ([a-z])`)},
-	{name: "家人名字", kind: kindCustom, custom: relativeNamedZH, noCarry: true, noSynthetic: true,
+	{name: "relative-age", kind: kindCustom, custom: relativeAgeEN, noCarry: true,
+		re: re(`my ` + relAdjEN + `(` + relEN + `) is (\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen)(?: years old| months old)?(?:$|[.,!;]| and\b| but\b)`)},
+	{name: "家人年龄", kind: kindCustom, custom: relativeAgeZH, noCarry: true, relativeCarry: true,
+		re: re(`我(?:的)?(` + relZH + `)(?:今年|现在|已经|刚)?((?:\d{1,2}|[一二三四五六七八九十]{1,3})(?:周)?岁)`)},
+	{name: "家人名字", kind: kindCustom, custom: relativeNamedZH, noCarry: true, relativeCarry: true,
 		re: re(`我(?:的)?(` + relZH + `)(的名字(?:是|叫)|名叫|叫做|叫)?`)},
 	{name: "我和家人", kind: kindCustom, custom: relativeAndZH,
 		re: re(`我(?:和|跟|与)(` + relZH + `)(?:一起)?`)},
@@ -499,7 +538,7 @@ var patterns = []pattern{
 	{name: "vegetarian", kind: kindWhole, typ: memory.TypeFact, conf: 0.9, imp: 4, key: fixedKey("diet"),
 		re: re(`i(?:'m| am)(?: (?:also|now|strictly|a|an|strict))* (?:vegetarian|vegan|pescatarian|pescetarian)\b|i(?:'ve| have) been (?:a |an )?(?:strict )?(?:vegetarian|vegan|pescatarian|pescetarian)\b`)},
 	{name: "素食", kind: kindWhole, typ: memory.TypeFact, conf: 0.9, imp: 4, key: fixedKey("diet"),
-		re: re(`我(?:是|现在是)?(?:一个|一名|一位|个)?(?:素食者|素食主义者|吃素的|纯素食者)|我(?:现在|一直|从小)?(?:只)?吃素`)},
+		re: re(`我(?:是|现在是)?(?:一个|一名|一位|个)?(?:素食者|素食主义者|吃素的|纯素食者)|我(?:从.{1,8}?(?:开始|起))?(?:现在|一直|从小)?(?:只|开始)?吃(?:纯)?素`)},
 	{name: "dont-eat", typ: memory.TypeConstraint, conf: 0.85, imp: 4, key: familyKey("food.avoids"), splitAnd: true,
 		re: re(`i (?:don't|do not|can't|cannot|never|no longer) (?:eat|drink)\s+`)},
 	{name: "不吃", typ: memory.TypeConstraint, conf: 0.85, imp: 4, key: familyKey("food.avoids"), splitAnd: true,
@@ -523,7 +562,7 @@ var patterns = []pattern{
 		re: re(`i(?: (?:really|just|absolutely|truly|honestly|also|still|kind of|totally|personally))* (?:don't|do not|dont)(?: really| much| particularly)? (?:like|enjoy|love|care for)\s+|i(?: (?:really|absolutely|truly|also|just|totally))* (?:hate|dislike|detest|despise|can't stand|cannot stand)\s+`)},
 	{name: "不喜欢", typ: memory.TypePreference, conf: 0.8, imp: 3, key: relationKey("dislikes"),
 		re: re(`我(?:真的|很|非常|特别|最|一直|也|还|有点|比较|超|挺|确实|向来|现在)*(?:不喜欢|不爱|讨厌|受不了|不太喜欢|反感|厌恶|不感兴趣)`)},
-	{name: "prefer", typ: memory.TypePreference, conf: 0.85, imp: 3, key: prefersKey,
+	{name: "prefer", typ: memory.TypePreference, conf: 0.85, imp: 3, key: prefersKey, wholeObject: true,
 		re: re(`i(?: (?:much|really|generally|usually|strongly|would|also|definitely|always|personally|still))* prefer\s+`)},
 	{name: "偏好", typ: memory.TypePreference, conf: 0.85, imp: 3, key: prefersKey,
 		re: re(`我(?:更|比较|一般|通常|还是)?(?:偏好|偏爱|倾向于|更喜欢|比较喜欢|还是喜欢)`)},
@@ -568,7 +607,7 @@ var patterns = []pattern{
 	{name: "生日", typ: memory.TypeFact, conf: 0.9, imp: 3, key: fixedKey("birthday"),
 		re: re(`我的生日(?:是|在)`)},
 	{name: "work-at", typ: memory.TypeFact, conf: 0.85, imp: 3, key: workPlaceEN, trim: trimTimeEN, place: true,
-		re: re(`i(?: (?:currently|now|also))? work (?:at|for)\s+|i(?: (?:just|recently))? started (?:a new job|my new job|working|a job) (?:at|for)\s+`)},
+		re: re(`i(?: (?:currently|now|also))? work(?: (?:night|day|evening|early|late|weekend|double|long) shifts?)? (?:at|for)\s+|i(?: (?:just|recently))? started (?:a new job|my new job|working|a job) (?:at|for)\s+`)},
 	{name: "work-as", kind: kindCustom, custom: workAsEN,
 		re: re(`i(?: (?:currently|now|also))? work(?: full-time| part-time| full time| part time)? as(?: an?)?\s+|i(?:'ve| have) been working as(?: an?)?\s+`)},
 	{name: "teach", kind: kindCustom, custom: teachEN,
@@ -586,11 +625,11 @@ var patterns = []pattern{
 		return "work.field", true
 	}, re: re(`i(?: (?:currently|now|also))? work in\s+`)},
 	{name: "i-am-a", kind: kindCustom, custom: iAmRoleEN,
-		re: re(`i(?:'m| am)(?: (?:also|currently|now))? an?\s+`)},
+		re: re(`i(?:'m| am)(?: (?:also|currently|now))? an?\s+|i(?:'ve| have) been an?\s+`)},
 	{name: "在…做", kind: kindCustom, custom: roleAtZH,
 		re: re(`我(?:现在|目前|一直)?在(.{1,12}?)(?:做|当|担任)`)},
 	{name: "在…工作", typ: memory.TypeFact, conf: 0.85, imp: 3, key: workPlaceZH, group: 1,
-		re:      re(`我(?:现在|目前|一直)?在(.{1,16}?)(?:工作|上班|任职|实习)`),
+		re:      re(`我(?:现在|目前|一直)?在(.{1,16}?)(?:工作|上班|任职|实习|上夜班|上白班|值夜班|打工|兼职)`),
 		content: func(m *match) string { return "用户在" + m.item + "工作。" }},
 	{name: "职业", typ: memory.TypeFact, conf: 0.85, imp: 3, key: fixedKey("work.role"),
 		re: re(`我的(?:职业|工作)是`)},
@@ -598,32 +637,32 @@ var patterns = []pattern{
 		re:      re(`我是([^,，的]{1,6}?)人(?:$|,|，)`),
 		content: func(m *match) string { return "用户是" + m.item + "人。" }},
 	{name: "我是", kind: kindCustom, custom: roleZH,
-		re: re(`我(?:现在|目前)?(?:是|当)(?:一名|一个|一位|个|名)?`)},
+		re: re(`我(?:现在|目前)?(?:是|当|做)(?:一名|一个|一位|个|名)?`)},
 
 	// ---- family and pets ------------------------------------------------------------
 	{name: "married", kind: kindCustom, custom: maritalEN,
 		re: re(`i(?:'m| am)(?: (?:happily|also|now|recently|newly|currently))? (?:married|divorced|single|engaged|widowed|separated)\b(?: with ((?:a|an|one|two|three|four|five|\d) (?:kids?|children|child|sons?|daughters?)))?`)},
 	{name: "结婚", kind: kindWhole, typ: memory.TypeFact, conf: 0.85, imp: 3, key: fixedKey("family.marital"),
 		re: re(`我(?:已经)?(?:结婚|离婚|订婚|离异)了|我(?:是|现在是|目前)?(?:单身|已婚|离异)`)},
-	{name: "have", typ: memory.TypeFact, conf: 0.85, imp: 3, key: petOrFamily,
+	{name: "have", typ: memory.TypeFact, conf: 0.85, imp: 3, key: petOrFamily, splitAnd: true,
 		re: re(`i(?: also)? (?:have|'ve got|have got|own)\s+`)},
-	{name: "we-have", typ: memory.TypeFact, conf: 0.85, imp: 3, key: petOrFamily,
+	{name: "we-have", typ: memory.TypeFact, conf: 0.85, imp: 3, key: petOrFamily, splitAnd: true,
 		re:      re(`we(?:'ve got| (?:also |still |now )?(?:have got|have|own))\s+`),
 		content: func(m *match) string { return "User has " + objectEN(m.item) + "." }},
 	{name: "adopted", typ: memory.TypeFact, conf: 0.85, imp: 3, key: petOnly,
 		re: re(`(?:i|we)(?: (?:just|recently|finally|also|have|'ve))* (?:adopted|rescued|got|bought|took in)\s+`)},
 	{name: "养", kind: kindWhole, typ: memory.TypeFact, conf: 0.85, imp: 3, key: petZH,
-		re: re(`我(?:们)?(?:家)?(?:也|还|去年|前年|最近|刚刚|刚|上个月|已经|一直)*(?:有|养了|养着|养|领养了|收养了|买了|捡了)(?:一|两|三|四|几|1|2|3|4)?(?:只|条|个|头|匹|对)?(?:叫.{1,4}的)?(猫咪|狗狗|小猫|小狗|猫|狗|鹦鹉|仓鼠|兔子|金鱼|乌龟|马)`)},
+		re: re(`我(?:们)?(?:家)?(?:也|还|去年|前年|最近|刚刚|刚|上个月|已经|一直)*(?:有|养了|养着|养|领养了|收养了|买了|捡了)(?:一|两|三|四|几|1|2|3|4)?(?:只|条|个|头|匹|对)?(?:叫.{1,4}的)?(猫咪|狗狗|小猫|小狗|猫|狗|鹦鹉|仓鼠|兔子|金鱼|乌龟|马|` + breedsZH + `)`)},
 	{name: "家人", kind: kindWhole, typ: memory.TypeFact, conf: 0.85, imp: 3, key: relativeZH,
 		re: re(`我有(?:一个|两个|三个|个|一|两)?(儿子|女儿|孩子|哥哥|姐姐|弟弟|妹妹|老婆|老公|男朋友|女朋友|双胞胎)`)},
 
 	// ---- goals, projects, habits ------------------------------------------------------
 	{name: "goal", typ: memory.TypeGoal, conf: 0.85, imp: 4, key: familyKey("goal"), wholeObject: true,
-		re: re(`my(?: (?:main|long-term|biggest|ultimate|big|personal|career|life))? (?:goal|dream|ambition|aim) (?:is|has always been)(?: to)?\s+`)},
+		re: re(`my(?: (?:main|long-term|biggest|ultimate|big|personal|career|life))? (?:goal|dream|ambition|aim)(?: (?:this|for this|for next|next) year| for (?:19|20)\d\d)? (?:is|has always been)(?: to)?\s+`)},
 	{name: "become", typ: memory.TypeGoal, conf: 0.8, imp: 4, key: familyKey("goal.become"),
 		re: re(`i (?:really )?(?:want|hope|plan|aim|dream|intend) to become(?: an?)?\s+`)},
 	{name: "目标", typ: memory.TypeGoal, conf: 0.85, imp: 4, key: familyKey("goal"), wholeObject: true,
-		re: re(`我的(?:目标|梦想|理想|愿望|人生目标|长期目标)(?:是|就是)`)},
+		re: re(`我(?:今年|明年|这辈子|人生)?的(?:目标|梦想|理想|愿望|人生目标|长期目标)(?:是|就是)`)},
 	{name: "成为", typ: memory.TypeGoal, conf: 0.8, imp: 4, key: familyKey("goal.become"),
 		re: re(`我(?:一直)?(?:想|希望|打算|计划|梦想)(?:成为|当)(?:一名|一个|一位)?`)},
 	{name: "training-for", kind: kindCustom, custom: trainingGoalEN,
@@ -663,11 +702,11 @@ var patterns = []pattern{
 		re:      re(`我的(.{1,4}?(?:语|文))(?:说得|讲得)?(?:很|非常|比较|挺|相当)?(?:流利|地道)`),
 		content: func(m *match) string { return sentenceZH(thirdPersonZH(m.head)) }},
 	{name: "habit", kind: kindWhole, typ: memory.TypePreference, conf: 0.8, imp: 2, key: habitKey,
-		re: re(`i (?:usually|always|often|normally|regularly|never|rarely|generally|typically)(?: also)? (?:drink|eat|go|run|wake up|get up|sleep|read|cook|play|listen to|watch|walk|swim|work out|exercise|take|use|practice|practise|study|visit|ride|drive|bike|cycle|meditate|jog|do yoga)\b[^,;]*`)},
+		re: re(`i (?:usually|always|often|normally|regularly|never|rarely|generally|typically)(?: also)? (?:drink|eat|go|run|wake up|get up|sleep|read|cook|play|listen to|watch|walk|swim|work out|exercise|take|use|practice|practise|study|visit|ride|drive|bike|cycle|meditate|jog|do yoga|work)\b[^,;]*`)},
 	{name: "habit-every", kind: kindWhole, typ: memory.TypePreference, conf: 0.8, imp: 2, key: habitKey,
 		re: re(`i (?:also |usually |always |often |normally |still )?(?:go|drink|eat|run|swim|jog|walk|cycle|bike|ride|meditate|read|cook|play|practice|practise|do|work out|train|visit|call|take|have|study|write|paint|volunteer|attend|wake up|get up|sleep)\b[^,;]*?\b(?:every (?:day|morning|evening|night|week|weekend|monday|tuesday|wednesday|thursday|friday|saturday|sunday)|each (?:day|morning|evening|week)|daily|on weekends|at weekends|on (?:mondays|tuesdays|wednesdays|thursdays|fridays|saturdays|sundays)|(?:once|twice|three times) a (?:day|week|month))\b[^,;]*`)},
 	{name: "习惯", kind: kindWhole, typ: memory.TypePreference, conf: 0.8, imp: 2, key: habitKey,
-		re: re(`我(?:(?:每天|平时|通常|经常|一般|习惯|总是|每周[一二三四五六日天]?|每个?周末|每晚|每天早上|每天晚上|每个月|每月|早上|晚上|下午|中午|上午)(?:都)?)+(?:会)?(?:在)?(?:[零一二三四五六七八九十两0-9]{1,3}点(?:半|钟|多)?(?:左右)?)?(?:就)?(?:去)?(?:喝|吃|跑步|看|听|读|写|画|练|学|做|玩|骑|游泳|早起|睡|锻炼|运动|冥想|散步|花|起床|健身|上床)[^,，]*`)},
+		re: re(`我(?:(?:每天|平时|通常|经常|一般|习惯|总是|每周[一二三四五六日天]?|每个?周末|每晚|每天早上|每天晚上|每个月|每月|早上|晚上|下午|中午|上午|(?:周|星期)[一二三四五六日天])(?:都)?)+(?:会)?(?:在(?:家|公司|健身房|图书馆|咖啡馆|附近|楼下))?(?:[零一二三四五六七八九十两0-9]{1,3}点(?:半|钟|多)?(?:左右)?)?(?:就)?(?:去)?(?:喝|吃|跑步|看|听|读|写|画|练|学|做|玩|骑|游泳|早起|睡|锻炼|运动|冥想|散步|花|起床|健身|上床|走|坐|用|办公|上班|工作)[^,，]*`)},
 }
 
 func prefersKey(m *match) (string, bool) {
@@ -779,8 +818,13 @@ func hometownZH(m *match) (string, bool) {
 func learningEN(m *match) (string, bool) {
 	first := strings.ToLower(strings.Fields(m.item + " x")[0])
 	switch first {
-	case "for", "to", "about", "hard", "with", "at", "in", "how", "x":
+	case "for", "about", "hard", "with", "at", "in", "how", "x":
 		return "", false
+	case "to": // "learning to play the cello"; not "learning to be patient"
+		switch strings.ToLower(strings.Fields(m.item + " x x")[1]) {
+		case "be", "do", "live", "accept", "let", "deal", "cope", "trust", "love", "say", "x":
+			return "", false
+		}
 	}
 	return "learning." + slugOf(m.item), true
 }

@@ -61,9 +61,19 @@ func skipOpeners(low string, i int) (int, bool) {
 // "那" in "那里"): one is skipped only when a first-person statement or a standing
 // request follows it.
 func opensStatementZH(after string) bool {
+	return opensStatementZHDepth(after, 2)
+}
+
+// opensStatementZHDepth also looks past a few more openers ("其实最近我…").
+func opensStatementZHDepth(after string, depth int) bool {
 	for _, p := range []string{"我", "叫我", "以后", "今后", "记住", "请", "每次", "别忘了", "从现在", "往后"} {
 		if strings.HasPrefix(after, p) {
 			return true
+		}
+	}
+	if depth > 0 {
+		if p := prefixWord(after, discourseZH); p != "" {
+			return opensStatementZHDepth(after[skipSpacePunct(after, len(p)):], depth-1)
 		}
 	}
 	return false
@@ -186,7 +196,10 @@ func cutObject(raw string, zh, question bool) (string, int) {
 			}
 			i += from
 			next := strings.Fields(low[i+1:])
-			if question || len(next) == 0 || commaBreakEN[strings.Trim(next[0], ".,!?")] {
+			// ", and reading poetry" closes a list; ", and I…" starts a clause.
+			listAnd := len(next) > 1 && (next[0] == "and" || next[0] == "or") && !commaBreakEN[strings.Trim(next[1], ".,!?")] &&
+				!carryVerbsEN[next[1]] && !newStatementEN[next[1]] && !enAdverbs[next[1]]
+			if question || len(next) == 0 || commaBreakEN[strings.Trim(next[0], ".,!?")] && !listAnd {
 				end = i
 				break
 			}
@@ -276,7 +289,7 @@ func splitList(obj string, zh bool) []string {
 		if p = trimObject(p, zh); p != "" {
 			out = append(out, p)
 		}
-		if len(out) == 4 {
+		if len(out) == 6 {
 			break
 		}
 	}
@@ -314,7 +327,7 @@ func stripZHVerb(s string) string {
 // Objects that point at something said before cannot be remembered on their own.
 var deicticEN = toSet(`it this that these those them him her you your yours his their its what how when where
 	which who something anything everything nothing some one ones such doing going there here myself yourself`)
-var deicticZH = []string{"它", "这", "那", "你", "他", "她", "什么", "哪", "怎么", "人", "上了", "一下", "过"}
+var deicticZH = []string{"它", "这", "那", "你", "他", "她", "什么", "哪", "怎么", "人", "上了", "一下", "过", "的"}
 
 // validObject refuses objects that refer back ("it", "the plot", "这个"), run long
 // (a clause, not a thing), or are empty.

@@ -387,7 +387,7 @@ func TimeWindow(text string) string {
 	}
 	if strings.Contains(low, "周") || strings.Contains(low, "星期") || strings.Contains(low, "礼拜") {
 		for _, m := range weekdayZHRe.FindAllStringSubmatch(low, -1) {
-			if m[1] == "" {
+			if m[1] == "" && m[2] == "" { // "每周五", "周五一般…": habitual
 				return m[0]
 			}
 		}

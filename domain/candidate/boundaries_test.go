@@ -176,6 +176,8 @@ func TestTimeWindow(t *testing.T) {
 		"within a couple of weeks":                           "within a couple of weeks",
 		"I'm temporarily living in Madrid":                   "temporarily",
 		"answer in French this time":                         "this time",
+		"用户周五一般在家办公":                                         "",
+		"周五要开会":                                              "周五",
 		"我暂时住在朋友家":                                           "暂时",
 		"a marathon in April":                                "",
 		"buy a house in the next few years":                  "",

@@ -39,7 +39,7 @@ var timeWindowZH = []string{
 // ("周五", "星期三") that are not habitual ("每周五").
 var (
 	countedWindowZHRe = regexp.MustCompile(`[0-9一二两三四五六七八九十半几]+ ?(个)?(分钟|小时|钟头|天|周|星期|礼拜)(后|之后|以后|内|之内)`)
-	weekdayZHRe       = regexp.MustCompile(`(每个?)?(周|星期|礼拜)[一二三四五六日天]`)
+	weekdayZHRe       = regexp.MustCompile(`(每个?)?(?:周|星期|礼拜)[一二三四五六日天](都|一般|通常|常|总|的时候)?`)
 	weekendZHRe       = regexp.MustCompile(`(每个?|每到|一到|平时|通常)?周末(都|一般|通常|常|总|喜欢|的时候)?`)
 )
 

@@ -378,14 +378,22 @@ func carriedSubject(restLow string, carry carryMode) (prefix string, skip int) {
 				return "我有", len(c)
 			}
 		}
-		j := 0
-		for _, d := range []string{"而且", "并且", "同时", "现在", "目前", "所以", "也"} {
+		// Joining words go ("但现在住在首尔" → "我现在住在首尔"); adverbs stay in the
+		// statement ("也", "现在").
+		skip = 0
+		for _, d := range []string{"但是", "但", "不过", "可是", "而且", "并且", "同时", "所以", "然后"} {
+			if strings.HasPrefix(restLow[skip:], d) {
+				skip += len(d)
+			}
+		}
+		j := skip
+		for _, d := range []string{"现在", "目前", "也"} {
 			if strings.HasPrefix(restLow[j:], d) {
 				j += len(d)
 			}
 		}
 		r := restLow[j:]
-		for _, subj := range []string{"我", "你", "他", "她", "它", "这", "那", "谁", "大家", "别人", "朋友", "叫", "是", "就是", "不过", "但"} {
+		for _, subj := range []string{"我", "你", "他", "她", "它", "这", "那", "谁", "大家", "别人", "朋友", "叫", "是", "就是"} {
 			if strings.HasPrefix(r, subj) {
 				return "", 0
 			}
@@ -393,8 +401,8 @@ func carriedSubject(restLow string, carry carryMode) (prefix string, skip int) {
 		if r == "" {
 			return "", 0
 		}
-		// Chinese drops the subject freely; "也"/"现在" stay in the statement.
-		return "我", 0
+		// Chinese drops the subject freely.
+		return "我", skip
 	}
 	// English only carries over an explicit "and": "…dishes like kung pao chicken"
 	// has a preposition where a verb could be.

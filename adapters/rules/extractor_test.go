@@ -153,6 +153,27 @@ func TestExtractMessage_learnsWhatUsersStatePlainly(t *testing.T) {
 		{"跟我聊天的时候别用列表", []want{{memory.TypeConstraint, "reply.style.lists", "跟用户聊天的时候别用列表"}}},
 		{"From now on, please keep your answers under 100 words.", []want{{memory.TypeConstraint, "reply.length", "From now on, please keep your answers under 100 words."}}},
 		{"其实最近我还在学习攀岩，感觉进步很慢。", []want{{memory.TypeGoal, "learning.rock_climbing", "用户还在学习攀岩。"}}},
+		{"We live in Austin.", []want{{memory.TypeFact, "home.city", "User lives in Austin."}}},
+		{"我们住在杭州，养了两条狗", []want{
+			{memory.TypeFact, "home.city", "用户一家住在杭州。"},
+			{memory.TypeFact, "pet.dog", "用户养了两条狗。"}}},
+		{"我是加拿大人，但现在住在首尔", []want{
+			{memory.TypeFact, "hometown", "用户是加拿大人。"},
+			{memory.TypeFact, "home.city", "用户现在住在首尔。"}}},
+		{"我喜欢川菜，但不能吃辣", []want{
+			{memory.TypePreference, "food.likes.sichuan_food", "用户喜欢川菜。"},
+			{memory.TypeConstraint, "food.avoids.spicy_food", "用户不能吃辣。"}}},
+		{"I've got three brothers.", []want{{memory.TypeFact, "family.brother", "User has got three brothers."}}},
+		{"I have a peanut allergy and a cat allergy.", []want{
+			{memory.TypeFact, "allergy.peanut", "User is allergic to peanut."},
+			{memory.TypeFact, "allergy.cat", "User is allergic to cat."}}},
+		{"I'm not a fan of spicy food.", []want{{memory.TypePreference, "food.dislikes.spicy_food", "User is not a fan of spicy food."}}},
+		{"I'm on a low-carb diet.", []want{{memory.TypeFact, "diet", "User is on a low-carb diet."}}},
+		{"Please use British spelling in all your replies.", []want{{memory.TypeConstraint, "rule.", "Please use British spelling in all your replies."}}},
+		{"所有回复都请用繁体字", []want{{memory.TypeConstraint, "reply.language", "所有回复都请用繁体字。"}}},
+		{"I just started learning Portuguese.", []want{{memory.TypeGoal, "learning.portuguese", "User just started learning Portuguese."}}},
+		{"我现在单身，挺开心的", []want{{memory.TypeFact, "family.marital", "用户现在单身。"}}},
+		{"Our twins start kindergarten this fall.", []want{{memory.TypeFact, "family.twin", "User has twins."}}},
 		{"我对青霉素和花粉过敏", []want{
 			{memory.TypeFact, "allergy.penicillin", "用户对青霉素过敏。"},
 			{memory.TypeFact, "allergy.pollen", "用户对花粉过敏。"}}},
@@ -300,6 +321,11 @@ func TestExtractMessage_staysSilent(t *testing.T) {
 		"I have a question and a suggestion.",
 		"我最喜欢的是《听妈妈的话》，那首歌非常有感觉。",
 		"My son is sick.",
+		"We live in a bubble.",
+		"I live in fear of losing my job.",
+		"Our baby is due in May.",
+		"我开始学着放下",
+		"我总是做不好",
 		"我儿子今天很开心",
 		"如果我很有钱，我会住在巴黎",
 	}

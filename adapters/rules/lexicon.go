@@ -52,7 +52,7 @@ var zhSlugs = map[string]string{
 	"马": "horse", "太太": "wife", "媳妇": "wife", "爱人": "spouse", "妈妈": "mother", "母亲": "mother", "爸爸": "father",
 	"父亲": "father", "未婚夫": "fiance", "未婚妻": "fiancee", "宝宝": "baby", "男友": "boyfriend", "女友": "girlfriend",
 	"美食": "gourmet_food", "韩剧": "korean_dramas", "美剧": "american_tv_series", "日剧": "japanese_dramas",
-	"泰国菜": "thai_food", "日料": "japanese_food", "咖啡馆": "cafe", "蘑菇": "mushrooms", "洋葱": "onions", "大蒜": "garlic",
+	"双胞胎": "twins", "对象": "partner", "泰国菜": "thai_food", "日料": "japanese_food", "咖啡馆": "cafe", "蘑菇": "mushrooms", "洋葱": "onions", "大蒜": "garlic",
 }
 
 // zhVerbs are leading verbs stripped from a Chinese object before looking it up
@@ -115,7 +115,7 @@ var zhProfessionSuffixes = []string{"工程师", "程序员", "设计师", "老�
 	"研究生", "博士", "经理", "总监", "主管", "作家", "记者", "编辑", "摄影师", "厨师", "司机", "警察", "销售", "分析师",
 	"架构师", "产品经理", "运营", "创业者", "老板", "自由职业者", "翻译", "画家", "音乐人", "歌手", "演员", "主播", "博主",
 	"公务员", "职员", "员工", "店员", "技术员", "研究员", "咨询师", "心理咨询师", "药剂师", "农民", "工人", "师", "员", "家",
-	"财务", "人事", "行政", "客服", "前台", "出纳", "导游", "保安", "HR", "hr"}
+	"财务", "人事", "行政", "客服", "前台", "出纳", "导游", "保安", "HR", "hr", "兽医", "牙医", "中医", "西医", "医师"}
 
 // animals and relatives that "I have a …" / "我有…" statements keep.
 var pets = toSet(`dog dogs puppy puppies cat cats kitten kittens parrot parrots hamster hamsters rabbit rabbits
@@ -140,4 +140,6 @@ var languages = map[string]string{
 	"中文": "Chinese", "汉语": "Chinese", "普通话": "Chinese", "英文": "English", "英语": "English", "日语": "Japanese",
 	"日文": "Japanese", "韩语": "Korean", "法语": "French", "德语": "German", "西班牙语": "Spanish", "粤语": "Cantonese",
 	"俄语": "Russian", "意大利语": "Italian", "葡萄牙语": "Portuguese", "阿拉伯语": "Arabic",
+	"繁体中文": "Traditional Chinese", "繁体字": "Traditional Chinese", "繁体": "Traditional Chinese",
+	"简体中文": "Simplified Chinese", "简体字": "Simplified Chinese", "简体": "Simplified Chinese",
 }

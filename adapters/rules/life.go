@@ -294,7 +294,8 @@ var (
 		"丈夫": "husband", "先生": "husband", "爱人": "spouse", "男朋友": "boyfriend", "男友": "boyfriend", "女朋友": "girlfriend",
 		"女友": "girlfriend", "未婚夫": "fiance", "未婚妻": "fiancee", "妈妈": "mother", "母亲": "mother", "妈": "mother",
 		"爸爸": "father", "父亲": "father", "爸": "father", "儿子": "son", "女儿": "daughter", "孩子": "child", "宝宝": "baby",
-		"哥哥": "brother", "弟弟": "brother", "姐姐": "sister", "妹妹": "sister", "孙子": "grandson", "孙女": "granddaughter"}
+		"哥哥": "brother", "弟弟": "brother", "姐姐": "sister", "妹妹": "sister", "孙子": "grandson", "孙女": "granddaughter",
+		"对象": "partner", "双胞胎": "twin"}
 	uniqueRelations = toSet(`wife husband partner spouse boyfriend girlfriend fiance fiancee mother father`)
 )
 
@@ -400,6 +401,54 @@ func relativeAgeZH(m *match, rest string, loc []int) ([]draft, int, bool) {
 	d := relativeDraft(relationsZH[raw], "", true, raw)
 	d.content = sentenceZH("用户的" + strings.TrimPrefix(strings.TrimPrefix(m.head, "我"), "的"))
 	return []draft{d}, loc[1], true
+}
+
+// ourRelativesEN: "Our twins start kindergarten this fall": the user has twins (what
+// they do this fall is theirs, and short-lived).
+func ourRelativesEN(m *match, rest string, loc []int) ([]draft, int, bool) {
+	raw := strings.ToLower(m.group(1))
+	if after := strings.ToLower(rest[loc[1]:]); strings.HasPrefix(after, " is due") || strings.HasPrefix(after, " is on the way") {
+		return nil, 0, false // not born yet
+	}
+	rel := map[string]string{"twins": "twin", "kids": "kid", "children": "child", "son": "son", "daughter": "daughter",
+		"baby": "baby", "boys": "son", "girls": "daughter"}[raw]
+	content := "User has " + raw + "."
+	if raw == "son" || raw == "daughter" || raw == "baby" {
+		content = "User has a " + raw + "."
+	}
+	return []draft{{typ: memory.TypeFact, key: "family." + rel, content: content, importance: 3, confidence: 0.85}}, loc[1], true
+}
+
+// ourRelativesZH: "我家双胞胎今年秋天上幼儿园" → the user has twins.
+func ourRelativesZH(m *match, rest string, loc []int) ([]draft, int, bool) {
+	raw := m.group(1)
+	rel, ok := relationsZH[raw]
+	if !ok {
+		rel = "child"
+	}
+	return []draft{{typ: memory.TypeFact, key: "family." + rel, content: "用户有" + raw + "。", importance: 3, confidence: 0.85}}, loc[1], true
+}
+
+// allergyHaveEN: "I have a peanut allergy (and a cat allergy)".
+func allergyHaveEN(m *match, rest string, loc []int) ([]draft, int, bool) {
+	var out []draft
+	for _, g := range []string{m.group(1), m.group(2)} {
+		if g = strings.TrimSpace(g); g != "" && validObject(g, false) {
+			out = append(out, draft{typ: memory.TypeFact, key: "allergy." + slugOf(g), content: "User is allergic to " + g + ".", importance: 5, confidence: 0.9})
+		}
+	}
+	return out, loc[1], len(out) > 0
+}
+
+// allRepliesEN: "Please use British spelling in all your replies": a standing rule
+// without "from now on".
+func allRepliesEN(m *match, rest string, loc []int) ([]draft, int, bool) {
+	clause, n := cutObject(rest, false, false)
+	if n < loc[1] || !validRule(clause, false, "") {
+		return nil, 0, false
+	}
+	d := draft{typ: memory.TypeConstraint, key: ruleKey(clause), content: sentenceEN(objectRuleEN(clause)), importance: 4, confidence: 0.85}
+	return []draft{d}, n, true
 }
 
 // relativeAndIEN: "My husband and I have three kids": the user has a husband; the

@@ -175,8 +175,20 @@ func homeKey(m *match) (string, bool) {
 	if unicode.IsUpper(r[0]) {
 		return "home.city", true
 	}
-	return "home.location", true
+	// "a small apartment near the park", "the suburbs"; not "a bubble" or "fear".
+	low := strings.ToLower(m.item)
+	for _, w := range homeWordsEN {
+		if containsWordASCII(low, w) {
+			return "home.location", true
+		}
+	}
+	return "", false
 }
+
+var homeWordsEN = []string{"apartment", "house", "flat", "town", "city", "village", "suburb", "suburbs", "countryside",
+	"neighborhood", "neighbourhood", "building", "dorm", "dormitory", "studio", "condo", "area", "district", "street",
+	"farm", "cottage", "complex", "hometown", "coast", "island", "state", "country", "region", "province", "cabin",
+	"bungalow", "townhouse", "loft", "home", "outskirts", "downtown", "center", "centre"}
 
 func professionEN(m *match) (string, bool) {
 	ws := strings.Fields(strings.ToLower(m.item))
@@ -450,6 +462,10 @@ var patterns = []pattern{
 		re: re(`(?:请)?(?:跟我|和我|给我)(?:聊天|说话|交流|对话|回答|回复|写东西)(?:的时候|时)\s*,?\s*`)},
 	{name: "when-you-talk-to-me", kind: kindRule, typ: memory.TypeConstraint, conf: 0.85, imp: 4, conditional: true,
 		re: re(`when(?:ever)? you (?:talk|speak|chat|write|reply|respond|answer)(?: to| with)?(?: me)?,?\s+`)},
+	{name: "所有回复", kind: kindRule, typ: memory.TypeConstraint, conf: 0.85, imp: 4,
+		re: re(`(?:你的)?(?:所有|全部|每次|每一次)(?:的)?(?:回复|回答|答复)(?:里|中)?(?:都|也)?`)},
+	{name: "in-all-replies", kind: kindCustom, custom: allRepliesEN,
+		re: re(`(?:please )?(?:[a-z']+ ){1,8}?(?:in|for|with|to) (?:all|all of|every one of) your (?:replies|answers|responses|messages)\b`)},
 	{name: "以后", kind: kindRule, typ: memory.TypeConstraint, conf: 0.9, imp: 4,
 		re: re(`(?:请|麻烦)?(?:以后|今后|从现在起|从现在开始|从今天起|从今天开始|往后|每次)`)},
 
@@ -503,6 +519,10 @@ var patterns = []pattern{
 		re: re(`my ` + relAdjEN + `(` + relEN + `) is (\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen)(?: years old| months old)?(?:$|[.,!;]| and\b| but\b)`)},
 	{name: "家人年龄", kind: kindCustom, custom: relativeAgeZH, noCarry: true, relativeCarry: true,
 		re: re(`我(?:的)?(` + relZH + `)(?:今年|现在|已经|刚)?((?:\d{1,2}|[一二三四五六七八九十]{1,3})(?:周)?岁)`)},
+	{name: "our-kids", kind: kindCustom, custom: ourRelativesEN, noCarry: true,
+		re: re(`our (twins|kids|children|son|daughter|baby|boys|girls)\b`)},
+	{name: "我家孩子", kind: kindCustom, custom: ourRelativesZH, noCarry: true,
+		re: re(`我(?:们)?家(?:的)?(双胞胎|孩子|儿子|女儿|宝宝|老大|老二)`)},
 	{name: "家人名字", kind: kindCustom, custom: relativeNamedZH, noCarry: true, relativeCarry: true,
 		re: re(`我(?:的)?(` + relZH + `)(的名字(?:是|叫)|名叫|叫做|叫)?`)},
 	{name: "我和家人", kind: kindCustom, custom: relativeAndZH,
@@ -529,12 +549,15 @@ var patterns = []pattern{
 	{name: "allergic", typ: memory.TypeFact, conf: 0.9, imp: 5, key: familyKey("allergy"),
 		splitAnd: true,
 		re:       re(`i(?:'m| am)(?: (?:also|very|severely|seriously|highly|quite|a bit|slightly|really|deathly|mildly))? allergic to\s+`)},
-	{name: "allergy", typ: memory.TypeFact, conf: 0.9, imp: 5, key: familyKey("allergy"), group: 1, kind: kindObject,
-		re:      re(`i (?:also )?have (?:an? )?(?:(?:severe|mild|serious|bad|slight|strong|life-threatening|deadly)\s+)?([a-z]+(?: [a-z]+)?) allerg(?:y|ies)`),
-		content: func(m *match) string { return "User is allergic to " + m.item + "." }},
+	{name: "allergy", kind: kindCustom, custom: allergyHaveEN,
+		re: re(`i (?:also )?have (?:an? )?(?:(?:severe|mild|serious|bad|slight|strong|life-threatening|deadly)\s+)?([a-z]+(?: [a-z]+)?) allerg(?:y|ies)(?: and (?:an? )?(?:(?:severe|mild|serious|bad|slight|strong)\s+)?([a-z]+(?: [a-z]+)?) allerg(?:y|ies))?`)},
 	{name: "过敏", typ: memory.TypeFact, conf: 0.9, imp: 5, key: familyKey("allergy"), group: 1, splitAnd: true,
 		re:      re(`我(?:也|还|从小|一直)?对(.{1,12}?)(?:很|非常|特别|有点|严重|有些)?过敏|我(?:也|还|从小)?有(?:很严重的|严重的|轻微的|轻度|重度|点)?(.{1,8}?)过敏|我(?:也|还)?(.{1,8}?)过敏`),
 		content: func(m *match) string { return "用户对" + m.item + "过敏。" }},
+	{name: "on-a-diet", kind: kindWhole, typ: memory.TypeFact, conf: 0.85, imp: 4, key: fixedKey("diet"),
+		re: re(`i(?:'m| am)(?: (?:currently|now|strictly|also))? on an? (?:strict )?(?:low-carb|low carb|keto|ketogenic|paleo|gluten-free|gluten free|dairy-free|dairy free|low-fat|low fat|low-sodium|low sodium|plant-based|plant based|mediterranean|halal|kosher|low-fodmap|fodmap) diet\b|i (?:follow|eat|keep) (?:an? )?(?:strict )?(?:keto|paleo|halal|kosher|gluten-free|plant-based|low-carb)(?: diet)?\b`)},
+	{name: "饮食", kind: kindWhole, typ: memory.TypeFact, conf: 0.85, imp: 4, key: fixedKey("diet"),
+		re: re(`我(?:在|正在|一直在|现在|目前)?(?:吃|坚持|进行|保持|执行)?(?:低碳水|低碳|生酮|地中海|无麸质|低脂|低盐|清真|轻断食|断食)(?:饮食)?`)},
 	{name: "vegetarian", kind: kindWhole, typ: memory.TypeFact, conf: 0.9, imp: 4, key: fixedKey("diet"),
 		re: re(`i(?:'m| am)(?: (?:also|now|strictly|a|an|strict))* (?:vegetarian|vegan|pescatarian|pescetarian)\b|i(?:'ve| have) been (?:a |an )?(?:strict )?(?:vegetarian|vegan|pescatarian|pescetarian)\b`)},
 	{name: "素食", kind: kindWhole, typ: memory.TypeFact, conf: 0.9, imp: 4, key: fixedKey("diet"),
@@ -542,7 +565,7 @@ var patterns = []pattern{
 	{name: "dont-eat", typ: memory.TypeConstraint, conf: 0.85, imp: 4, key: familyKey("food.avoids"), splitAnd: true,
 		re: re(`i (?:don't|do not|can't|cannot|never|no longer) (?:eat|drink)\s+`)},
 	{name: "不吃", typ: memory.TypeConstraint, conf: 0.85, imp: 4, key: familyKey("food.avoids"), splitAnd: true,
-		re: re(`我(?:从来|从|一直|现在|也|已经)?不(?:吃|能吃|碰|喝|能喝)`)},
+		re: re(`我(?:从来|从|一直|现在|也|已经)?不(?:太|怎么)?(?:吃|能吃|碰|喝|能喝)`)},
 	{name: "health", typ: memory.TypeFact, conf: 0.85, imp: 4, key: healthKeyEN, group: 1,
 		re:      re(`i (?:also |still )?(?:have|'ve got|have got|suffer from|was diagnosed with|live with|'ve had|have had)(?: (?:a|an|severe|mild|chronic|bad|serious|moderate))* (` + strings.Trim(healthNounsEN, "|") + `)(?:$|[.,!;:]|\s+(?:and|so|but|which|since|for|too)\b)`),
 		content: func(m *match) string { return "User has " + m.item + "." }},
@@ -558,6 +581,8 @@ var patterns = []pattern{
 		re: re(`my (?:all-time |absolute |very )?(?:favorite|favourite) ([a-z][a-z ]{1,30}?) (?:is|are|was)\s+`)},
 	{name: "最喜欢的", typ: memory.TypePreference, conf: 0.85, imp: 3, key: favoriteKey, wholeObject: true,
 		re: re(`我最喜欢的(.{1,10}?)是`)},
+	{name: "not-a-fan", typ: memory.TypePreference, conf: 0.8, imp: 3, key: relationKey("dislikes"),
+		re: re(`i(?:'m| am) (?:not|never been) (?:a |really a |much of a |the biggest |a big |a huge )?(?:fan of|into|keen on|fond of)\s+`)},
 	{name: "dislike", typ: memory.TypePreference, conf: 0.8, imp: 3, key: relationKey("dislikes"),
 		re: re(`i(?: (?:really|just|absolutely|truly|honestly|also|still|kind of|totally|personally))* (?:don't|do not|dont)(?: really| much| particularly)? (?:like|enjoy|love|care for)\s+|i(?: (?:really|absolutely|truly|also|just|totally))* (?:hate|dislike|detest|despise|can't stand|cannot stand)\s+`)},
 	{name: "不喜欢", typ: memory.TypePreference, conf: 0.8, imp: 3, key: relationKey("dislikes"),
@@ -583,14 +608,14 @@ var patterns = []pattern{
 
 	// ---- where, work, when ----------------------------------------------------------
 	{name: "live", typ: memory.TypeFact, conf: 0.85, imp: 4, key: homeKey, trim: trimHomeEN, place: true, wholeObject: true,
-		re: re(`i(?: (?:currently|now|still|also))? (?:live|am living|'m living|reside|am based|'m based)(?: in| at)\s+|i(?:'m| am)(?: (?:currently|now))? (?:living|based) in\s+`)},
+		re: re(`(?:i|we)(?: (?:currently|now|still|also|all))? (?:live|am living|'m living|are living|reside|am based|'m based)(?: in| at)\s+|i(?:'m| am)(?: (?:currently|now))? (?:living|based) in\s+|we're(?: (?:currently|now))? (?:living|based) in\s+`)},
 	{name: "moved", typ: memory.TypeFact, conf: 0.85, imp: 4, key: movedKeyEN, trim: trimMovedEN, place: true, wholeObject: true,
 		re: re(`(?:i|we)(?:'ve| have)?(?: (?:just|recently|finally|already|also|since|now|actually))* (?:moved|relocated)(?: back| over| out)? to\s+`)},
 	{name: "lived-for", typ: memory.TypeFact, conf: 0.85, imp: 4, key: homeKey, group: 1,
 		re:      re(`(?:i|we)(?:'ve| have) (?:lived|been living) in ([a-z][a-z .'-]{1,40}?) (?:for|since)\b`),
 		content: func(m *match) string { return "User has lived in " + m.item + "." }},
 	{name: "住在", typ: memory.TypeFact, conf: 0.85, imp: 4, key: homeKey,
-		re: re(`我(?:现在|目前|一直|也|还|家|已经)?(?:住在|家住|家在|常住|定居在|生活在|居住在)`)},
+		re: re(`我(?:们)?(?:现在|目前|一直|也|还|家|已经|全家)?(?:住在|家住|家在|常住|定居在|生活在|居住在)`)},
 	{name: "搬到", kind: kindCustom, custom: movedZH,
 		re: re(`我(?:们)?(?:去年|前年|今年|上个月|上周|最近|刚刚|刚|已经|前几年|几年前|早就|也|全家|一家|之前|小时候)*(?:搬家到了|搬家到|搬到了|搬去了|搬回了|搬来了|搬到|搬去|搬回|搬来)`)},
 	{name: "在…生活", typ: memory.TypeFact, conf: 0.85, imp: 4, key: homeKey, group: 1,
@@ -643,9 +668,9 @@ var patterns = []pattern{
 	{name: "married", kind: kindCustom, custom: maritalEN,
 		re: re(`i(?:'m| am)(?: (?:happily|also|now|recently|newly|currently))? (?:married|divorced|single|engaged|widowed|separated)\b(?: with ((?:a|an|one|two|three|four|five|\d) (?:kids?|children|child|sons?|daughters?)))?`)},
 	{name: "结婚", kind: kindWhole, typ: memory.TypeFact, conf: 0.85, imp: 3, key: fixedKey("family.marital"),
-		re: re(`我(?:已经)?(?:结婚|离婚|订婚|离异)了|我(?:是|现在是|目前)?(?:单身|已婚|离异)`)},
+		re: re(`我(?:已经)?(?:结婚|离婚|订婚|离异)了|我(?:是|现在是|目前是|目前|现在|还是|一直)?(?:单身|已婚|离异)`)},
 	{name: "have", typ: memory.TypeFact, conf: 0.85, imp: 3, key: petOrFamily, splitAnd: true,
-		re: re(`i(?: also)? (?:have|'ve got|have got|own)\s+`)},
+		re: re(`i(?: also)?(?: have| 've got|'ve got| have got| own)\s+`)},
 	{name: "we-have", typ: memory.TypeFact, conf: 0.85, imp: 3, key: petOrFamily, splitAnd: true,
 		re:      re(`we(?:'ve got| (?:also |still |now )?(?:have got|have|own))\s+`),
 		content: func(m *match) string { return "User has " + objectEN(m.item) + "." }},
@@ -683,9 +708,9 @@ var patterns = []pattern{
 		re:      re(`我(?:正在|在|最近在|目前在|现在在|最近|目前正在|一直在)(?:做|开发|搞|写|研发|负责|创作|维护)(?:一个|一本|一部|一篇|一款|个)?(.{0,20}?)(项目|app|应用|网站|平台|系统|小程序|小说|书|论文|剧本|游戏|开源库|库|工具|框架|插件)`),
 		content: func(m *match) string { return sentenceZH(thirdPersonZH(m.head)) }},
 	{name: "learning", typ: memory.TypeGoal, conf: 0.8, imp: 3, key: learningEN,
-		re: re(`i(?:'m| am)(?: (?:currently|now|also))? (?:learning|studying)\s+|i(?:'ve| have) been (?:learning|studying|practicing|practising)\s+`)},
+		re: re(`i(?:'m| am)(?: (?:currently|now|also))? (?:learning|studying)\s+|i(?:'ve| have) been (?:learning|studying|practicing|practising)\s+|i(?: (?:just|recently|finally))? (?:started|began) (?:learning|studying|to learn|to study)\s+`)},
 	{name: "学习", typ: memory.TypeGoal, conf: 0.8, imp: 3, key: learningZH,
-		re: re(`我(?:正在|最近在|目前在|最近|一直在|在|现在在|还在)(?:学习|自学|学)`)},
+		re: re(`我(?:正在|最近在|目前在|最近|一直在|在|现在在|还在|刚开始|开始|最近开始|刚)(?:学习|自学|学)`)},
 	{name: "读", typ: memory.TypeGoal, conf: 0.8, imp: 3, key: learningZH, group: 2,
 		re:      re(`我(?:现在|目前)?在(.{2,12}?)(?:读|念|攻读)(.{1,8})`),
 		content: func(m *match) string { return "用户在" + m.group(1) + "读" + m.item + "。" }},
@@ -703,6 +728,8 @@ var patterns = []pattern{
 		content: func(m *match) string { return sentenceZH(thirdPersonZH(m.head)) }},
 	{name: "habit", kind: kindWhole, typ: memory.TypePreference, conf: 0.8, imp: 2, key: habitKey,
 		re: re(`i (?:usually|always|often|normally|regularly|never|rarely|generally|typically)(?: also)? (?:drink|eat|go|run|wake up|get up|sleep|read|cook|play|listen to|watch|walk|swim|work out|exercise|take|use|practice|practise|study|visit|ride|drive|bike|cycle|meditate|jog|do yoga|work)\b[^,;]*`)},
+	{name: "commute", kind: kindWhole, typ: memory.TypePreference, conf: 0.8, imp: 2, key: habitKey,
+		re: re(`i (?:usually |always |mostly )?(?:bike|cycle|walk|drive|ride my bike|take the bus|take the train|take the subway|take the metro|commute by \w+)(?: everywhere| to work| to school| to the office| to campus)\b`)},
 	{name: "habit-every", kind: kindWhole, typ: memory.TypePreference, conf: 0.8, imp: 2, key: habitKey,
 		re: re(`i (?:also |usually |always |often |normally |still )?(?:go|drink|eat|run|swim|jog|walk|cycle|bike|ride|meditate|read|cook|play|practice|practise|do|work out|train|visit|call|take|have|study|write|paint|volunteer|attend|wake up|get up|sleep)\b[^,;]*?\b(?:every (?:day|morning|evening|night|week|weekend|monday|tuesday|wednesday|thursday|friday|saturday|sunday)|each (?:day|morning|evening|week)|daily|on weekends|at weekends|on (?:mondays|tuesdays|wednesdays|thursdays|fridays|saturdays|sundays)|(?:once|twice|three times) a (?:day|week|month))\b[^,;]*`)},
 	{name: "习惯", kind: kindWhole, typ: memory.TypePreference, conf: 0.8, imp: 2, key: habitKey,
@@ -745,6 +772,11 @@ func habitKey(m *match) (string, bool) {
 			}
 		}
 		return "habit." + candidate.Slug(strings.Join(ws, " ")), true
+	}
+	for _, w := range []string{"不好", "不到", "不了", "不会", "不行", "不完", "不对", "错", "失败", "忘", "迟到"} {
+		if strings.Contains(m.item, w) {
+			return "", false // "我总是做不好": a complaint, not a habit
+		}
 	}
 	return "habit." + slugOf(stripLeadingZH(m.item, []string{"我每天", "我平时", "我通常", "我经常", "我一般", "我习惯", "我总是", "我每周", "我每晚", "我早上", "我晚上", "都", "会", "去"})), true
 }
@@ -849,7 +881,7 @@ func learningZH(m *match) (string, bool) {
 	}
 	// "我在学校…", "我在学习上…": a place or an aside, not a subject; "在图书馆读书":
 	// reading, not studying.
-	for _, p := range []string{"校", "生", "院", "期", "上", "中", "方面", "的", "书", "小说", "报", "杂志", "文章", "完"} {
+	for _, p := range []string{"校", "生", "院", "期", "上", "中", "方面", "的", "书", "小说", "报", "杂志", "文章", "完", "着"} {
 		if strings.HasPrefix(m.item, p) {
 			return "", false
 		}

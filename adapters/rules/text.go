@@ -485,6 +485,8 @@ func objectEN(obj string) string {
 func thirdPersonZH(s string) string {
 	if rest, ok := strings.CutPrefix(s, "我们家"); ok {
 		s = "用户家" + rest
+	} else if rest, ok := strings.CutPrefix(s, "我们"); ok && strings.ContainsRune("住搬养有在前去刚也", firstRune(rest)) {
+		s = "用户一家" + rest // "我们住在杭州" → "用户一家住在杭州"
 	}
 	var b strings.Builder
 	for i := 0; i < len(s); {

@@ -170,8 +170,10 @@ var commandEN = []string{"tell", "give", "show", "write", "translate", "explain"
 var commandZH = []string{"请", "帮我", "麻烦", "给我", "告诉我", "翻译", "写", "解释", "总结", "推荐", "列出", "查", "搜索", "计算", "生成", "画", "提醒我", "讲", "说说", "介绍", "分析", "修改", "改", "继续", "打开", "播放", "设置", "发", "订", "用", "你能", "你可以", "能不能", "可以帮", "来一", "整理", "优化"}
 
 // standingEN/ZH mark a request meant to last ("from now on", "以后都"): never skipped.
-var standingEN = []string{"remember", "don't forget", "do not forget", "keep in mind", "note that", "from now on", "going forward", "in the future", "in future", "always", "never", "every time", "whenever", "for future reference", "from today on", "starting today"}
-var standingZH = []string{"记住", "记得我", "别忘了", "不要忘记", "不要忘了", "以后", "今后", "从现在起", "从现在开始", "从今天起", "从今天开始", "每次", "永远", "一律", "总是", "一直都", "往后"}
+var standingEN = []string{"remember", "don't forget", "do not forget", "keep in mind", "note that", "from now on", "going forward", "in the future", "in future", "always", "never", "every time", "whenever", "for future reference", "from today on", "starting today",
+	"all your replies", "all your answers", "all your responses", "all of your replies", "all of your answers", "every reply", "every answer"}
+var standingZH = []string{"记住", "记得我", "别忘了", "不要忘记", "不要忘了", "以后", "今后", "从现在起", "从现在开始", "从今天起", "从今天开始", "每次", "永远", "一律", "总是", "一直都", "往后",
+	"所有回复", "所有回答", "所有的回复", "所有的回答", "全部回复"}
 
 // selfEN/ZH say something about the speaker; a message containing one is worth an
 // extraction even if it ends in a question ("I'm vegetarian, what should I cook?").

@@ -13,13 +13,14 @@ import (
 //	<area>[.<aspect>][.<object>]
 //
 // Segments are separated by '.', words inside a segment by '_', all lower case
-// [a-z0-9_]. Fixed slots hold one value that a newer statement replaces (name,
-// home.city, hometown, work.place, work.role, birthday, diet,
+// [a-z0-9_]. Fixed slots hold one value that a newer statement replaces (name, age,
+// home.city, hometown, work.place, work.role, work.status, education.school,
+// birthday, diet, family.marital, family.<wife|husband|partner|mother|father…>,
 // reply.language, reply.length, reply.style, favorite.<thing>); open families hold
-// one memory per object (allergy.<object>, <domain>.likes.<object>,
+// one memory per object (allergy.<object>, health.<condition>, <domain>.likes.<object>,
 // <domain>.dislikes.<object>, <domain>.prefers.<object>, food.avoids.<object>,
-// pet.<animal>, family.<relation>, goal.<object>, project.<name>, habit.<object>,
-// rule.<object>, note.<object>). An object is a slug of the user's ASCII words
+// pet.<animal>, family.<son|daughter|brother…>[.<name>], goal.<object>,
+// learning.<object>, project.<name>, habit.<object>, rule.<object>, note.<object>). An object is a slug of the user's ASCII words
 // ("peanuts", "sichuan_food"); text without ASCII words gets a stable hashed slug
 // "h" + 8 hex digits of the normalised text, so Chinese values still give ASCII keys
 // and the same words always give the same key.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"testing"
+	"time"
 
 	"github.com/danielgtaylor/huma/v2/humatest"
 
@@ -12,6 +13,7 @@ import (
 	"engram/adapters/memstore"
 	"engram/app/auth"
 	"engram/ports"
+	"engram/test/fakeclock"
 )
 
 // recordingReindexer remembers which tenants asked.
@@ -25,9 +27,12 @@ func (r *recordingReindexer) ReindexTenant(_ context.Context, tenant string) (po
 	return ports.Requeued{Memories: 3, Messages: 5}, r.err
 }
 
+// start is an arbitrary fixed time; the admin calls do not depend on it.
+var start = time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
+
 func newAdminAPI(t *testing.T, r httpapi.Reindexer) humatest.TestAPI {
 	t.Helper()
-	clk := &fixedClock{}
+	clk := fakeclock.New(start)
 	authn := auth.New(auth.Options{Configured: map[string]string{acmeKey: "acme", globexKey: "globex"}}, memstore.NewAPIKeyStore(), clk, &seqIDs{})
 	api := httpapi.New(http.NewServeMux(), httpapi.Options{MaxBodyBytes: 1 << 20}, authn)
 	httpapi.RegisterAdmin(api, r)

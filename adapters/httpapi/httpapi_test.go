@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -19,20 +18,8 @@ import (
 	"engram/app/auth"
 	"engram/app/memories"
 	"engram/domain/memory"
+	"engram/test/fakeclock"
 )
-
-// fixedClock moves only when told to.
-type fixedClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *fixedClock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.now }
-func (c *fixedClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-}
 
 // seqIDs makes sortable ids.
 type seqIDs struct{ n atomic.Int64 }
@@ -41,7 +28,7 @@ func (s *seqIDs) New() string { return fmt.Sprintf("id%012d", s.n.Add(1)) }
 
 type harness struct {
 	api   humatest.TestAPI
-	clock *fixedClock
+	clock *fakeclock.Clock
 }
 
 const (
@@ -53,7 +40,7 @@ const (
 // keys, tenants authenticate; without, the server is in open mode.
 func newHarness(t *testing.T, withKeys bool) *harness {
 	t.Helper()
-	clk := &fixedClock{now: time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)}
+	clk := fakeclock.New(time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC))
 	ids := &seqIDs{}
 	opts := auth.Options{Open: true}
 	if withKeys {
@@ -198,7 +185,7 @@ func TestSave_oversizeBodyIs413(t *testing.T) {
 func TestSave_configuredBodyLimitApplies(t *testing.T) {
 	t.Parallel()
 	api := httpapi.New(http.NewServeMux(), httpapi.Options{MaxBodyBytes: 4096}, auth.New(auth.Options{Open: true}, nil, nil, nil))
-	clk := &fixedClock{now: time.Now()}
+	clk := fakeclock.New(time.Now())
 	httpapi.RegisterMemories(api, memories.New(memstore.NewMemoryStore(), clk, &seqIDs{}, memory.Policy{}))
 	body := `{"type":"fact","content":"` + strings.Repeat("x", 900) + `","pad":"` + strings.Repeat("y", 4000) + `"}`
 	resp := humatest.Wrap(t, api.Root).Put("/v1/users/alice/memories/k", "Content-Type: application/json", strings.NewReader(body))

@@ -14,13 +14,14 @@ import (
 	"engram/app/memories"
 	"engram/app/retrieval"
 	"engram/domain/memory"
+	"engram/test/fakeclock"
 )
 
 // newSearchHarness serves the memory and search operations over in-memory stores,
 // with the lexical index kept by the memory writes (no vectors configured).
 func newSearchHarness(t *testing.T) humatest.TestAPI {
 	t.Helper()
-	clk := &fixedClock{now: time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)}
+	clk := fakeclock.New(time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC))
 	ids := &seqIDs{}
 	authn := auth.New(auth.Options{Configured: map[string]string{acmeKey: "acme", globexKey: "globex"}}, memstore.NewAPIKeyStore(), clk, ids)
 	api := httpapi.New(http.NewServeMux(), httpapi.Options{MaxBodyBytes: 1 << 20}, authn)

@@ -16,6 +16,7 @@ import (
 	"engram/domain/conversation"
 	"engram/domain/memory"
 	"engram/ports"
+	"engram/test/fakeclock"
 )
 
 var (
@@ -24,24 +25,6 @@ var (
 )
 
 const debounce = 12 * time.Second
-
-// fakeClock is a settable ports.Clock.
-type fakeClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *fakeClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	c.now = c.now.Add(d)
-	c.mu.Unlock()
-}
 
 // countingExtractor counts Extract calls and what they were given.
 type countingExtractor struct {
@@ -86,7 +69,7 @@ func (s stubExtractor) Extract(_ context.Context, in ports.ExtractionInput) ([]c
 // env is a pipeline over in-memory stores with a fixed clock.
 type env struct {
 	t        *testing.T
-	clock    *fakeClock
+	clock    *fakeclock.Clock
 	memories ports.MemoryStore
 	messages ports.MessageStore
 	ingest   *messages.Service
@@ -127,7 +110,7 @@ func (l *reportLog) All() []extraction.Report {
 
 func newEnv(t *testing.T, o envOptions) *env {
 	t.Helper()
-	clock := &fakeClock{now: start}
+	clock := fakeclock.New(start)
 	if o.memories == nil {
 		mem := memstore.NewMemoryStore()
 		o.memories = mem

@@ -13,6 +13,7 @@ import (
 	"engram/domain/candidate"
 	"engram/domain/conversation"
 	"engram/ports"
+	"engram/test/fakeclock"
 	"engram/test/testenv"
 )
 
@@ -31,7 +32,7 @@ func testWorkerCrash(t *testing.T, memories ports.MemoryStore, msgs ports.Messag
 	// Worker A dies here.
 
 	b := newEnv(t, envOptions{memories: memories, messages: msgs, worker: "worker-b"})
-	b.clock.now = a.clock.Now().Add(time.Minute)
+	b.clock.Set(a.clock.Now().Add(time.Minute))
 	if n, err := b.runner.Tick(context.Background(), false); n != 0 || err != nil {
 		t.Fatalf("B's poll took A's live claim: %d, %v", n, err)
 	}
@@ -140,7 +141,7 @@ func TestRunner_startProcessesNotifiedWorkAndStopsCleanly(t *testing.T) {
 	mem := memstore.NewMemoryStore()
 	msgs := memstore.NewMessageStore(mem)
 	e := newEnv(t, envOptions{memories: mem, messages: msgs})
-	clock := &fakeClock{now: time.Now().UTC()}
+	clock := fakeclock.New(time.Now().UTC())
 	ids := ulids.New()
 	p := extraction.New(extraction.Deps{Extractor: stubExtractor{}, Refiner: keepAll{}, Memories: mem, Messages: msgs, Clock: clock, IDs: ids}, extraction.Options{})
 	log := &reportLog{}
@@ -175,7 +176,7 @@ func TestRunner_stopReleasesRunsCutShort(t *testing.T) {
 	t.Parallel()
 	mem := memstore.NewMemoryStore()
 	msgs := memstore.NewMessageStore(mem)
-	clock := &fakeClock{now: time.Now().UTC()}
+	clock := fakeclock.New(time.Now().UTC())
 	ids := ulids.New()
 	blocked := make(chan struct{})
 	p := extraction.New(extraction.Deps{Extractor: blockingExtractor{started: blocked}, Refiner: keepAll{}, Memories: mem, Messages: msgs, Clock: clock, IDs: ids}, extraction.Options{})

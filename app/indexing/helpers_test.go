@@ -19,6 +19,7 @@ import (
 	"engram/domain/conversation"
 	"engram/domain/memory"
 	"engram/ports"
+	"engram/test/fakeclock"
 )
 
 var (
@@ -27,24 +28,6 @@ var (
 )
 
 const testDim = 64
-
-// fakeClock is a settable ports.Clock.
-type fakeClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *fakeClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	c.now = c.now.Add(d)
-	c.mu.Unlock()
-}
 
 // countingEmbedder wraps the local embedder: it counts the texts it is asked for,
 // can be made to fail, can run a hook during a call, and can claim another model.
@@ -153,7 +136,7 @@ func (f *flakyIndex) Delete(ctx context.Context, tenant string, ids []string) er
 // world is one indexer over in-memory stores, the local embedder and localvec.
 type world struct {
 	t        *testing.T
-	clock    *fakeClock
+	clock    *fakeclock.Clock
 	mems     *memstore.MemoryStore
 	msgs     *memstore.MessageStore
 	sync     *memstore.VectorSyncStore
@@ -167,7 +150,7 @@ type world struct {
 
 func newWorld(t *testing.T) *world {
 	t.Helper()
-	w := &world{t: t, clock: &fakeClock{now: start}, ids: ulids.New()}
+	w := &world{t: t, clock: fakeclock.New(start), ids: ulids.New()}
 	w.mems = memstore.NewMemoryStore()
 	w.msgs = memstore.NewMessageStore(w.mems)
 	w.sync = memstore.NewVectorSyncStore(w.mems, w.msgs)

@@ -18,6 +18,7 @@ import (
 	"engram/domain/memory"
 	"engram/domain/ranking"
 	"engram/ports"
+	"engram/test/fakeclock"
 	"engram/test/testenv"
 )
 
@@ -29,7 +30,7 @@ type sqlWorld struct {
 	msgs     *sqlstore.MessageStore
 	svc      *memories.Service
 	embedder *countingEmbedder
-	clock    *fakeClock
+	clock    *fakeclock.Clock
 }
 
 func openSQLWorld(t *testing.T, opts sqlstore.Options) *sqlWorld {
@@ -44,7 +45,7 @@ func openSQLWorld(t *testing.T, opts sqlstore.Options) *sqlWorld {
 		t.Fatal(err)
 	}
 	w := &sqlWorld{db: db, sync: sqlstore.NewVectorSyncStore(db), mems: sqlstore.NewMemoryStore(db),
-		msgs: sqlstore.NewMessageStore(db), embedder: newEmbedder(t, "test-model-v1"), clock: &fakeClock{now: start}}
+		msgs: sqlstore.NewMessageStore(db), embedder: newEmbedder(t, "test-model-v1"), clock: fakeclock.New(start)}
 	w.svc = memories.New(w.mems, w.clock, ulids.New(), memory.Policy{})
 	return w
 }

@@ -3,7 +3,6 @@ package lifecycle_test
 import (
 	"context"
 	"slices"
-	"sync"
 	"testing"
 	"time"
 
@@ -13,6 +12,7 @@ import (
 	"engram/app/lifecycle"
 	"engram/domain/memory"
 	"engram/ports"
+	"engram/test/fakeclock"
 	"engram/test/testenv"
 )
 
@@ -21,21 +21,9 @@ var (
 	start = time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
 )
 
-type fakeClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *fakeClock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.now }
-func (c *fakeClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	c.now = c.now.Add(d)
-	c.mu.Unlock()
-}
-
 type fixture struct {
 	t        *testing.T
-	clock    *fakeClock
+	clock    *fakeclock.Clock
 	ids      ports.IDs
 	memories ports.MemoryStore
 	svc      *lifecycle.Service
@@ -43,7 +31,7 @@ type fixture struct {
 }
 
 func newFixture(t *testing.T, memories ports.MemoryStore, jobs ports.JobStore, noise lifecycle.NoiseLister) *fixture {
-	clock := &fakeClock{now: start}
+	clock := fakeclock.New(start)
 	ids := ulids.New()
 	return &fixture{t: t, clock: clock, ids: ids, memories: memories, jobs: jobs,
 		svc: lifecycle.New(jobs, memories, noise, clock, ids, lifecycle.Options{})}

@@ -3,7 +3,6 @@ package retrieval_test
 import (
 	"context"
 	"errors"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -19,29 +18,13 @@ import (
 	"engram/domain/conversation"
 	"engram/domain/memory"
 	"engram/ports"
+	"engram/test/fakeclock"
 )
 
 var (
 	alice = memory.Scope{Tenant: "t1", User: "alice"}
 	start = time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
 )
-
-type fakeClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *fakeClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	c.now = c.now.Add(d)
-	c.mu.Unlock()
-}
 
 // flakyIndex is a vector index that can fail or hang on Search, and counts calls.
 type flakyIndex struct {
@@ -78,7 +61,7 @@ func (f *flakyIndex) Search(ctx context.Context, q ports.VectorQuery) ([]ports.V
 // not this package's).
 type env struct {
 	t        *testing.T
-	clock    *fakeClock
+	clock    *fakeclock.Clock
 	analyzer *textanalysis.Analyzer
 	embedder *localembed.Embedder
 	vectors  *flakyIndex
@@ -94,7 +77,7 @@ type env struct {
 
 func newEnv(t *testing.T, opts retrieval.Options) *env {
 	t.Helper()
-	e := &env{t: t, clock: &fakeClock{now: start}, analyzer: textanalysis.New(textanalysis.Options{})}
+	e := &env{t: t, clock: fakeclock.New(start), analyzer: textanalysis.New(textanalysis.Options{})}
 	var err error
 	if e.embedder, err = localembed.New(localembed.Options{Analyzer: e.analyzer}); err != nil {
 		t.Fatal(err)

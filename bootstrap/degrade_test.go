@@ -54,7 +54,7 @@ func TestSearch_vectorStoreStoppedMidRunDegradesToLexical(t *testing.T) {
 		if err != nil {
 			t.Fatalf("search failed: %v", err)
 		}
-		if len(res.Items) == 0 || res.Items[0].Memory == nil || res.Items[0].Memory.Key() != "drink" {
+		if len(res.Items) == 0 || res.Items[0].Memory == nil || res.Items[0].Memory.Key() != memory.MustParseKey("drink") {
 			t.Fatalf("search lost the answer: %+v", res.Items)
 		}
 		return res

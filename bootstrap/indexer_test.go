@@ -46,7 +46,7 @@ func (v *vectorApp) waitSynced(t *testing.T, scope memory.Scope, key string) mem
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		m, err := v.store.Get(context.Background(), scope, memory.Key(key))
+		m, err := v.store.Get(context.Background(), scope, memory.MustParseKey(key))
 		if err == nil && m.Vector().Status == memory.VectorSynced && m.Vector().Model == v.embedder.Model() {
 			return m
 		}

@@ -83,8 +83,8 @@ func TestScheduler_sweepsExpiredMemories(t *testing.T) {
 	app := fxtest.New(t, appOptions(cfg), fx.Populate(&store, &ids))
 	scope := memory.Scope{Tenant: "default", User: "alice"}
 	past := time.Now().UTC().Add(-48 * time.Hour)
-	_, err = store.Update(context.Background(), scope, "trip", func(*memory.Memory) (memory.Change, error) {
-		m := memory.Restore(memory.State{ID: ids.New(), Scope: scope, Key: "trip", Type: memory.TypeFact,
+	_, err = store.Update(context.Background(), scope, memory.MustParseKey("trip"), func(*memory.Memory) (memory.Change, error) {
+		m := memory.Restore(memory.State{ID: ids.New(), Scope: scope, Key: memory.MustParseKey("trip"), Type: memory.TypeFact,
 			Content: "User is in Paris this week", Importance: 3, Confidence: 0.8, Active: true,
 			ExpiresAt: past.Add(24 * time.Hour), Source: memory.Source{Channel: memory.ChannelTool},
 			Vector: memory.VectorState{Status: memory.VectorDirty}, Version: 1, CreatedAt: past, UpdatedAt: past})
@@ -97,7 +97,7 @@ func TestScheduler_sweepsExpiredMemories(t *testing.T) {
 	defer app.RequireStop()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		events, err := store.History(context.Background(), scope, "trip")
+		events, err := store.History(context.Background(), scope, memory.MustParseKey("trip"))
 		if err == nil && len(events) == 2 && events[1].Op == memory.OpExpire {
 			return
 		}

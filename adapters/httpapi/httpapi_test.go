@@ -156,7 +156,9 @@ func TestSave_badInputIs4xxNamingTheField(t *testing.T) {
 		{"unknown field", "/v1/users/alice/memories/k", map[string]any{"type": "fact", "content": "x", "colour": "red"}, 422, ""},
 		{"missing content", "/v1/users/alice/memories/k", map[string]any{"type": "fact"}, 422, "body"},
 		{"noise key", "/v1/users/alice/memories/weather-date_2026-11-30", map[string]any{"type": "fact", "content": "sunny"}, 422, "path.key"},
-		{"key with nothing usable", "/v1/users/alice/memories/%E9%A5%AE%E9%A3%9F", map[string]any{"type": "fact", "content": "x"}, 422, "path.key"},
+		{"key with nothing usable", "/v1/users/alice/memories/%2D%2D", map[string]any{"type": "fact", "content": "x"}, 422, "path.key"},
+		{"key with a character it cannot keep", "/v1/users/alice/memories/c%2B%2B", map[string]any{"type": "fact", "content": "x"}, 422, "path.key"},
+		{"key of 161 characters once normalised", "/v1/users/alice/memories/" + strings.Repeat("%E9%A5%AE", 161), map[string]any{"type": "fact", "content": "x"}, 422, "path.key"},
 		{"user id of 129 characters", "/v1/users/" + strings.Repeat("u", 129) + "/memories/k", map[string]any{"type": "fact", "content": "x"}, 422, "path.user"},
 		{"key of 513 characters", "/v1/users/alice/memories/" + strings.Repeat("k", 513), map[string]any{"type": "fact", "content": "x"}, 422, "path.key"},
 	}
@@ -410,5 +412,28 @@ func TestOpenAPI_documentsEveryMemoryOperation(t *testing.T) {
 				t.Errorf("OpenAPI lacks %s %s", m, path)
 			}
 		}
+	}
+}
+
+func TestSave_keysOfEveryScriptStayDistinct(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, false)
+	for _, k := range []struct{ path, want, content string }{
+		{"%E9%A5%AE%E9%A3%9Fa", "饮食a", "diet"},
+		{"%E7%9D%A1%E7%9C%A0a", "睡眠a", "sleep"},
+		{"Caf%C3%A9", "café", "a café"},
+		{"caf", "caf", "no accent"},
+	} {
+		resp := h.api.Put("/v1/users/alice/memories/"+k.path, map[string]any{"type": "fact", "content": k.content})
+		if resp.Code != http.StatusCreated || decode[httpapi.Memory](t, resp).Key != k.want {
+			t.Errorf("save %s: %d %s, want 201 with key %q", k.path, resp.Code, resp.Body.String(), k.want)
+		}
+	}
+	page := decode[httpapi.MemoryList](t, h.api.Get("/v1/users/alice/memories"))
+	if len(page.Items) != 4 {
+		t.Errorf("listed %d memories, want the 4 distinct keys: %+v", len(page.Items), page.Items)
+	}
+	if m := decode[httpapi.Memory](t, h.api.Get("/v1/users/alice/memories/%E9%A5%AE%E9%A3%9FA")); m.Content != "diet" {
+		t.Errorf("饮食A read %q, want the memory of 饮食a", m.Content)
 	}
 }

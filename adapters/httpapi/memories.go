@@ -17,7 +17,7 @@ type UserPath struct {
 
 type KeyPath struct {
 	UserPath
-	Key string `path:"key" minLength:"1" maxLength:"512" doc:"Memory key; normalised (lower case, [a-z0-9_.-]) before use."`
+	Key string `path:"key" minLength:"1" maxLength:"512" doc:"Memory key, normalised losslessly before use: Unicode NFKC, lower case, every run of spaces, '/' and '-' becomes one '-' (dropped at either end); letters, marks and digits of any script, '_' and '.' are kept. Any other character, a key without a letter or digit, or one longer than 160 characters once normalised is refused with 422 (never dropped or truncated), so two different keys never become one memory."`
 }
 
 // SaveMemoryRequest is the body of memory_save.

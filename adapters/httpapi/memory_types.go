@@ -8,7 +8,7 @@ import (
 
 // Memory is a long-term memory as clients see it.
 type Memory struct {
-	Key            string       `json:"key" doc:"Normalised key: lower case, [a-z0-9_.-], at most 160 characters."`
+	Key            string       `json:"key" doc:"The normalised key (NFKC, lower case, separator runs as one '-'; letters and digits of any script, '_', '.', '-'), at most 160 characters."`
 	Type           string       `json:"type" enum:"preference,fact,goal,project,constraint"`
 	Content        string       `json:"content"`
 	Importance     int          `json:"importance" minimum:"1" maximum:"5"`
@@ -55,7 +55,7 @@ func fromMemory(m memory.Memory) Memory {
 
 func fromState(s memory.State) Memory {
 	return Memory{
-		Key:            string(s.Key),
+		Key:            s.Key.String(),
 		Type:           string(s.Type),
 		Content:        s.Content,
 		Importance:     s.Importance,

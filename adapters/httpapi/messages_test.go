@@ -203,8 +203,8 @@ func TestGetMessage_200WithStatusAndEvents404Otherwise(t *testing.T) {
 	ids := ulids.New()
 	d, _ := memory.ParseDraft(memory.DraftInput{Type: "fact", Content: "User is allergic to peanuts."},
 		memory.Source{Channel: memory.ChannelExtraction, ConversationID: "c1", MessageID: "m1"})
-	_, err := s.memories.Update(context.Background(), scope, "allergy.peanuts", func(*memory.Memory) (memory.Change, error) {
-		m, err := memory.New(ids.New(), scope, "allergy.peanuts", d, memory.Policy{}, time.Now())
+	_, err := s.memories.Update(context.Background(), scope, memory.MustParseKey("allergy.peanuts"), func(*memory.Memory) (memory.Change, error) {
+		m, err := memory.New(ids.New(), scope, memory.MustParseKey("allergy.peanuts"), d, memory.Policy{}, time.Now())
 		return memory.Change{Memory: m, Event: memory.NewEvent(ids.New(), memory.OpAdd, nil, m)}, err
 	})
 	if err != nil {

@@ -254,14 +254,14 @@ func toCandidate(raw rawCandidate, sources []string) (c candidate.Candidate, pro
 	c.Type = t
 
 	rawKey, _ := raw.Key.text()
-	key, err := memory.ParseKey(rawKey)
+	key, err := candidate.ParseProposedKey(rawKey)
 	if err != nil {
-		return c, fmt.Sprintf("key %q has no letter or digit from a-z or 0-9", snippet(rawKey, 40))
+		return c, fmt.Sprintf("key %q is refused: %v", snippet(rawKey, 40), err)
 	}
 	if rule, noisy := memory.NoiseRuleFor(key); noisy {
 		return c, fmt.Sprintf("key %q is in the noise family %s*: %s", key, rule.Prefix, rule.Reason)
 	}
-	c.Key = string(key)
+	c.Key = key.String()
 
 	content, ok := raw.Content.text()
 	if !ok {

@@ -201,7 +201,7 @@ func TestExtract_validatesEachCandidateAndDropsOnlyTheBadOnes(t *testing.T) {
 		{"op":"ADD","memory_type":"profile","key":"nickname","content":"用户希望被叫小王"},
 		{"op":"ADD","memory_type":"hobby","key":"b","content":"x"},
 		{"op":"ADD","memory_type":"fact","key":"","content":"x"},
-		{"op":"ADD","memory_type":"fact","key":"城市","content":"用户住在武汉"},
+		{"op":"ADD","memory_type":"fact","key":"🍕","content":"用户住在武汉"},
 		{"op":"ADD","memory_type":"fact","key":"c","content":"  "},
 		{"op":"ADD","memory_type":"fact","key":"d","content":"` + long + `"},
 		{"op":"ADD","memory_type":"fact","key":"e","content":"x","importance":7},
@@ -213,21 +213,23 @@ func TestExtract_validatesEachCandidateAndDropsOnlyTheBadOnes(t *testing.T) {
 		"just a string",
 		{"op":"DELETE","memory_type":"preference","key":"diet.meat","content":"用户不再吃肉"},
 		{"memory_type":"fact","key":"pet.cat","content":"用户有一只叫豆豆的猫"},
-		{"memory_type":"fact","key":"pet.cat","content":"用户有一只叫豆豆的猫"}
+		{"memory_type":"fact","key":"pet.cat","content":"用户有一只叫豆豆的猫"},
+		{"op":"ADD","memory_type":"fact","key":"城市","content":"用户住在武汉"}
 	]}`))
 	e := newTestExtractor(t, srv, ExtractorOptions{})
 	x, err := e.ExtractDetailed(context.Background(), input([]conversation.Message{msg("m1", conversation.RoleUser, "…")}))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(x.Candidates) != 2 || x.Candidates[0].Op != candidate.OpDelete || x.Candidates[1].Key != "pet.cat" {
+	// A Chinese key is a key like any other (it was refused before keys kept every script).
+	if len(x.Candidates) != 3 || x.Candidates[0].Op != candidate.OpDelete || x.Candidates[1].Key != "pet.cat" || x.Candidates[2].Key != "城市" {
 		t.Fatalf("kept %+v", x.Candidates)
 	}
 	defaults := x.Candidates[1]
 	if defaults.Op != candidate.OpAdd || defaults.Importance != 3 || defaults.Confidence != memory.DefaultConfidence || defaults.TTLDays != 0 {
 		t.Errorf("defaults not applied: %+v", defaults)
 	}
-	wantReasons := []string{"op \"MERGE\"", "identity-profile", "memory_type \"hobby\"", "key \"\"", "key \"城市\"",
+	wantReasons := []string{"op \"MERGE\"", "identity-profile", "memory_type \"hobby\"", "key \"\"", "key \"🍕\"",
 		"must not be empty", "at most 1000", "importance 7", "importance 2.5", "confidence 1.5", "confidence \"high\"",
 		"ttl_days -1", "content {\"text\":\"x\"} is not a string", "not a JSON object", "repeats an earlier candidate"}
 	if len(x.Rejected) != len(wantReasons) {
@@ -265,7 +267,7 @@ func TestExtract_noiseKeysAreDroppedAfterNormalisation(t *testing.T) {
 		}
 	}
 	for _, c := range x.Candidates {
-		if k, err := memory.ParseKey(c.Key); err != nil || string(k) != c.Key || memory.IsNoise(k) {
+		if k, err := memory.ParseKey(c.Key); err != nil || k.String() != c.Key || memory.IsNoise(k) {
 			t.Errorf("key %q is not a normalised, non-noise key", c.Key)
 		}
 	}

@@ -73,12 +73,12 @@ func (r *Refiner) RefineDetailed(ctx context.Context, in ports.RefineInput) (Ref
 	existing := make(map[memory.Key]bool, len(in.Existing))
 	for _, m := range in.Existing {
 		existing[m.Key()] = true
-		data.Existing = append(data.Existing, prompts.RefineExisting{Key: string(m.Key()), MemoryType: string(m.Type()), Content: m.Content()})
+		data.Existing = append(data.Existing, prompts.RefineExisting{Key: m.Key().String(), MemoryType: string(m.Type()), Content: m.Content()})
 	}
 	for i, c := range in.Candidates {
 		key := c.Key
 		if k, err := memory.ParseKey(c.Key); err == nil {
-			key = string(k)
+			key = k.String()
 		}
 		data.Candidates = append(data.Candidates, prompts.RefineCandidate{Index: i, Op: string(c.Op), MemoryType: string(c.Type),
 			Key: key, Content: c.Content, Importance: c.Importance, Confidence: c.Confidence, TTLDays: c.TTLDays})

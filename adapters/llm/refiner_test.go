@@ -18,7 +18,7 @@ func existingMemory(t *testing.T, key, typ, content string) memory.Memory {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := memory.New("id-"+key, memory.Scope{Tenant: "t1", User: "u1"}, memory.Key(key), d, memory.Policy{}, now)
+	m, err := memory.New("id-"+key, memory.Scope{Tenant: "t1", User: "u1"}, memory.MustParseKey(key), d, memory.Policy{}, now)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,8 +68,8 @@ func TestRefine_oneDecisionPerCandidate(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []candidate.Decision{
-		{Candidate: withContent(in.Candidates[0], "用户常住上海（从武汉搬来）"), Verdict: candidate.VerdictReuseKey, TargetKey: "home.city", Reason: "new value of the home city"},
-		{Candidate: withContent(in.Candidates[1], "用户喜欢川菜和粤菜"), Verdict: candidate.VerdictMerge, TargetKey: "food.likes", Reason: "adds a cuisine"},
+		{Candidate: withContent(in.Candidates[0], "用户常住上海（从武汉搬来）"), Verdict: candidate.VerdictReuseKey, TargetKey: memory.MustParseKey("home.city"), Reason: "new value of the home city"},
+		{Candidate: withContent(in.Candidates[1], "用户喜欢川菜和粤菜"), Verdict: candidate.VerdictMerge, TargetKey: memory.MustParseKey("food.likes"), Reason: "adds a cuisine"},
 		{Candidate: in.Candidates[2], Verdict: candidate.VerdictDrop, Reason: "already known"},
 		{Candidate: in.Candidates[3], Verdict: candidate.VerdictKeep, Reason: "new"},
 	}

@@ -139,16 +139,16 @@ func (s *MemoryStore) List(_ context.Context, scope memory.Scope, q ports.Memory
 		case memory.IsNoise(st.Key):
 		case !q.IncludeInactive && (!st.Active || (!st.ExpiresAt.IsZero() && !st.ExpiresAt.After(now))):
 		case len(q.Types) > 0 && !slices.Contains(q.Types, st.Type):
-		case needle != "" && !strings.Contains(foldASCII(string(st.Key)), needle) &&
+		case needle != "" && !strings.Contains(foldASCII(st.Key.String()), needle) &&
 			!strings.Contains(foldASCII(st.Content), needle):
-		case q.AfterKey != "" && st.Key <= q.AfterKey:
+		case !q.AfterKey.IsZero() && st.Key.Compare(q.AfterKey) <= 0:
 		default:
 			matches = append(matches, st)
 		}
 	}
 	s.mu.Unlock()
 
-	slices.SortFunc(matches, func(a, b memory.State) int { return strings.Compare(string(a.Key), string(b.Key)) })
+	slices.SortFunc(matches, func(a, b memory.State) int { return a.Key.Compare(b.Key) })
 	var page ports.MemoryPage
 	if len(matches) > limit {
 		matches = matches[:limit]

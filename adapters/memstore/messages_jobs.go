@@ -130,6 +130,6 @@ func (s *MemoryStore) NoiseMemories(_ context.Context, scope memory.Scope) ([]me
 			out = append(out, memory.Restore(st))
 		}
 	}
-	slices.SortFunc(out, func(a, b memory.Memory) int { return strings.Compare(string(a.Key()), string(b.Key())) })
+	slices.SortFunc(out, func(a, b memory.Memory) int { return strings.Compare(a.Key().String(), b.Key().String()) })
 	return out, nil
 }

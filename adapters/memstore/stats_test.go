@@ -23,13 +23,13 @@ func TestCountActive_leavesOutExpiredDeletedAndNoise(t *testing.T) {
 		ttlDays int
 		deleted bool
 	}{
-		{memory.Scope{Tenant: "a", User: "u1"}, "counted", 0, false},
-		{memory.Scope{Tenant: "b", User: "u1"}, "counted-too", 30, false},
-		{memory.Scope{Tenant: "a", User: "u2"}, "expired", 1, false},
-		{memory.Scope{Tenant: "a", User: "u1"}, "deleted", 0, true},
-		{memory.Scope{Tenant: "a", User: "u1"}, "tool-list", 0, false},
+		{memory.Scope{Tenant: "a", User: "u1"}, memory.MustParseKey("counted"), 0, false},
+		{memory.Scope{Tenant: "b", User: "u1"}, memory.MustParseKey("counted-too"), 30, false},
+		{memory.Scope{Tenant: "a", User: "u2"}, memory.MustParseKey("expired"), 1, false},
+		{memory.Scope{Tenant: "a", User: "u1"}, memory.MustParseKey("deleted"), 0, true},
+		{memory.Scope{Tenant: "a", User: "u1"}, memory.MustParseKey("tool-list"), 0, false},
 	} {
-		in := memory.DraftInput{Type: "fact", Content: "about " + string(m.key)}
+		in := memory.DraftInput{Type: "fact", Content: "about " + m.key.String()}
 		if m.ttlDays != 0 {
 			in.TTLDays = &m.ttlDays
 		}

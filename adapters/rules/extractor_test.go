@@ -208,7 +208,7 @@ func checkWellFormed(t *testing.T, c candidate.Candidate) {
 		t.Errorf("key %q is not lower-case ASCII", c.Key)
 	}
 	k, err := memory.ParseKey(c.Key)
-	if err != nil || string(k) != c.Key {
+	if err != nil || k.String() != c.Key {
 		t.Errorf("key %q changes under ParseKey (%q, %v)", c.Key, k, err)
 	}
 	if memory.IsNoise(k) {

@@ -66,7 +66,7 @@ func (r *Refiner) Refine(ctx context.Context, in ports.RefineInput) ([]candidate
 	for _, c := range in.Candidates {
 		d := r.decide(c, byKey, live, seen, in)
 		if d.Verdict != candidate.VerdictDrop && d.Candidate.Op != candidate.OpDelete {
-			seen[candidate.NormalizeContent(d.Candidate.Content)] = memory.Key(d.Candidate.Key)
+			seen[candidate.NormalizeContent(d.Candidate.Content)] = d.TargetKey
 		}
 		out = append(out, d)
 	}
@@ -84,7 +84,7 @@ func (r *Refiner) decide(c candidate.Candidate, byKey map[memory.Key]memory.Memo
 	if err != nil {
 		return dropped("invalid key: " + err.Error())
 	}
-	c.Key = string(key)
+	c.Key = key.String()
 	norm := candidate.NormalizeContent(c.Content)
 
 	if c.Op == candidate.OpDelete {
@@ -92,7 +92,7 @@ func (r *Refiner) decide(c candidate.Candidate, byKey map[memory.Key]memory.Memo
 			return candidate.Decision{Candidate: c, Verdict: candidate.VerdictKeep, TargetKey: key, Reason: "delete the memory with this key"}
 		}
 		if best, sim := r.mostSimilar(c.Content, live); best != nil && sim >= r.opts.ReuseThreshold {
-			c.Key = string(best.Key())
+			c.Key = best.Key().String()
 			return candidate.Decision{Candidate: c, Verdict: candidate.VerdictReuseKey, TargetKey: best.Key(),
 				Reason: fmt.Sprintf("delete the memory %.2f similar to it", sim)}
 		}
@@ -101,11 +101,11 @@ func (r *Refiner) decide(c candidate.Candidate, byKey map[memory.Key]memory.Memo
 
 	for _, m := range live {
 		if candidate.NormalizeContent(m.Content()) == norm {
-			return dropped("duplicate of existing memory " + string(m.Key()))
+			return dropped("duplicate of existing memory " + m.Key().String())
 		}
 	}
 	if k, ok := seen[norm]; ok {
-		return dropped("duplicate of an earlier candidate " + string(k))
+		return dropped("duplicate of an earlier candidate " + k.String())
 	}
 
 	if m, ok := byKey[key]; ok {
@@ -124,7 +124,7 @@ func (r *Refiner) decide(c candidate.Candidate, byKey map[memory.Key]memory.Memo
 	}
 
 	if best, sim := r.mostSimilar(c.Content, live); best != nil && sim >= r.opts.ReuseThreshold {
-		c.Key = string(best.Key())
+		c.Key = best.Key().String()
 		c.Op = candidate.OpUpdate
 		return candidate.Decision{Candidate: c, Verdict: candidate.VerdictReuseKey, TargetKey: best.Key(),
 			Reason: fmt.Sprintf("%.2f similar to %s (threshold %.2f): reuse its key", sim, best.Key(), r.opts.ReuseThreshold)}

@@ -56,33 +56,33 @@ func TestRefine_decisions(t *testing.T) {
 		reason    string
 	}{
 		{"new memory is kept", add(memory.TypeFact, "work.place", "User works at Siemens."),
-			candidate.VerdictKeep, "work.place", candidate.OpAdd, "new"},
+			candidate.VerdictKeep, memory.MustParseKey("work.place"), candidate.OpAdd, "new"},
 		{"same key updates", add(memory.TypeFact, "home.city", "User lives in Munich."),
-			candidate.VerdictKeep, "home.city", candidate.OpUpdate, "same key"},
+			candidate.VerdictKeep, memory.MustParseKey("home.city"), candidate.OpUpdate, "same key"},
 		{"same key, un-normalised, updates", add(memory.TypeFact, "Home City", "User lives in Munich."),
-			candidate.VerdictKeep, "home-city", candidate.OpAdd, "new"},
+			candidate.VerdictKeep, memory.MustParseKey("home-city"), candidate.OpAdd, "new"},
 		{"exact duplicate is dropped", add(memory.TypeFact, "allergy.nuts", "user is allergic to peanuts"),
-			candidate.VerdictDrop, "", candidate.OpAdd, "duplicate of existing memory allergy.peanuts"},
+			candidate.VerdictDrop, memory.Key{}, candidate.OpAdd, "duplicate of existing memory allergy.peanuts"},
 		{"Chinese duplicate is dropped", add(memory.TypePreference, "food.likes.x", "用户喜欢川菜"),
-			candidate.VerdictDrop, "", candidate.OpAdd, "duplicate"},
+			candidate.VerdictDrop, memory.Key{}, candidate.OpAdd, "duplicate"},
 		{"similar content reuses the key", add(memory.TypePreference, "interest.likes.jazz_music", "I like jazz"),
-			candidate.VerdictReuseKey, "music.likes.jazz", candidate.OpUpdate, "reuse its key"},
+			candidate.VerdictReuseKey, memory.MustParseKey("music.likes.jazz"), candidate.OpUpdate, "reuse its key"},
 		{"Chinese paraphrase reuses the key", add(memory.TypePreference, "food.likes.h1234", "用户非常喜欢川菜！"),
-			candidate.VerdictReuseKey, "food.likes.sichuan_food", candidate.OpUpdate, "reuse"},
+			candidate.VerdictReuseKey, memory.MustParseKey("food.likes.sichuan_food"), candidate.OpUpdate, "reuse"},
 		{"dissimilar content is kept", add(memory.TypePreference, "music.likes.rock", "User likes rock."),
-			candidate.VerdictKeep, "music.likes.rock", candidate.OpAdd, "new"},
+			candidate.VerdictKeep, memory.MustParseKey("music.likes.rock"), candidate.OpAdd, "new"},
 		{"a deleted memory's key is written again", add(memory.TypeFact, "diet", "User is vegetarian."),
-			candidate.VerdictKeep, "diet", candidate.OpUpdate, "same key"},
+			candidate.VerdictKeep, memory.MustParseKey("diet"), candidate.OpUpdate, "same key"},
 		{"append merges into the key", candidate.Candidate{Op: candidate.OpAppend, Type: memory.TypeFact, Key: "notes.trip", Content: "Bring the passport.", Confidence: 0.9},
-			candidate.VerdictMerge, "notes.trip", candidate.OpUpdate, "append"},
+			candidate.VerdictMerge, memory.MustParseKey("notes.trip"), candidate.OpUpdate, "append"},
 		{"delete of a known key is kept", candidate.Candidate{Op: candidate.OpDelete, Key: "home.city"},
-			candidate.VerdictKeep, "home.city", candidate.OpDelete, "delete"},
+			candidate.VerdictKeep, memory.MustParseKey("home.city"), candidate.OpDelete, "delete"},
 		{"delete of an unknown key is dropped", candidate.Candidate{Op: candidate.OpDelete, Key: "pet.dog"},
-			candidate.VerdictDrop, "", candidate.OpDelete, "nothing to delete"},
+			candidate.VerdictDrop, memory.Key{}, candidate.OpDelete, "nothing to delete"},
 		{"screened candidates are dropped", add(memory.TypeFact, "plan.trip", "User flies to Rome tomorrow."),
-			candidate.VerdictDrop, "", candidate.OpAdd, "time_window"},
+			candidate.VerdictDrop, memory.Key{}, candidate.OpAdd, "time_window"},
 		{"noise keys are dropped", add(memory.TypeFact, "weather-date_2026_03_01", "Sunny and warm."),
-			candidate.VerdictDrop, "", candidate.OpAdd, "noise_key"},
+			candidate.VerdictDrop, memory.Key{}, candidate.OpAdd, "noise_key"},
 	}
 	r := rules.NewRefiner(rules.RefinerOptions{})
 	for _, tc := range cases {
@@ -100,7 +100,7 @@ func TestRefine_decisions(t *testing.T) {
 				t.Fatalf("decision = {%s target %q op %s reason %q}, want {%s target %q op %s reason …%q…}",
 					d.Verdict, d.TargetKey, d.Candidate.Op, d.Reason, tc.verdict, tc.targetKey, tc.op, tc.reason)
 			}
-			if d.Verdict == candidate.VerdictReuseKey && d.Candidate.Key != string(tc.targetKey) {
+			if d.Verdict == candidate.VerdictReuseKey && d.Candidate.Key != tc.targetKey.String() {
 				t.Errorf("reused key not written into the candidate: %q", d.Candidate.Key)
 			}
 			if d.Verdict == candidate.VerdictMerge && !strings.HasPrefix(d.Candidate.Content, "User's trip notes:\n") {
@@ -141,7 +141,7 @@ func TestRefine_thresholdFromOptions(t *testing.T) {
 		t.Errorf("at the default 0.82 the 0.816-similar candidate should be kept, got %s", got[0].Verdict)
 	}
 	got, _, _ = rules.NewRefiner(rules.RefinerOptions{ReuseThreshold: 0.8}).Refine(context.Background(), in)
-	if got[0].Verdict != candidate.VerdictReuseKey || got[0].TargetKey != "allergy.peanuts" {
+	if got[0].Verdict != candidate.VerdictReuseKey || got[0].TargetKey != memory.MustParseKey("allergy.peanuts") {
 		t.Errorf("at 0.8 it should reuse allergy.peanuts, got %s %q", got[0].Verdict, got[0].TargetKey)
 	}
 }

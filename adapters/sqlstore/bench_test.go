@@ -48,7 +48,7 @@ func benchmarkSave(b *testing.B, open func(testing.TB) *DB) {
 	b.Run("new key", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			if err := save(memory.Key("new-" + ulid.Make().String())); err != nil {
+			if err := save(memory.MustParseKey("new-" + ulid.Make().String())); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -56,7 +56,7 @@ func benchmarkSave(b *testing.B, open func(testing.TB) *DB) {
 	b.Run("same key", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			if err := save("same"); err != nil {
+			if err := save(memory.MustParseKey("same")); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -66,7 +66,7 @@ func benchmarkSave(b *testing.B, open func(testing.TB) *DB) {
 		b.SetParallelism(4)
 		b.RunParallel(func(pb *testing.PB) {
 			for pb.Next() {
-				if err := save(memory.Key("par-" + ulid.Make().String())); err != nil {
+				if err := save(memory.MustParseKey("par-" + ulid.Make().String())); err != nil {
 					b.Error(err)
 					return
 				}

@@ -115,7 +115,7 @@ func testMigrateConcurrently(t *testing.T, dialect Dialect) {
 		}
 	}
 	store := NewMemoryStore(handles[0])
-	if _, err := store.Get(ctx, memory.Scope{Tenant: "t", User: "u"}, "k"); !errors.Is(err, ports.ErrNotFound) {
+	if _, err := store.Get(ctx, memory.Scope{Tenant: "t", User: "u"}, memory.MustParseKey("k")); !errors.Is(err, ports.ErrNotFound) {
 		t.Errorf("after concurrent migrations: get err = %v, want ErrNotFound", err)
 	}
 }
@@ -133,12 +133,12 @@ func TestOpen_SQLiteDataSurvivesReopen(t *testing.T) {
 	if err := db.Migrate(ctx); err != nil {
 		t.Fatal(err)
 	}
-	saved, err := NewMemoryStore(db).Update(ctx, scope, "survivor", func(cur *memory.Memory) (memory.Change, error) {
+	saved, err := NewMemoryStore(db).Update(ctx, scope, memory.MustParseKey("survivor"), func(cur *memory.Memory) (memory.Change, error) {
 		d, err := memory.ParseDraft(memory.DraftInput{Type: "fact", Content: "still here after a restart"}, memory.Source{Channel: memory.ChannelTool})
 		if err != nil {
 			return memory.Change{}, err
 		}
-		m, err := memory.New("01JZSURVIVOR00000000000000", scope, "survivor", d, memory.Policy{}, time.Now())
+		m, err := memory.New("01JZSURVIVOR00000000000000", scope, memory.MustParseKey("survivor"), d, memory.Policy{}, time.Now())
 		if err != nil {
 			return memory.Change{}, err
 		}
@@ -156,14 +156,14 @@ func TestOpen_SQLiteDataSurvivesReopen(t *testing.T) {
 		t.Fatalf("migrate after reopen: %v", err)
 	}
 	store := NewMemoryStore(reopened)
-	got, err := store.Get(ctx, scope, "survivor")
+	got, err := store.Get(ctx, scope, memory.MustParseKey("survivor"))
 	if err != nil {
 		t.Fatalf("get after reopen: %v", err)
 	}
 	if got.State() != saved.State() {
 		t.Errorf("after reopen:\n got  %+v\n want %+v", got.State(), saved.State())
 	}
-	if events, err := store.History(ctx, scope, "survivor"); err != nil || len(events) != 1 {
+	if events, err := store.History(ctx, scope, memory.MustParseKey("survivor")); err != nil || len(events) != 1 {
 		t.Errorf("history after reopen: %d events, %v", len(events), err)
 	}
 }
@@ -199,7 +199,7 @@ func TestErrors_closedDatabaseIsUnavailable(t *testing.T) {
 	t.Parallel()
 	db := openSQLiteForTest(t)
 	_ = db.Close()
-	_, err := NewMemoryStore(db).Get(context.Background(), memory.Scope{Tenant: "t", User: "u"}, "k")
+	_, err := NewMemoryStore(db).Get(context.Background(), memory.Scope{Tenant: "t", User: "u"}, memory.MustParseKey("k"))
 	if !errors.Is(err, ports.ErrUnavailable) {
 		t.Fatalf("err = %v, want ErrUnavailable", err)
 	}

@@ -35,8 +35,8 @@ func TestVectorSyncStore_countsVectorsOfOtherModels(t *testing.T) {
 	scope := memory.Scope{Tenant: "t1", User: "u1"}
 	at := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
 	d, _ := memory.ParseDraft(memory.DraftInput{Type: "fact", Content: "likes tea"}, memory.Source{Channel: memory.ChannelTool})
-	m, err := mems.Update(ctx, scope, "drink", func(*memory.Memory) (memory.Change, error) {
-		m, err := memory.New("m1", scope, "drink", d, memory.Policy{}, at)
+	m, err := mems.Update(ctx, scope, memory.MustParseKey("drink"), func(*memory.Memory) (memory.Change, error) {
+		m, err := memory.New("m1", scope, memory.MustParseKey("drink"), d, memory.Policy{}, at)
 		return memory.Change{Memory: m, Event: memory.NewEvent("e1", memory.OpAdd, nil, m)}, err
 	})
 	if err != nil {

@@ -110,7 +110,7 @@ func searchScript(t *testing.T, st retrievalStores, inTx bool) []string {
 		for _, it := range res.Items {
 			name := ""
 			if it.Memory != nil {
-				name = string(it.Memory.Key())
+				name = it.Memory.Key().String()
 			} else {
 				name = it.Message.ID
 			}
@@ -119,14 +119,14 @@ func searchScript(t *testing.T, st retrievalStores, inTx bool) []string {
 		out = append(out, line)
 	}
 	// last_accessed_at is written without a new version.
-	m, err := st.memories.Get(ctx, alice, "coffee")
+	m, err := st.memories.Get(ctx, alice, memory.MustParseKey("coffee"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := st.memories.TouchMemories(ctx, "t1", []string{m.ID()}, clock.now.Add(time.Hour)); err != nil {
 		t.Fatal(err)
 	}
-	after, err := st.memories.Get(ctx, alice, "coffee")
+	after, err := st.memories.Get(ctx, alice, memory.MustParseKey("coffee"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -36,7 +36,7 @@ func (s *MemoryStore) Get(ctx context.Context, scope memory.Scope, key memory.Ke
 	err := s.db.bun.NewSelect().Model(&row).
 		Where("m.tenant_id = ?", scope.Tenant).
 		Where("m.user_id = ?", scope.User).
-		Where("m.memory_key = ?", string(key)).
+		Where("m.memory_key = ?", key.String()).
 		Scan(ctx)
 	if err != nil {
 		return memory.Memory{}, wrapErr("get memory", err)
@@ -101,7 +101,7 @@ func (s *MemoryStore) loadForUpdate(ctx context.Context, tx bun.Tx, scope memory
 	q := tx.NewSelect().Model(&row).
 		Where("m.tenant_id = ?", scope.Tenant).
 		Where("m.user_id = ?", scope.User).
-		Where("m.memory_key = ?", string(key))
+		Where("m.memory_key = ?", key.String())
 	if s.db.dialect == DialectPostgres {
 		q = q.For("UPDATE")
 	}
@@ -166,8 +166,8 @@ func (s *MemoryStore) List(ctx context.Context, scope memory.Scope, q ports.Memo
 			return g.Where(s.containsSQL("m.memory_key"), pattern).WhereOr(s.containsSQL("m.content"), pattern)
 		})
 	}
-	if q.AfterKey != "" {
-		sel = sel.Where("m.memory_key > ?", string(q.AfterKey))
+	if !q.AfterKey.IsZero() {
+		sel = sel.Where("m.memory_key > ?", q.AfterKey.String())
 	}
 	if err := sel.OrderExpr("m.memory_key ASC").Limit(int64(limit + 1)).Scan(ctx); err != nil {
 		return ports.MemoryPage{}, wrapErr("list memories", err)
@@ -220,7 +220,7 @@ func escapeLike(s string) string {
 // History returns the events of one key, oldest first: ids are ULIDs, so id order
 // is the order of the changes.
 func (s *MemoryStore) History(ctx context.Context, scope memory.Scope, key memory.Key) ([]memory.Event, error) {
-	return s.db.eventsWhere(ctx, scope, "memory_key", string(key), "memory history")
+	return s.db.eventsWhere(ctx, scope, "memory_key", key.String(), "memory history")
 }
 
 // eventsWhere lists the scope's events whose column holds value, oldest first.
@@ -304,7 +304,7 @@ func toMemoryRow(st memory.State) memoryRow {
 		ConversationID:  st.Source.ConversationID,
 		SourceMessageID: st.Source.MessageID,
 		SourceChannel:   string(st.Source.Channel),
-		MemoryKey:       string(st.Key),
+		MemoryKey:       st.Key.String(),
 		MemoryType:      string(st.Type),
 		Content:         st.Content,
 		Importance:      st.Importance,
@@ -328,7 +328,7 @@ func (r *memoryRow) toState() memory.State {
 	return memory.State{
 		ID:             r.ID,
 		Scope:          memory.Scope{Tenant: r.TenantID, User: r.UserID},
-		Key:            memory.Key(r.MemoryKey),
+		Key:            memory.RestoreKey(r.MemoryKey),
 		Type:           memory.Type(r.MemoryType),
 		Content:        r.Content,
 		Importance:     r.Importance,
@@ -378,7 +378,7 @@ func toEventRow(e memory.Event) (eventRow, error) {
 		ID:             e.ID,
 		TenantID:       e.Scope.Tenant,
 		UserID:         e.Scope.User,
-		MemoryKey:      string(e.Key),
+		MemoryKey:      e.Key.String(),
 		MemoryID:       e.MemoryID,
 		Op:             string(e.Op),
 		Channel:        string(e.Source.Channel),
@@ -403,7 +403,7 @@ func (r *eventRow) toEvent() (memory.Event, error) {
 	e := memory.Event{
 		ID:       r.ID,
 		Scope:    memory.Scope{Tenant: r.TenantID, User: r.UserID},
-		Key:      memory.Key(r.MemoryKey),
+		Key:      memory.RestoreKey(r.MemoryKey),
 		MemoryID: r.MemoryID,
 		Op:       memory.Op(r.Op),
 		Source: memory.Source{

@@ -51,7 +51,7 @@ func marshalState(st memory.State) (string, error) {
 		ID:             st.ID,
 		TenantID:       st.Scope.Tenant,
 		UserID:         st.Scope.User,
-		MemoryKey:      string(st.Key),
+		MemoryKey:      st.Key.String(),
 		MemoryType:     string(st.Type),
 		Content:        st.Content,
 		Importance:     st.Importance,
@@ -93,7 +93,7 @@ func unmarshalState(s string) (memory.State, error) {
 	return memory.State{
 		ID:             j.ID,
 		Scope:          memory.Scope{Tenant: j.TenantID, User: j.UserID},
-		Key:            memory.Key(j.MemoryKey),
+		Key:            memory.RestoreKey(j.MemoryKey),
 		Type:           memory.Type(j.MemoryType),
 		Content:        j.Content,
 		Importance:     j.Importance,

@@ -29,11 +29,11 @@ func testStats(t *testing.T, dialect Dialect) {
 		ttlDays int
 		deleted bool
 	}{
-		{memory.Scope{Tenant: "a", User: "u1"}, "counted", 0, false},
-		{memory.Scope{Tenant: "b", User: "u1"}, "counted-too", 30, false},
-		{memory.Scope{Tenant: "a", User: "u2"}, "expired", 1, false},
-		{memory.Scope{Tenant: "a", User: "u1"}, "deleted", 0, true},
-		{memory.Scope{Tenant: "a", User: "u1"}, "tool-list", 0, false},
+		{memory.Scope{Tenant: "a", User: "u1"}, memory.MustParseKey("counted"), 0, false},
+		{memory.Scope{Tenant: "b", User: "u1"}, memory.MustParseKey("counted-too"), 30, false},
+		{memory.Scope{Tenant: "a", User: "u2"}, memory.MustParseKey("expired"), 1, false},
+		{memory.Scope{Tenant: "a", User: "u1"}, memory.MustParseKey("deleted"), 0, true},
+		{memory.Scope{Tenant: "a", User: "u1"}, memory.MustParseKey("tool-list"), 0, false},
 	} {
 		saveForTest(t, ctx, memories, m.scope, m.key, m.ttlDays, m.deleted, now.AddDate(0, 0, -2))
 	}
@@ -54,7 +54,7 @@ func testStats(t *testing.T, dialect Dialect) {
 
 func saveForTest(t *testing.T, ctx context.Context, store *MemoryStore, scope memory.Scope, key memory.Key, ttlDays int, deleted bool, at time.Time) {
 	t.Helper()
-	in := memory.DraftInput{Type: "fact", Content: "about " + string(key)}
+	in := memory.DraftInput{Type: "fact", Content: "about " + key.String()}
 	if ttlDays != 0 {
 		in.TTLDays = &ttlDays
 	}

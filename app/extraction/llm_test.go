@@ -44,7 +44,7 @@ func TestLLMPipeline_happyPathIsOneCallForANewUser(t *testing.T) {
 	e.post("c1", assistant("a0", "Hi! How can I help?"), user("m1", "Please remember that I am allergic to peanuts."))
 	e.tick()
 
-	m, ok := e.live()["allergy.peanuts"]
+	m, ok := e.live()[memory.MustParseKey("allergy.peanuts")]
 	if !ok || m.Content() != "The user is allergic to peanuts" || m.Importance() != 5 ||
 		m.Source() != (memory.Source{Channel: memory.ChannelExtraction, ConversationID: "c1", MessageID: "m1"}) {
 		t.Fatalf("memories %v", e.live())
@@ -75,13 +75,13 @@ func TestLLMPipeline_atMostTwoCallsPerMessage(t *testing.T) {
 		fakellm.Answer(`{"decisions":[{"index":0,"verdict":"keep","reason":"the user moved"}]}`),
 	)
 	e := newLLMEnv(t, srv, extraction.Options{})
-	e.save("home.city", memory.TypeFact, "The user lives in Hamburg", 3)
+	e.save(memory.MustParseKey("home.city"), memory.TypeFact, "The user lives in Hamburg", 3)
 	e.post("c1", user("m1", "Guess what."), user("m2", "I moved to Berlin, I live in Berlin now."), user("m3", "My new flat is big."))
 	e.tick()
 	if n := len(srv.ChatRequests()); n != 2 {
 		t.Errorf("%d model calls for three messages, want 2 (one extract, one refine)", n)
 	}
-	m := e.live()["home.city"]
+	m := e.live()[memory.MustParseKey("home.city")]
 	if m.Content() != "The user lives in Berlin" || m.Source().MessageID != "m2" {
 		t.Errorf("home.city = %+v", m.State())
 	}
@@ -133,7 +133,7 @@ func TestLLMPipeline_rateLimitThenSuccess(t *testing.T) {
 	if m := e.message("m1"); m.Status != conversation.StatusProcessed {
 		t.Fatalf("m1 %+v", m)
 	}
-	if _, ok := e.live()["allergy.peanuts"]; !ok {
+	if _, ok := e.live()[memory.MustParseKey("allergy.peanuts")]; !ok {
 		t.Error("nothing written after the retry")
 	}
 	if r := e.reports.All()[0]; r.Calls[0].Usage.Calls != 2 || r.Calls[0].Err != nil {

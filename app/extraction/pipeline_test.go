@@ -41,10 +41,10 @@ func TestPipeline_learnsStableFactsAndStaysSilentOtherwise(t *testing.T) {
 			chinese = m
 		}
 	}
-	if peanuts.Key() == "" || peanuts.Source() != (memory.Source{Channel: memory.ChannelExtraction, ConversationID: "c1", MessageID: "m1"}) {
+	if peanuts.Key().IsZero() || peanuts.Source() != (memory.Source{Channel: memory.ChannelExtraction, ConversationID: "c1", MessageID: "m1"}) {
 		t.Errorf("peanut memory %+v", peanuts.State())
 	}
-	if chinese.Key() == "" || chinese.Type() != memory.TypeConstraint || chinese.Source().MessageID != "m2" {
+	if chinese.Key().IsZero() || chinese.Type() != memory.TypeConstraint || chinese.Source().MessageID != "m2" {
 		t.Errorf("reply-language memory %+v", chinese.State())
 	}
 	for _, id := range []string{"m1", "m2"} {
@@ -136,11 +136,11 @@ func TestPipeline_aSimilarMemoryLendsItsKey(t *testing.T) {
 	e := newEnv(t, envOptions{extractor: stubExtractor{cands: []candidate.Candidate{
 		{Op: candidate.OpAdd, Type: memory.TypePreference, Key: "pref.jazz_music", Content: "User loves listening to jazz music.", Importance: 3, Confidence: 0.9},
 	}}})
-	e.save("music.likes.jazz", memory.TypePreference, "User loves listening to jazz music", 3)
+	e.save(memory.MustParseKey("music.likes.jazz"), memory.TypePreference, "User loves listening to jazz music", 3)
 	e.post("c1", user("m1", "I love listening to jazz music."))
 	e.tick()
 	live := e.live()
-	if _, ok := live["pref.jazz_music"]; ok || len(live) != 1 {
+	if _, ok := live[memory.MustParseKey("pref.jazz_music")]; ok || len(live) != 1 {
 		t.Errorf("memories %v, want only music.likes.jazz", keysOf(live))
 	}
 }
@@ -154,17 +154,17 @@ func TestPipeline_redundantCopiesAreMergedAfterTheWrite(t *testing.T) {
 		// Keep what the extractor proposed, so the merge step (not the refiner) meets the copy.
 		refiner: keepAll{},
 	})
-	e.save("home.city", memory.TypeFact, "User lives in Hamburg", 3)
-	e.save("location.current", memory.TypeFact, "User lives in Berlin Germany.", 5)
+	e.save(memory.MustParseKey("home.city"), memory.TypeFact, "User lives in Hamburg", 3)
+	e.save(memory.MustParseKey("location.current"), memory.TypeFact, "User lives in Berlin Germany.", 5)
 	e.post("c1", user("m1", "I live in Berlin, Germany now."))
 	e.tick()
 	live := e.live()
-	if len(live) != 1 || live["home.city"].Content() != "User lives in Berlin, Germany" || live["home.city"].Importance() != 5 {
+	if len(live) != 1 || live[memory.MustParseKey("home.city")].Content() != "User lives in Berlin, Germany" || live[memory.MustParseKey("home.city")].Importance() != 5 {
 		t.Fatalf("memories %+v", live)
 	}
 	events := e.events()
-	if !slices.Equal(events["home.city"], []memory.Op{memory.OpAdd, memory.OpUpdate, memory.OpMerge}) ||
-		!slices.Equal(events["location.current"], []memory.Op{memory.OpAdd, memory.OpDelete}) {
+	if !slices.Equal(events[memory.MustParseKey("home.city")], []memory.Op{memory.OpAdd, memory.OpUpdate, memory.OpMerge}) ||
+		!slices.Equal(events[memory.MustParseKey("location.current")], []memory.Op{memory.OpAdd, memory.OpDelete}) {
 		t.Errorf("events %v", events)
 	}
 	caused, _ := e.messages.CausedEvents(context.Background(), scope, "m1")
@@ -265,7 +265,7 @@ func TestPipeline_aFailingRefinerFallsBackInsteadOfFailing(t *testing.T) {
 		refiner:  failingRefiner{},
 		fallback: rules.NewRefiner(rules.RefinerOptions{}),
 	})
-	e.save("music.likes.blues", memory.TypePreference, "User loves jazz clubs and blues", 3)
+	e.save(memory.MustParseKey("music.likes.blues"), memory.TypePreference, "User loves jazz clubs and blues", 3)
 	e.post("c1", user("m1", "I love jazz."))
 	e.tick()
 	if m := e.message("m1"); m.Status != conversation.StatusProcessed {
@@ -291,6 +291,6 @@ func keysOf(m map[memory.Key]memory.Memory) []memory.Key {
 	for k := range m {
 		keys = append(keys, k)
 	}
-	slices.Sort(keys)
+	slices.SortFunc(keys, memory.Key.Compare)
 	return keys
 }

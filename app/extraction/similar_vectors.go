@@ -86,7 +86,7 @@ func (v *VectorSimilar) nearest(ctx context.Context, scope memory.Scope, cands [
 			texts = append(texts, c.Content)
 			continue
 		}
-		texts = append(texts, "["+string(c.Type)+"] "+string(key)+": "+c.Content)
+		texts = append(texts, "["+string(c.Type)+"] "+key.String()+": "+c.Content)
 		m, err := v.Store.Get(ctx, scope, key)
 		if err != nil {
 			if isNotFound(err) {

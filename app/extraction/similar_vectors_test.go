@@ -49,7 +49,7 @@ func newVSFixture(t *testing.T, n int, extra map[memory.Key]string) *vsFixture {
 	f := &vsFixture{store: memstore.NewMemoryStore(), embedder: emb, index: &vsIndex{VectorIndex: ix}}
 	contents := map[memory.Key]string{}
 	for i := range n {
-		contents[memory.Key(fmt.Sprintf("a%03d", i))] = fmt.Sprintf("Filler fact number %d about gardening tools", i)
+		contents[memory.MustParseKey(fmt.Sprintf("a%03d", i))] = fmt.Sprintf("Filler fact number %d about gardening tools", i)
 	}
 	for k, c := range extra {
 		contents[k] = c
@@ -92,20 +92,20 @@ func keysIn(ms []memory.Memory) map[memory.Key]bool {
 
 func TestVectorSimilar_findsTheDuplicateBeyondTheLexicalScan(t *testing.T) {
 	t.Parallel()
-	f := newVSFixture(t, 600, map[memory.Key]string{"zz-allergy": "Allergic to peanuts"})
+	f := newVSFixture(t, 600, map[memory.Key]string{memory.MustParseKey("zz-allergy"): "Allergic to peanuts"})
 	cands := []candidate.Candidate{{Op: candidate.OpAdd, Type: memory.TypeFact, Key: "health.peanut_allergy", Content: "User is allergic to peanuts"}}
 	lexical, err := (&extraction.LexicalSimilar{Store: f.store}).Similar(context.Background(), scope, cands, start)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if keysIn(lexical)["zz-allergy"] {
+	if keysIn(lexical)[memory.MustParseKey("zz-allergy")] {
 		t.Fatal("the fixture is wrong: the lexical scan of the first 500 keys already sees the duplicate")
 	}
 	got, err := f.similar().Similar(context.Background(), scope, cands, start)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(got) == 0 || got[0].Key() != "zz-allergy" {
+	if len(got) == 0 || got[0].Key() != memory.MustParseKey("zz-allergy") {
 		t.Fatalf("vector similar = %v, want zz-allergy first", keysIn(got))
 	}
 	if s := candidate.Similarity(cands[0].Content, got[0].Content()); s < extraction.DefaultDuplicateSimilarity {
@@ -115,9 +115,9 @@ func TestVectorSimilar_findsTheDuplicateBeyondTheLexicalScan(t *testing.T) {
 
 func TestVectorSimilar_keyMatchesFirstAndOnlyLiveNeighbours(t *testing.T) {
 	t.Parallel()
-	f := newVSFixture(t, 10, map[memory.Key]string{"diet": "Vegetarian", "old-diet": "Vegetarian, no fish"})
+	f := newVSFixture(t, 10, map[memory.Key]string{memory.MustParseKey("diet"): "Vegetarian", memory.MustParseKey("old-diet"): "Vegetarian, no fish"})
 	ctx := context.Background()
-	if _, err := f.store.Update(ctx, scope, "old-diet", func(cur *memory.Memory) (memory.Change, error) {
+	if _, err := f.store.Update(ctx, scope, memory.MustParseKey("old-diet"), func(cur *memory.Memory) (memory.Change, error) {
 		next := cur.Deactivate(memory.Source{Channel: memory.ChannelTool}, start)
 		return memory.Change{Memory: next, Event: memory.NewEvent("01DEL", memory.OpDelete, cur, next)}, nil
 	}); err != nil {
@@ -127,23 +127,23 @@ func TestVectorSimilar_keyMatchesFirstAndOnlyLiveNeighbours(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(got) == 0 || got[0].Key() != "diet" {
+	if len(got) == 0 || got[0].Key() != memory.MustParseKey("diet") {
 		t.Fatalf("got %v, want the memory with the candidate's key first", keysIn(got))
 	}
-	if keysIn(got)["old-diet"] {
+	if keysIn(got)[memory.MustParseKey("old-diet")] {
 		t.Error("a deleted memory came back as a neighbour")
 	}
 }
 
 func TestVectorSimilar_fallsBackToLexicalWhenVectorsFail(t *testing.T) {
 	t.Parallel()
-	f := newVSFixture(t, 3, map[memory.Key]string{"allergy": "Allergic to peanuts"})
+	f := newVSFixture(t, 3, map[memory.Key]string{memory.MustParseKey("allergy"): "Allergic to peanuts"})
 	f.index.fail = true
 	got, err := f.similar().Similar(context.Background(), scope, []candidate.Candidate{{Type: memory.TypeFact, Key: "peanuts", Content: "User is allergic to peanuts"}}, start)
 	if err != nil {
 		t.Fatalf("a vector outage must not fail extraction: %v", err)
 	}
-	if !keysIn(got)["allergy"] {
+	if !keysIn(got)[memory.MustParseKey("allergy")] {
 		t.Errorf("fallback found %v, want allergy", keysIn(got))
 	}
 	f.index.fail = false

@@ -50,17 +50,17 @@ func TestPipeline_duplicateThresholdComparesEmbeddingsWhenAModelEmbeds(t *testin
 		want   []memory.Key
 	}{
 		// The wording shares little: lexically it is a new fact, so a second key.
-		{"lexical", extraction.LexicalScorer{}, []memory.Key{"allergy.peanuts", "health.nut_allergy"}},
+		{"lexical", extraction.LexicalScorer{}, []memory.Key{memory.MustParseKey("allergy.peanuts"), memory.MustParseKey("health.nut_allergy")}},
 		// By meaning it is the same fact: it reuses the existing key.
-		{"embeddings", &extraction.EmbeddingScorer{Embedder: model}, []memory.Key{"allergy.peanuts"}},
+		{"embeddings", &extraction.EmbeddingScorer{Embedder: model}, []memory.Key{memory.MustParseKey("allergy.peanuts")}},
 		// The model failing falls back to the lexical comparison, not to a failure.
-		{"embeddings down", &extraction.EmbeddingScorer{Embedder: topicEmbedder{err: errors.New("down")}}, []memory.Key{"allergy.peanuts", "health.nut_allergy"}},
+		{"embeddings down", &extraction.EmbeddingScorer{Embedder: topicEmbedder{err: errors.New("down")}}, []memory.Key{memory.MustParseKey("allergy.peanuts"), memory.MustParseKey("health.nut_allergy")}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			e := newEnv(t, envOptions{extractor: stubExtractor{cands: paraphrase}, refiner: keepAll{}, scorer: tt.scorer})
-			e.save("allergy.peanuts", memory.TypeFact, "User is allergic to peanuts.", 4)
+			e.save(memory.MustParseKey("allergy.peanuts"), memory.TypeFact, "User is allergic to peanuts.", 4)
 			e.post("c1", user("m1", "I have a peanut allergy, remember that."))
 			e.tick()
 			got := keysOf(e.live())

@@ -58,8 +58,8 @@ func (p *Pipeline) upsert(ctx context.Context, triggers []conversation.Message, 
 			continue
 		}
 		c := d.Candidate
-		if d.TargetKey != "" {
-			c.Key = string(d.TargetKey)
+		if !d.TargetKey.IsZero() {
+			c.Key = d.TargetKey.String()
 		}
 		if s := p.opts.Boundaries.Check(c); !s.Kept {
 			rep.drop(string(s.Reason))
@@ -180,7 +180,7 @@ func (p *Pipeline) merge(ctx context.Context, scope memory.Scope, written []memo
 	for k := range live {
 		others = append(others, k)
 	}
-	slices.Sort(others)
+	slices.SortFunc(others, memory.Key.Compare)
 	for _, key := range written {
 		survivor, ok := live[key]
 		if !ok {
@@ -260,7 +260,7 @@ func (p *Pipeline) mostSimilar(ctx context.Context, content string, live map[mem
 	for k := range live {
 		keys = append(keys, k)
 	}
-	slices.Sort(keys)
+	slices.SortFunc(keys, memory.Key.Compare)
 	texts := make([]string, len(keys))
 	for i, k := range keys {
 		texts[i] = live[k].Content()

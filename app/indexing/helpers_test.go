@@ -182,7 +182,7 @@ func (w *world) save(key, content string) memory.Memory {
 
 func (w *world) get(key string) memory.Memory {
 	w.t.Helper()
-	m, err := w.mems.Get(context.Background(), scope, memory.Key(key))
+	m, err := w.mems.Get(context.Background(), scope, memory.MustParseKey(key))
 	if err != nil {
 		w.t.Fatalf("get %s: %v", key, err)
 	}

@@ -189,7 +189,7 @@ func TestSyncMemories_noiseKeysAreNeverIndexed(t *testing.T) {
 	if len(w.embedder.Texts()) != 0 || len(w.search("sunny")) != 0 {
 		t.Fatalf("a noise memory was embedded (%q) or indexed", w.embedder.Texts())
 	}
-	if s := w.get(string(key)).Vector().Status; s != memory.VectorSynced {
+	if s := w.get(key.String()).Vector().Status; s != memory.VectorSynced {
 		t.Fatalf("status %s, want SYNCED", s)
 	}
 }

@@ -102,7 +102,7 @@ func (s *Service) Consolidate(ctx context.Context, scope memory.Scope) (map[stri
 		if c := b.UpdatedAt().Compare(a.UpdatedAt()); c != 0 {
 			return c
 		}
-		return strings.Compare(string(a.Key()), string(b.Key()))
+		return strings.Compare(a.Key().String(), b.Key().String())
 	})
 	terms := make([]map[string]bool, len(remaining))
 	for i, m := range remaining {
@@ -140,7 +140,7 @@ func (s *Service) all(ctx context.Context, scope memory.Scope) ([]memory.Memory,
 			return nil, fmt.Errorf("list memories: %w", err)
 		}
 		out = append(out, page.Items...)
-		if page.NextKey == "" {
+		if page.NextKey.IsZero() {
 			break
 		}
 		q.AfterKey = page.NextKey
@@ -181,7 +181,7 @@ func (s *Service) fold(ctx context.Context, scope memory.Scope, survivor memory.
 		target := cur.State()
 		target.Importance = max(target.Importance, copyOf.Importance())
 		target.Confidence = max(target.Confidence, copyOf.Confidence())
-		if content.Key() != "" && content.Key() != cur.Key() {
+		if !content.Key().IsZero() && content.Key() != cur.Key() {
 			target.Type, target.Content = content.Type(), content.Content()
 		}
 		next := cur.RevertTo(target, consolidationSource, now)
@@ -200,7 +200,7 @@ func keyVariants(live []memory.Memory) [][]memory.Memory {
 	groups := map[string][]memory.Memory{}
 	var order []string
 	for _, m := range live {
-		u := strings.NewReplacer("-", ".", "_", ".").Replace(string(m.Key()))
+		u := strings.NewReplacer("-", ".", "_", ".").Replace(m.Key().String())
 		if _, seen := groups[u]; !seen {
 			order = append(order, u)
 		}
@@ -213,7 +213,7 @@ func keyVariants(live []memory.Memory) [][]memory.Memory {
 			continue
 		}
 		slices.SortStableFunc(g, func(a, b memory.Memory) int {
-			ka, kb := string(a.Key()), string(b.Key())
+			ka, kb := a.Key().String(), b.Key().String()
 			if sa, sb := strings.Count(ka, "."), strings.Count(kb, "."); sa != sb {
 				return sb - sa
 			}

@@ -91,13 +91,13 @@ func (f *fixture) get(key memory.Key) memory.Memory {
 }
 
 func testConsolidate(t *testing.T, f *fixture) {
-	f.save("trip.plan", "User plans a trip to Japan", 3, 1)
-	f.save("tool-list", "weather, calendar", 3, 0)
-	f.save("reply-language", "Answer in English", 3, 0)
-	f.save("reply.language", "Answer in Chinese", 3, 0) // said later: it wins
-	f.save("music.jazz", "User loves jazz music", 2, 0)
-	f.save("likes.jazz", "User loves jazz music!", 4, 0)
-	f.save("home.city", "User lives in Wuhan", 3, 0)
+	f.save(memory.MustParseKey("trip.plan"), "User plans a trip to Japan", 3, 1)
+	f.save(memory.MustParseKey("tool-list"), "weather, calendar", 3, 0)
+	f.save(memory.MustParseKey("reply-language"), "Answer in English", 3, 0)
+	f.save(memory.MustParseKey("reply.language"), "Answer in Chinese", 3, 0) // said later: it wins
+	f.save(memory.MustParseKey("music.jazz"), "User loves jazz music", 2, 0)
+	f.save(memory.MustParseKey("likes.jazz"), "User loves jazz music!", 4, 0)
+	f.save(memory.MustParseKey("home.city"), "User lives in Wuhan", 3, 0)
 	f.clock.Advance(48 * time.Hour)
 
 	counts, err := f.svc.Consolidate(context.Background(), scope)
@@ -111,26 +111,26 @@ func testConsolidate(t *testing.T, f *fixture) {
 			break
 		}
 	}
-	if ops := f.ops("trip.plan"); !slices.Equal(ops, []memory.Op{memory.OpAdd, memory.OpExpire}) {
+	if ops := f.ops(memory.MustParseKey("trip.plan")); !slices.Equal(ops, []memory.Op{memory.OpAdd, memory.OpExpire}) {
 		t.Errorf("trip.plan %v", ops)
 	}
-	if ops := f.ops("tool-list"); !slices.Equal(ops, []memory.Op{memory.OpAdd, memory.OpDelete}) {
+	if ops := f.ops(memory.MustParseKey("tool-list")); !slices.Equal(ops, []memory.Op{memory.OpAdd, memory.OpDelete}) {
 		t.Errorf("tool-list %v", ops)
 	}
-	if ops := f.ops("reply-language"); !slices.Equal(ops, []memory.Op{memory.OpAdd, memory.OpDelete}) {
+	if ops := f.ops(memory.MustParseKey("reply-language")); !slices.Equal(ops, []memory.Op{memory.OpAdd, memory.OpDelete}) {
 		t.Errorf("reply-language %v", ops)
 	}
-	if m := f.get("reply.language"); m.Content() != "Answer in Chinese" || !m.Active() ||
-		!slices.Equal(f.ops("reply.language"), []memory.Op{memory.OpAdd, memory.OpMerge}) {
-		t.Errorf("reply.language %+v, %v", m.State(), f.ops("reply.language"))
+	if m := f.get(memory.MustParseKey("reply.language")); m.Content() != "Answer in Chinese" || !m.Active() ||
+		!slices.Equal(f.ops(memory.MustParseKey("reply.language")), []memory.Op{memory.OpAdd, memory.OpMerge}) {
+		t.Errorf("reply.language %+v, %v", m.State(), f.ops(memory.MustParseKey("reply.language")))
 	}
-	if m := f.get("likes.jazz"); !m.Active() || m.Importance() != 4 || !slices.Equal(f.ops("likes.jazz"), []memory.Op{memory.OpAdd, memory.OpMerge}) {
+	if m := f.get(memory.MustParseKey("likes.jazz")); !m.Active() || m.Importance() != 4 || !slices.Equal(f.ops(memory.MustParseKey("likes.jazz")), []memory.Op{memory.OpAdd, memory.OpMerge}) {
 		t.Errorf("likes.jazz (the more important copy) %+v", m.State())
 	}
-	if m := f.get("music.jazz"); m.Active() {
+	if m := f.get(memory.MustParseKey("music.jazz")); m.Active() {
 		t.Errorf("music.jazz should be folded: %+v", m.State())
 	}
-	if ops := f.ops("home.city"); len(ops) != 1 {
+	if ops := f.ops(memory.MustParseKey("home.city")); len(ops) != 1 {
 		t.Errorf("home.city was touched: %v", ops)
 	}
 
@@ -179,8 +179,8 @@ func openDB(t *testing.T, opts sqlstore.Options) *sqlstore.DB {
 func TestJobRunner_runsARequestedConsolidation(t *testing.T) {
 	t.Parallel()
 	f := newMemFixture(t)
-	f.save("music.jazz", "User loves jazz music", 2, 0)
-	f.save("likes.jazz", "User loves jazz music", 4, 0)
+	f.save(memory.MustParseKey("music.jazz"), "User loves jazz music", 2, 0)
+	f.save(memory.MustParseKey("likes.jazz"), "User loves jazz music", 4, 0)
 	job, err := f.svc.RequestConsolidation(context.Background(), scope)
 	if err != nil {
 		t.Fatal(err)

@@ -39,17 +39,17 @@ func testSweep(t *testing.T, f *fixture, finder lifecycle.ExpiredFinder) {
 	ctx := context.Background()
 	// Batch 2 so the sweep has to page through more than one batch.
 	sweeper := lifecycle.NewSweeper(finder, f.memories, f.clock, f.ids, lifecycle.SweepOptions{Batch: 2})
-	f.save("short.a", "expires after one day", 3, 1)
-	f.save("short.b", "expires after one day too", 3, 1)
-	f.save("short.c", "and a third one", 3, 1)
-	f.save("long", "expires after a year", 3, 365)
-	f.save("renewed", "expires after one day but is saved again", 3, 1)
+	f.save(memory.MustParseKey("short.a"), "expires after one day", 3, 1)
+	f.save(memory.MustParseKey("short.b"), "expires after one day too", 3, 1)
+	f.save(memory.MustParseKey("short.c"), "and a third one", 3, 1)
+	f.save(memory.MustParseKey("long"), "expires after a year", 3, 365)
+	f.save(memory.MustParseKey("renewed"), "expires after one day but is saved again", 3, 1)
 	other := memory.Scope{Tenant: "t2", User: "bob"}
 	imp := 3
 	ttl := 1
-	if _, err := f.memories.Update(ctx, other, "short.other", func(cur *memory.Memory) (memory.Change, error) {
+	if _, err := f.memories.Update(ctx, other, memory.MustParseKey("short.other"), func(cur *memory.Memory) (memory.Change, error) {
 		d, _ := memory.ParseDraft(memory.DraftInput{Type: "fact", Content: "another tenant's", Importance: &imp, TTLDays: &ttl}, memory.Source{Channel: memory.ChannelTool})
-		m, _ := memory.New(f.ids.New(), other, "short.other", d, memory.Policy{}, f.clock.Now())
+		m, _ := memory.New(f.ids.New(), other, memory.MustParseKey("short.other"), d, memory.Policy{}, f.clock.Now())
 		return memory.Change{Memory: m, Event: memory.NewEvent(f.ids.New(), memory.OpAdd, nil, m)}, nil
 	}); err != nil {
 		t.Fatal(err)
@@ -61,7 +61,7 @@ func testSweep(t *testing.T, f *fixture, finder lifecycle.ExpiredFinder) {
 	f.clock.Advance(23 * time.Hour)
 	renew := 30
 	d, _ := memory.ParseDraft(memory.DraftInput{Type: "fact", Content: "saved again with a new expiry", TTLDays: &renew}, memory.Source{Channel: memory.ChannelTool})
-	if _, err := f.memories.Update(ctx, scope, "renewed", func(cur *memory.Memory) (memory.Change, error) {
+	if _, err := f.memories.Update(ctx, scope, memory.MustParseKey("renewed"), func(cur *memory.Memory) (memory.Change, error) {
 		next, err := cur.Replace(d, memory.Policy{}, f.clock.Now())
 		return memory.Change{Memory: next, Event: memory.NewEvent(f.ids.New(), memory.OpUpdate, cur, next)}, err
 	}); err != nil {
@@ -73,7 +73,7 @@ func testSweep(t *testing.T, f *fixture, finder lifecycle.ExpiredFinder) {
 	if err != nil || n != 4 {
 		t.Fatalf("sweep expired %d (%v), want the three short ones and the other tenant's", n, err)
 	}
-	for _, key := range []memory.Key{"short.a", "short.b", "short.c"} {
+	for _, key := range []memory.Key{memory.MustParseKey("short.a"), memory.MustParseKey("short.b"), memory.MustParseKey("short.c")} {
 		m, err := f.memories.Get(ctx, scope, key)
 		if err != nil || m.Active() {
 			t.Errorf("%s: active=%v err=%v, want deactivated", key, m.Active(), err)
@@ -86,7 +86,7 @@ func testSweep(t *testing.T, f *fixture, finder lifecycle.ExpiredFinder) {
 			t.Errorf("%s vector %s: the indexer must drop its vector", key, m.Vector().Status)
 		}
 	}
-	for _, key := range []memory.Key{"long", "renewed"} {
+	for _, key := range []memory.Key{memory.MustParseKey("long"), memory.MustParseKey("renewed")} {
 		if m, _ := f.memories.Get(ctx, scope, key); !m.Active() {
 			t.Errorf("%s was expired before its time", key)
 		}

@@ -10,10 +10,10 @@ import (
 func writableKey(raw string) (memory.Key, error) {
 	key, err := memory.ParseKey(raw)
 	if err != nil {
-		return "", err
+		return memory.Key{}, err
 	}
 	if rule, noisy := memory.NoiseRuleFor(key); noisy {
-		return "", invalid.FieldValue("key", string(key),
+		return memory.Key{}, invalid.FieldValue("key", key.String(),
 			"matches the noise rule %q (%s); such keys are not kept as long-term memory", rule.Prefix+"*", rule.Reason)
 	}
 	return key, nil

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/base64"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"engram/domain/invalid"
 	"engram/domain/memory"
@@ -68,7 +70,7 @@ func (s *Service) List(ctx context.Context, q List) (ListResult, error) {
 		return ListResult{}, err
 	}
 	res := ListResult{Items: page.Items}
-	if page.NextKey != "" {
+	if !page.NextKey.IsZero() {
 		res.NextCursor = encodeCursor(page.NextKey)
 	}
 	return res, nil
@@ -76,13 +78,23 @@ func (s *Service) List(ctx context.Context, q List) (ListResult, error) {
 
 // The cursor is the last key of the page, opaque so that its form can change.
 func encodeCursor(k memory.Key) string {
-	return base64.RawURLEncoding.EncodeToString([]byte("k:" + string(k)))
+	return base64.RawURLEncoding.EncodeToString([]byte("k:" + k.String()))
 }
 
 func decodeCursor(c string) (memory.Key, error) {
 	raw, err := base64.RawURLEncoding.DecodeString(c)
 	if err != nil || !strings.HasPrefix(string(raw), "k:") {
-		return "", invalid.Field("cursor", "is not a cursor this server issued; pass next_cursor from the previous page unchanged")
+		return memory.Key{}, invalidCursor()
 	}
-	return memory.Key(strings.TrimPrefix(string(raw), "k:")), nil
+	// A cursor is compared with stored keys, never stored: any key this server could
+	// have issued is accepted, including one written by an older key rule.
+	last := strings.TrimPrefix(string(raw), "k:")
+	if last == "" || !utf8.ValidString(last) || strings.ContainsFunc(last, unicode.IsControl) {
+		return memory.Key{}, invalidCursor()
+	}
+	return memory.RestoreKey(last), nil
+}
+
+func invalidCursor() error {
+	return invalid.Field("cursor", "is not a cursor this server issued; pass next_cursor from the previous page unchanged")
 }

@@ -26,7 +26,7 @@ func MessageText(m conversation.Message) string {
 // question may name: "diet-preference") and its content. The type is left out: it
 // is a filter, and a word shared by a fifth of a user's memories only costs time.
 func MemoryText(m memory.Memory) string {
-	return string(m.Key()) + " " + m.Content()
+	return m.Key().String() + " " + m.Content()
 }
 
 // speakerTerm is the analysed first word of a speaker's name ("Melanie" → "melani"),

@@ -172,7 +172,7 @@ func keysOf(res retrieval.Result) []string {
 	for _, it := range res.Items {
 		switch {
 		case it.Memory != nil:
-			out = append(out, string(it.Memory.Key()))
+			out = append(out, it.Memory.Key().String())
 		case it.Message != nil:
 			out = append(out, it.Message.ID)
 		}

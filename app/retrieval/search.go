@@ -575,7 +575,7 @@ func inRange(p plan, at time.Time) bool {
 func (s *Service) memoryCandidate(p plan, m memory.Memory, retrieval float64) ranking.Candidate {
 	return ranking.Candidate{
 		ID: m.ID(), Retrieval: retrieval, Importance: m.Importance(), Confidence: m.Confidence(),
-		At: m.UpdatedAt(), ExactKey: ranking.KeyMatch(p.terms, s.deps.Analyzer.Terms(string(m.Key()))),
+		At: m.UpdatedAt(), ExactKey: ranking.KeyMatch(p.terms, s.deps.Analyzer.Terms(m.Key().String())),
 	}
 }
 

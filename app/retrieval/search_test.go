@@ -225,7 +225,7 @@ func TestSearch_breakdownAddsUpAndExactKeyCounts(t *testing.T) {
 	e.save(alice, "diet-preference", "preference", "Vegetarian")
 	e.save(alice, "music", "preference", "Listens to jazz while cooking vegetarian food")
 	res := e.search(retrieval.Search{Query: "diet preference", Mode: "auto", Limit: 2})
-	if len(res.Items) == 0 || res.Items[0].Memory.Key() != "diet-preference" {
+	if len(res.Items) == 0 || res.Items[0].Memory.Key() != memory.MustParseKey("diet-preference") {
 		t.Fatalf("got %v, want diet-preference first", keysOf(res))
 	}
 	for _, it := range res.Items {
@@ -304,9 +304,9 @@ func TestIndexer_repairFixesWhatTheWritePathMissed(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, retrieval.Options{})
 	// Written behind the lexical index's back, as if the process died after commit.
-	_, err := e.store.Update(context.Background(), alice, "lost", func(*memory.Memory) (memory.Change, error) {
+	_, err := e.store.Update(context.Background(), alice, memory.MustParseKey("lost"), func(*memory.Memory) (memory.Change, error) {
 		d, _ := memory.ParseDraft(memory.DraftInput{Type: "fact", Content: "Keeps bees on the roof"}, memory.Source{Channel: memory.ChannelTool})
-		m, err := memory.New("01LOST", alice, "lost", d, memory.Policy{}, start)
+		m, err := memory.New("01LOST", alice, memory.MustParseKey("lost"), d, memory.Policy{}, start)
 		return memory.Change{Memory: m, Event: memory.NewEvent("01EV", memory.OpAdd, nil, m)}, err
 	})
 	if err != nil {

@@ -166,12 +166,12 @@ func (b Boundaries) Check(c Candidate) Screening {
 		if s := profileKey(strings.ToLower(c.Key)); !s.Kept {
 			return s
 		}
-		return drop(ReasonInvalid, "key "+quote(c.Key)+" has no ASCII letters or digits")
+		return drop(ReasonInvalid, "key "+quote(c.Key)+" is refused: "+err.Error())
 	}
 	if s := noiseKey(key); !s.Kept {
 		return s
 	}
-	if s := profileKey(strings.ToLower(c.Key) + " " + string(key)); !s.Kept {
+	if s := profileKey(strings.ToLower(c.Key) + " " + key.String()); !s.Kept {
 		return s
 	}
 	if c.Op == OpDelete {
@@ -215,7 +215,7 @@ func noiseKey(key memory.Key) Screening {
 	if r, ok := memory.NoiseRuleFor(key); ok {
 		return drop(ReasonNoiseKey, r.Prefix+"*: "+r.Reason)
 	}
-	unified := strings.NewReplacer(".", "-", "_", "-").Replace(string(key))
+	unified := strings.NewReplacer(".", "-", "_", "-").Replace(key.String())
 	for _, r := range memory.NoiseRules {
 		prefix := strings.ReplaceAll(r.Prefix, "_", "-")
 		if strings.HasPrefix(unified, prefix) {
@@ -402,7 +402,7 @@ func TimeWindow(text string) string {
 
 // slotValue drops digits-only values in place and name slots.
 func slotValue(key memory.Key, content string) Screening {
-	parts := strings.FieldsFunc(string(key), func(r rune) bool { return r == '.' || r == '-' })
+	parts := strings.FieldsFunc(key.String(), func(r rune) bool { return r == '.' || r == '-' })
 	isLocation, isName := false, false
 	for _, p := range parts {
 		isLocation = isLocation || locationSlots[p]

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"strings"
+	"unicode"
 
 	"engram/domain/memory"
 )
@@ -101,4 +102,19 @@ func SuggestKey(t memory.Type, content string) string {
 		area = "note"
 	}
 	return area + "." + Slug(content)
+}
+
+// ParseProposedKey normalises a key an extractor proposed for a new fact. Unlike a
+// client's key, which addresses one memory and is refused when it holds a character
+// the key rule cannot keep (memory.ParseKey), a proposed key is only a topic path:
+// punctuation and symbols in it ("allergy: peanuts", "System: Prompt") separate its
+// words, so the fact is kept and the noise rules still see "system-prompt".
+func ParseProposedKey(raw string) (memory.Key, error) {
+	spaced := strings.Map(func(r rune) rune {
+		if r != '_' && r != '.' && r != '-' && (unicode.IsPunct(r) || unicode.IsSymbol(r)) {
+			return ' '
+		}
+		return r
+	}, raw)
+	return memory.ParseKey(spaced)
 }

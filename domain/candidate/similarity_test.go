@@ -107,7 +107,7 @@ func TestSlugAndSuggestKey(t *testing.T) {
 	if zh == candidate.SuggestKey(memory.TypePreference, "用户喜欢粤菜") {
 		t.Error("different Chinese content gave the same hashed key")
 	}
-	if k, err := memory.ParseKey(zh); err != nil || string(k) != zh {
+	if k, err := memory.ParseKey(zh); err != nil || k.String() != zh {
 		t.Errorf("suggested key %q does not survive ParseKey: %v, %v", zh, k, err)
 	}
 }

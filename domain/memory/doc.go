@@ -2,6 +2,7 @@
 // rules, the noise rules, its lifecycle (expiry, deactivation, vector bookkeeping) and
 // the events that record every change.
 //
-// It is pure Go: it imports only the standard library and does no I/O. Storage, HTTP
-// and vectors live in adapters; use cases in app/.
+// It is pure Go and does no I/O. It imports the standard library and, for the NFKC
+// form of keys that the standard library lacks, golang.org/x/text/unicode/norm.
+// Storage, HTTP and vectors live in adapters; use cases in app/.
 package memory

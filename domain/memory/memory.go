@@ -203,7 +203,7 @@ func New(id string, scope Scope, key Key, d Draft, p Policy, now time.Time) (Mem
 	if err := d.validate(); err != nil {
 		return Memory{}, err
 	}
-	if id == "" || scope.Tenant == "" || scope.User == "" || key == "" {
+	if id == "" || scope.Tenant == "" || scope.User == "" || key.IsZero() {
 		return Memory{}, invalid.Field("memory", "needs an id, a tenant, a user and a key")
 	}
 	return Memory{s: State{
@@ -311,7 +311,7 @@ func (m Memory) IsLive(now time.Time) bool {
 
 // IndexText is what the vector index embeds: seed 000's "[{type}] {key}: {content}".
 func (m Memory) IndexText() string {
-	return "[" + string(m.s.Type) + "] " + string(m.s.Key) + ": " + m.s.Content
+	return "[" + string(m.s.Type) + "] " + m.s.Key.value + ": " + m.s.Content
 }
 
 // TextHash is the sha256 of a text, hex encoded; the indexer skips re-embedding when

@@ -91,7 +91,7 @@ func TestNew_expiry(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			m, err := New("id1", scope, "k", mustDraft(t, DraftInput{Type: "fact", Content: "x", TTLDays: tt.ttl}), tt.policy, t0)
+			m, err := New("id1", scope, MustParseKey("k"), mustDraft(t, DraftInput{Type: "fact", Content: "x", TTLDays: tt.ttl}), tt.policy, t0)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -110,7 +110,7 @@ func TestNew_expiry(t *testing.T) {
 
 func TestMemory_lifecycle(t *testing.T) {
 	t.Parallel()
-	m, err := New("id1", scope, "diet", mustDraft(t, DraftInput{Type: "fact", Content: "vegetarian"}), Policy{}, t0)
+	m, err := New("id1", scope, MustParseKey("diet"), mustDraft(t, DraftInput{Type: "fact", Content: "vegetarian"}), Policy{}, t0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -147,7 +147,7 @@ func TestMemory_lifecycle(t *testing.T) {
 
 func TestAppend_refusesOverflowAndSaysWhatToDo(t *testing.T) {
 	t.Parallel()
-	m, _ := New("id1", scope, "k", mustDraft(t, DraftInput{Type: "fact", Content: strings.Repeat("a", 990)}), Policy{}, t0)
+	m, _ := New("id1", scope, MustParseKey("k"), mustDraft(t, DraftInput{Type: "fact", Content: strings.Repeat("a", 990)}), Policy{}, t0)
 	_, err := m.Append("0123456789", tool, t0)
 	var ve *invalid.Error
 	if !errors.As(err, &ve) || !strings.Contains(ve.Error(), "memory_save") {
@@ -157,7 +157,7 @@ func TestAppend_refusesOverflowAndSaysWhatToDo(t *testing.T) {
 
 func TestIndexText_seedFormatAndHash(t *testing.T) {
 	t.Parallel()
-	m, _ := New("id1", scope, "reply.language", mustDraft(t, DraftInput{Type: "constraint", Content: "用中文回复"}), Policy{}, t0)
+	m, _ := New("id1", scope, MustParseKey("reply.language"), mustDraft(t, DraftInput{Type: "constraint", Content: "用中文回复"}), Policy{}, t0)
 	if got, want := m.IndexText(), "[constraint] reply.language: 用中文回复"; got != want {
 		t.Errorf("IndexText = %q, want %q", got, want)
 	}
@@ -168,10 +168,10 @@ func TestIndexText_seedFormatAndHash(t *testing.T) {
 
 func TestNewEvent_keepsBeforeAndAfter(t *testing.T) {
 	t.Parallel()
-	m, _ := New("id1", scope, "k", mustDraft(t, DraftInput{Type: "fact", Content: "a"}), Policy{}, t0)
+	m, _ := New("id1", scope, MustParseKey("k"), mustDraft(t, DraftInput{Type: "fact", Content: "a"}), Policy{}, t0)
 	next, _ := m.Append("b", tool, t0.Add(time.Minute))
 	e := NewEvent("ev1", OpAppend, &m, next)
-	if e.Before == nil || e.Before.Content != "a" || e.After.Content != "a\nb" || e.Key != "k" || e.MemoryID != "id1" || !e.At.Equal(t0.Add(time.Minute)) {
+	if e.Before == nil || e.Before.Content != "a" || e.After.Content != "a\nb" || e.Key != MustParseKey("k") || e.MemoryID != "id1" || !e.At.Equal(t0.Add(time.Minute)) {
 		t.Errorf("event %+v", e)
 	}
 	first := NewEvent("ev0", OpAdd, nil, m)

@@ -25,7 +25,7 @@ var NoiseRules = []NoiseRule{
 // NoiseRuleFor returns the rule a key matches, if any.
 func NoiseRuleFor(k Key) (NoiseRule, bool) {
 	for _, r := range NoiseRules {
-		if strings.HasPrefix(string(k), r.Prefix) {
+		if strings.HasPrefix(k.value, r.Prefix) {
 			return r, true
 		}
 	}

@@ -43,12 +43,12 @@ func RunMemoryStore(t *testing.T, open func(t *testing.T) ports.MemoryStore) {
 		src := memory.Source{Channel: memory.ChannelExtraction, ConversationID: "c-1", MessageID: "m-1"}
 		d := memDraft(t, memory.TypePreference, "喜欢吃辣 and spicy food", 5, 0.9, 30, src)
 
-		saved, err := memSave(ctx, store, memScope1, "food.spicy", d, now)
+		saved, err := memSave(ctx, store, memScope1, memory.MustParseKey("food.spicy"), d, now)
 		if err != nil {
 			t.Fatalf("save: %v", err)
 		}
 		want := memory.State{
-			ID: saved.ID(), Scope: memScope1, Key: "food.spicy", Type: memory.TypePreference,
+			ID: saved.ID(), Scope: memScope1, Key: memory.MustParseKey("food.spicy"), Type: memory.TypePreference,
 			Content: "喜欢吃辣 and spicy food", Importance: 5, Confidence: 0.9, Active: true,
 			ExpiresAt: time.Date(2026, 12, 30, 9, 4, 5, 123456000, time.UTC),
 			Source:    src,
@@ -58,7 +58,7 @@ func RunMemoryStore(t *testing.T, open func(t *testing.T) ports.MemoryStore) {
 			UpdatedAt: time.Date(2026, 11, 30, 9, 4, 5, 123456000, time.UTC),
 		}
 		memExpectState(t, "returned by Update", saved.State(), want)
-		got, err := store.Get(ctx, memScope1, "food.spicy")
+		got, err := store.Get(ctx, memScope1, memory.MustParseKey("food.spicy"))
 		if err != nil {
 			t.Fatalf("get: %v", err)
 		}
@@ -67,13 +67,13 @@ func RunMemoryStore(t *testing.T, open func(t *testing.T) ports.MemoryStore) {
 			t.Errorf("created_at location %v, want UTC", loc)
 		}
 
-		events := memHistory(t, ctx, store, memScope1, "food.spicy")
+		events := memHistory(t, ctx, store, memScope1, memory.MustParseKey("food.spicy"))
 		if len(events) != 1 {
 			t.Fatalf("history has %d events, want 1", len(events))
 		}
 		e := events[0]
 		if e.Op != memory.OpAdd || e.Before != nil || e.MemoryID != saved.ID() || e.Scope != memScope1 ||
-			e.Key != "food.spicy" || e.Source != src || !e.At.Equal(want.CreatedAt) {
+			e.Key != memory.MustParseKey("food.spicy") || e.Source != src || !e.At.Equal(want.CreatedAt) {
 			t.Errorf("event = %+v, want ADD of %s with no before, source %+v, at %v", e, saved.ID(), src, want.CreatedAt)
 		}
 		memExpectState(t, "event after", e.After, want)
@@ -83,12 +83,12 @@ func RunMemoryStore(t *testing.T, open func(t *testing.T) ports.MemoryStore) {
 		t.Parallel()
 		store, ctx := open(t), memTestContext(t)
 		now := memNow
-		if _, err := memSave(ctx, store, memScope1, "profile.city", memDraft(t, memory.TypeFact, "lives in Chengdu", 3, 0.8, 0, memory.Source{Channel: memory.ChannelTool}), now); err != nil {
+		if _, err := memSave(ctx, store, memScope1, memory.MustParseKey("profile.city"), memDraft(t, memory.TypeFact, "lives in Chengdu", 3, 0.8, 0, memory.Source{Channel: memory.ChannelTool}), now); err != nil {
 			t.Fatalf("save: %v", err)
 		}
 		synced := now.Add(time.Minute)
 		var want memory.State
-		saved, err := store.Update(ctx, memScope1, "profile.city", func(cur *memory.Memory) (memory.Change, error) {
+		saved, err := store.Update(ctx, memScope1, memory.MustParseKey("profile.city"), func(cur *memory.Memory) (memory.Change, error) {
 			if cur == nil {
 				return memory.Change{}, errors.New("current memory missing")
 			}
@@ -101,7 +101,7 @@ func RunMemoryStore(t *testing.T, open func(t *testing.T) ports.MemoryStore) {
 			t.Fatalf("update: %v", err)
 		}
 		memExpectState(t, "returned by Update", saved.State(), want)
-		got, err := store.Get(ctx, memScope1, "profile.city")
+		got, err := store.Get(ctx, memScope1, memory.MustParseKey("profile.city"))
 		if err != nil {
 			t.Fatalf("get: %v", err)
 		}
@@ -111,14 +111,14 @@ func RunMemoryStore(t *testing.T, open func(t *testing.T) ports.MemoryStore) {
 			t.Errorf("vector state or last access lost: %+v, last access %v", got.Vector(), got.LastAccessedAt())
 		}
 
-		failed, err := store.Update(ctx, memScope1, "profile.city", func(cur *memory.Memory) (memory.Change, error) {
+		failed, err := store.Update(ctx, memScope1, memory.MustParseKey("profile.city"), func(cur *memory.Memory) (memory.Change, error) {
 			next := cur.MarkVectorFailed("embedder: connection refused", synced)
 			return memory.Change{Memory: next, Event: memory.NewEvent(memNewID(), memory.OpUpdate, cur, next)}, nil
 		})
 		if err != nil {
 			t.Fatalf("update: %v", err)
 		}
-		got, err = store.Get(ctx, memScope1, "profile.city")
+		got, err = store.Get(ctx, memScope1, memory.MustParseKey("profile.city"))
 		if err != nil {
 			t.Fatalf("get: %v", err)
 		}
@@ -132,9 +132,9 @@ func RunMemoryStore(t *testing.T, open func(t *testing.T) ports.MemoryStore) {
 		t.Parallel()
 		store, ctx := open(t), memTestContext(t)
 		for key, content := range map[memory.Key]string{
-			"long.chinese": strings.Repeat("记", memory.MaxContentLen), // 3000 bytes, 1000 characters
-			"quotes":       `it's "quoted"; DROP TABLE x; -- \ %_`,
-			"emoji":        "likes 🌶️ and 🐼\nsecond line\ttab",
+			memory.MustParseKey("long.chinese"): strings.Repeat("记", memory.MaxContentLen), // 3000 bytes, 1000 characters
+			memory.MustParseKey("quotes"):       `it's "quoted"; DROP TABLE x; -- \ %_`,
+			memory.MustParseKey("emoji"):        "likes 🌶️ and 🐼\nsecond line\ttab",
 		} {
 			saved, err := memSave(ctx, store, memScope1, key, memDraft(t, memory.TypeFact, content, 3, 0.8, 0, memory.Source{}), memNow)
 			if err != nil {
@@ -156,12 +156,12 @@ func RunMemoryStore(t *testing.T, open func(t *testing.T) ports.MemoryStore) {
 	t.Run("overwrite bumps the version and keeps id and created_at", func(t *testing.T) {
 		t.Parallel()
 		store, ctx := open(t), memTestContext(t)
-		first, err := memSave(ctx, store, memScope1, "lang", memDraft(t, memory.TypePreference, "answer in English", 3, 0.8, 0, memory.Source{}), memNow)
+		first, err := memSave(ctx, store, memScope1, memory.MustParseKey("lang"), memDraft(t, memory.TypePreference, "answer in English", 3, 0.8, 0, memory.Source{}), memNow)
 		if err != nil {
 			t.Fatalf("first save: %v", err)
 		}
 		later := memNow.Add(time.Hour)
-		second, err := memSave(ctx, store, memScope1, "lang", memDraft(t, memory.TypeConstraint, "always answer in Chinese", 4, 1, 0, memory.Source{}), later)
+		second, err := memSave(ctx, store, memScope1, memory.MustParseKey("lang"), memDraft(t, memory.TypeConstraint, "always answer in Chinese", 4, 1, 0, memory.Source{}), later)
 		if err != nil {
 			t.Fatalf("second save: %v", err)
 		}
@@ -171,12 +171,12 @@ func RunMemoryStore(t *testing.T, open func(t *testing.T) ports.MemoryStore) {
 			t.Errorf("after overwrite: %+v; want id %s, created %v, version 2, updated %v, new content and type",
 				second.State(), first.ID(), first.CreatedAt(), later)
 		}
-		got, err := store.Get(ctx, memScope1, "lang")
+		got, err := store.Get(ctx, memScope1, memory.MustParseKey("lang"))
 		if err != nil {
 			t.Fatalf("get: %v", err)
 		}
 		memExpectState(t, "get after overwrite", got.State(), second.State())
-		events := memHistory(t, ctx, store, memScope1, "lang")
+		events := memHistory(t, ctx, store, memScope1, memory.MustParseKey("lang"))
 		if ops := memOps(events); !slices.Equal(ops, []memory.Op{memory.OpAdd, memory.OpUpdate}) {
 			t.Fatalf("ops = %v, want [ADD UPDATE]", ops)
 		}
@@ -190,7 +190,7 @@ func RunMemoryStore(t *testing.T, open func(t *testing.T) ports.MemoryStore) {
 	t.Run("50 concurrent appends to one key all survive", func(t *testing.T) {
 		t.Parallel()
 		store, ctx := open(t), memTestContext(t)
-		if _, err := memSave(ctx, store, memScope1, "journal", memDraft(t, memory.TypeProject, "start", 3, 0.8, 0, memory.Source{}), memNow); err != nil {
+		if _, err := memSave(ctx, store, memScope1, memory.MustParseKey("journal"), memDraft(t, memory.TypeProject, "start", 3, 0.8, 0, memory.Source{}), memNow); err != nil {
 			t.Fatalf("save: %v", err)
 		}
 		const writers = 50
@@ -200,7 +200,7 @@ func RunMemoryStore(t *testing.T, open func(t *testing.T) ports.MemoryStore) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				_, err := store.Update(ctx, memScope1, "journal", func(cur *memory.Memory) (memory.Change, error) {
+				_, err := store.Update(ctx, memScope1, memory.MustParseKey("journal"), func(cur *memory.Memory) (memory.Change, error) {
 					if cur == nil {
 						return memory.Change{}, errors.New("journal vanished")
 					}
@@ -220,7 +220,7 @@ func RunMemoryStore(t *testing.T, open func(t *testing.T) ports.MemoryStore) {
 				t.Errorf("append: %v", err)
 			}
 		}
-		got, err := store.Get(ctx, memScope1, "journal")
+		got, err := store.Get(ctx, memScope1, memory.MustParseKey("journal"))
 		if err != nil {
 			t.Fatalf("get: %v", err)
 		}
@@ -232,7 +232,7 @@ func RunMemoryStore(t *testing.T, open func(t *testing.T) ports.MemoryStore) {
 		if got.Version() != writers+1 {
 			t.Errorf("version %d, want %d", got.Version(), writers+1)
 		}
-		events := memHistory(t, ctx, store, memScope1, "journal")
+		events := memHistory(t, ctx, store, memScope1, memory.MustParseKey("journal"))
 		if len(events) != writers+1 {
 			t.Fatalf("history has %d events, want %d", len(events), writers+1)
 		}
@@ -257,7 +257,7 @@ func RunMemoryStore(t *testing.T, open func(t *testing.T) ports.MemoryStore) {
 			go func() {
 				defer wg.Done()
 				d := memDraft(t, memory.TypeFact, fmt.Sprintf("writer %d", i), 3, 0.8, 0, memory.Source{})
-				_, err := memSave(ctx, store, memScope1, "contested", d, memNow)
+				_, err := memSave(ctx, store, memScope1, memory.MustParseKey("contested"), d, memNow)
 				errs <- err
 			}()
 		}
@@ -268,14 +268,14 @@ func RunMemoryStore(t *testing.T, open func(t *testing.T) ports.MemoryStore) {
 				t.Errorf("save: %v", err)
 			}
 		}
-		got, err := store.Get(ctx, memScope1, "contested")
+		got, err := store.Get(ctx, memScope1, memory.MustParseKey("contested"))
 		if err != nil {
 			t.Fatalf("get: %v", err)
 		}
 		if got.Version() != writers {
 			t.Errorf("version %d, want %d", got.Version(), writers)
 		}
-		ops := memOps(memHistory(t, ctx, store, memScope1, "contested"))
+		ops := memOps(memHistory(t, ctx, store, memScope1, memory.MustParseKey("contested")))
 		if len(ops) != writers || ops[0] != memory.OpAdd || slices.Contains(ops[1:], memory.OpAdd) {
 			t.Errorf("ops = %v, want one ADD then %d UPDATEs", ops, writers-1)
 		}
@@ -288,13 +288,13 @@ func RunMemoryStore(t *testing.T, open func(t *testing.T) ports.MemoryStore) {
 		eventIDs := map[memory.Scope]string{}
 		for _, sc := range scopes {
 			content := "diet of " + sc.Tenant + "/" + sc.User
-			if _, err := memSave(ctx, store, sc, "diet", memDraft(t, memory.TypeFact, content, 3, 0.8, 0, memory.Source{}), memNow); err != nil {
+			if _, err := memSave(ctx, store, sc, memory.MustParseKey("diet"), memDraft(t, memory.TypeFact, content, 3, 0.8, 0, memory.Source{}), memNow); err != nil {
 				t.Fatalf("save %v: %v", sc, err)
 			}
 		}
 		for _, sc := range scopes {
 			want := "diet of " + sc.Tenant + "/" + sc.User
-			got, err := store.Get(ctx, sc, "diet")
+			got, err := store.Get(ctx, sc, memory.MustParseKey("diet"))
 			if err != nil {
 				t.Fatalf("get %v: %v", sc, err)
 			}
@@ -305,7 +305,7 @@ func RunMemoryStore(t *testing.T, open func(t *testing.T) ports.MemoryStore) {
 			if keys := memKeys(page.Items); len(keys) != 1 || page.Items[0].Content() != want {
 				t.Errorf("%v lists %v", sc, keys)
 			}
-			events := memHistory(t, ctx, store, sc, "diet")
+			events := memHistory(t, ctx, store, sc, memory.MustParseKey("diet"))
 			if len(events) != 1 || events[0].After.Content != want {
 				t.Fatalf("%v history = %d events", sc, len(events))
 			}
@@ -322,7 +322,7 @@ func RunMemoryStore(t *testing.T, open func(t *testing.T) ports.MemoryStore) {
 				}
 			}
 		}
-		if _, err := store.Get(ctx, memory.Scope{Tenant: "t2", User: "u2"}, "diet"); !errors.Is(err, ports.ErrNotFound) {
+		if _, err := store.Get(ctx, memory.Scope{Tenant: "t2", User: "u2"}, memory.MustParseKey("diet")); !errors.Is(err, ports.ErrNotFound) {
 			t.Errorf("a scope that never wrote reads diet: err = %v, want ErrNotFound", err)
 		}
 	})
@@ -330,8 +330,8 @@ func RunMemoryStore(t *testing.T, open func(t *testing.T) ports.MemoryStore) {
 	t.Run("expired memories are hidden unless inactive ones are asked for", func(t *testing.T) {
 		t.Parallel()
 		store, ctx := open(t), memTestContext(t)
-		for key, ttl := range map[memory.Key]int{"short": 1, "long": 30, "forever": 0} {
-			if _, err := memSave(ctx, store, memScope1, key, memDraft(t, memory.TypeFact, "ttl "+string(key), 3, 0.8, ttl, memory.Source{}), memNow); err != nil {
+		for key, ttl := range map[memory.Key]int{memory.MustParseKey("short"): 1, memory.MustParseKey("long"): 30, memory.MustParseKey("forever"): 0} {
+			if _, err := memSave(ctx, store, memScope1, key, memDraft(t, memory.TypeFact, "ttl "+key.String(), 3, 0.8, ttl, memory.Source{}), memNow); err != nil {
 				t.Fatalf("save %s: %v", key, err)
 			}
 		}
@@ -342,11 +342,11 @@ func RunMemoryStore(t *testing.T, open func(t *testing.T) ports.MemoryStore) {
 			includeInactive bool
 			want            []memory.Key
 		}{
-			{"before expiry", expiry.Add(-time.Microsecond), false, []memory.Key{"forever", "long", "short"}},
-			{"at expiry", expiry, false, []memory.Key{"forever", "long"}},
-			{"after expiry", memNow.AddDate(0, 0, 2), false, []memory.Key{"forever", "long"}},
-			{"after expiry with inactive", memNow.AddDate(0, 0, 2), true, []memory.Key{"forever", "long", "short"}},
-			{"after every expiry", memNow.AddDate(1, 0, 0), false, []memory.Key{"forever"}},
+			{"before expiry", expiry.Add(-time.Microsecond), false, []memory.Key{memory.MustParseKey("forever"), memory.MustParseKey("long"), memory.MustParseKey("short")}},
+			{"at expiry", expiry, false, []memory.Key{memory.MustParseKey("forever"), memory.MustParseKey("long")}},
+			{"after expiry", memNow.AddDate(0, 0, 2), false, []memory.Key{memory.MustParseKey("forever"), memory.MustParseKey("long")}},
+			{"after expiry with inactive", memNow.AddDate(0, 0, 2), true, []memory.Key{memory.MustParseKey("forever"), memory.MustParseKey("long"), memory.MustParseKey("short")}},
+			{"after every expiry", memNow.AddDate(1, 0, 0), false, []memory.Key{memory.MustParseKey("forever")}},
 		} {
 			page := memList(t, ctx, store, memScope1, ports.MemoryQuery{Now: tc.now, IncludeInactive: tc.includeInactive})
 			if got := memKeys(page.Items); !slices.Equal(got, tc.want) {
@@ -358,24 +358,24 @@ func RunMemoryStore(t *testing.T, open func(t *testing.T) ports.MemoryStore) {
 	t.Run("deleted memories are hidden but still readable", func(t *testing.T) {
 		t.Parallel()
 		store, ctx := open(t), memTestContext(t)
-		for _, key := range []memory.Key{"keep", "gone"} {
-			if _, err := memSave(ctx, store, memScope1, key, memDraft(t, memory.TypeFact, "about "+string(key), 3, 0.8, 0, memory.Source{}), memNow); err != nil {
+		for _, key := range []memory.Key{memory.MustParseKey("keep"), memory.MustParseKey("gone")} {
+			if _, err := memSave(ctx, store, memScope1, key, memDraft(t, memory.TypeFact, "about "+key.String(), 3, 0.8, 0, memory.Source{}), memNow); err != nil {
 				t.Fatalf("save: %v", err)
 			}
 		}
-		if _, err := memDelete(ctx, store, memScope1, "gone", memNow.Add(time.Minute), nil); err != nil {
+		if _, err := memDelete(ctx, store, memScope1, memory.MustParseKey("gone"), memNow.Add(time.Minute), nil); err != nil {
 			t.Fatalf("delete: %v", err)
 		}
-		if got := memKeys(memList(t, ctx, store, memScope1, ports.MemoryQuery{Now: memNow}).Items); !slices.Equal(got, []memory.Key{"keep"}) {
+		if got := memKeys(memList(t, ctx, store, memScope1, ports.MemoryQuery{Now: memNow}).Items); !slices.Equal(got, []memory.Key{memory.MustParseKey("keep")}) {
 			t.Errorf("listed %v, want [keep]", got)
 		}
 		page := memList(t, ctx, store, memScope1, ports.MemoryQuery{Now: memNow, IncludeInactive: true})
-		if got := memKeys(page.Items); !slices.Equal(got, []memory.Key{"gone", "keep"}) {
+		if got := memKeys(page.Items); !slices.Equal(got, []memory.Key{memory.MustParseKey("gone"), memory.MustParseKey("keep")}) {
 			t.Errorf("with inactive: listed %v, want [gone keep]", got)
 		} else if page.Items[0].Active() {
 			t.Error("the deleted memory is listed as active")
 		}
-		got, err := store.Get(ctx, memScope1, "gone")
+		got, err := store.Get(ctx, memScope1, memory.MustParseKey("gone"))
 		if err != nil || got.Active() || got.Version() != 2 {
 			t.Errorf("get deleted: active=%v version=%d err=%v; want inactive version 2", got.Active(), got.Version(), err)
 		}
@@ -384,16 +384,16 @@ func RunMemoryStore(t *testing.T, open func(t *testing.T) ports.MemoryStore) {
 	t.Run("noise keys are never listed but can be read", func(t *testing.T) {
 		t.Parallel()
 		store, ctx := open(t), memTestContext(t)
-		noise := []memory.Key{"weather-date_2026-11-30", "tool-list", "system-prompt", "reminder-last_run",
-			"finance-monthly_2026-11", "finance-weekly_48", "finance-daily_1130"}
+		noise := []memory.Key{memory.MustParseKey("weather-date_2026-11-30"), memory.MustParseKey("tool-list"), memory.MustParseKey("system-prompt"), memory.MustParseKey("reminder-last_run"),
+			memory.MustParseKey("finance-monthly_2026-11"), memory.MustParseKey("finance-weekly_48"), memory.MustParseKey("finance-daily_1130")}
 		// Near misses: the rules' "_" is a literal, and prefixes match at the start only.
-		kept := []memory.Key{"finance-monthly-budget", "my-tool-list", "tool_preference", "weather-datex", "weather-dates"}
+		kept := []memory.Key{memory.MustParseKey("finance-monthly-budget"), memory.MustParseKey("my-tool-list"), memory.MustParseKey("tool_preference"), memory.MustParseKey("weather-datex"), memory.MustParseKey("weather-dates")}
 		for _, key := range append(slices.Clone(noise), kept...) {
-			if _, err := memSave(ctx, store, memScope1, key, memDraft(t, memory.TypeFact, "value of "+string(key), 3, 0.8, 0, memory.Source{}), memNow); err != nil {
+			if _, err := memSave(ctx, store, memScope1, key, memDraft(t, memory.TypeFact, "value of "+key.String(), 3, 0.8, 0, memory.Source{}), memNow); err != nil {
 				t.Fatalf("save %s: %v", key, err)
 			}
 		}
-		slices.Sort(kept)
+		slices.SortFunc(kept, memory.Key.Compare)
 		for _, inactive := range []bool{false, true} {
 			page := memList(t, ctx, store, memScope1, ports.MemoryQuery{Now: memNow, IncludeInactive: inactive})
 			if got := memKeys(page.Items); !slices.Equal(got, kept) {
@@ -404,7 +404,7 @@ func RunMemoryStore(t *testing.T, open func(t *testing.T) ports.MemoryStore) {
 		if got := memKeys(page.Items); !slices.Equal(got, kept) {
 			t.Errorf("with a filter: listed %v, want %v", got, kept)
 		}
-		if _, err := store.Get(ctx, memScope1, "tool-list"); err != nil {
+		if _, err := store.Get(ctx, memScope1, memory.MustParseKey("tool-list")); err != nil {
 			t.Errorf("get a noise key: %v", err)
 		}
 	})
@@ -412,8 +412,8 @@ func RunMemoryStore(t *testing.T, open func(t *testing.T) ports.MemoryStore) {
 	t.Run("type filter", func(t *testing.T) {
 		t.Parallel()
 		store, ctx := open(t), memTestContext(t)
-		for key, typ := range map[memory.Key]memory.Type{"a": memory.TypeFact, "b": memory.TypePreference, "c": memory.TypeGoal, "d": memory.TypeFact} {
-			if _, err := memSave(ctx, store, memScope1, key, memDraft(t, typ, "typed "+string(key), 3, 0.8, 0, memory.Source{}), memNow); err != nil {
+		for key, typ := range map[memory.Key]memory.Type{memory.MustParseKey("a"): memory.TypeFact, memory.MustParseKey("b"): memory.TypePreference, memory.MustParseKey("c"): memory.TypeGoal, memory.MustParseKey("d"): memory.TypeFact} {
+			if _, err := memSave(ctx, store, memScope1, key, memDraft(t, typ, "typed "+key.String(), 3, 0.8, 0, memory.Source{}), memNow); err != nil {
 				t.Fatalf("save: %v", err)
 			}
 		}
@@ -421,9 +421,9 @@ func RunMemoryStore(t *testing.T, open func(t *testing.T) ports.MemoryStore) {
 			types []memory.Type
 			want  []memory.Key
 		}{
-			{nil, []memory.Key{"a", "b", "c", "d"}},
-			{[]memory.Type{memory.TypeFact}, []memory.Key{"a", "d"}},
-			{[]memory.Type{memory.TypeFact, memory.TypeGoal}, []memory.Key{"a", "c", "d"}},
+			{nil, []memory.Key{memory.MustParseKey("a"), memory.MustParseKey("b"), memory.MustParseKey("c"), memory.MustParseKey("d")}},
+			{[]memory.Type{memory.TypeFact}, []memory.Key{memory.MustParseKey("a"), memory.MustParseKey("d")}},
+			{[]memory.Type{memory.TypeFact, memory.TypeGoal}, []memory.Key{memory.MustParseKey("a"), memory.MustParseKey("c"), memory.MustParseKey("d")}},
 			{[]memory.Type{memory.TypeConstraint}, nil},
 		} {
 			page := memList(t, ctx, store, memScope1, ports.MemoryQuery{Now: memNow, Types: tc.types})
@@ -437,12 +437,12 @@ func RunMemoryStore(t *testing.T, open func(t *testing.T) ports.MemoryStore) {
 		t.Parallel()
 		store, ctx := open(t), memTestContext(t)
 		for key, content := range map[memory.Key]string{
-			"food.spicy":        "I like Spicy food",
-			"food.sichuan":      "我喜欢吃辣的川菜",
-			"shopping.discount": "only buys at 50% off",
-			"naming_style":      "snake case for variables",
-			"city":              "Café in Zürich",
-			"path":              `uses C:\tools daily`,
+			memory.MustParseKey("food.spicy"):        "I like Spicy food",
+			memory.MustParseKey("food.sichuan"):      "我喜欢吃辣的川菜",
+			memory.MustParseKey("shopping.discount"): "only buys at 50% off",
+			memory.MustParseKey("naming_style"):      "snake case for variables",
+			memory.MustParseKey("city"):              "Café in Zürich",
+			memory.MustParseKey("path"):              `uses C:\tools daily`,
 		} {
 			if _, err := memSave(ctx, store, memScope1, key, memDraft(t, memory.TypePreference, content, 3, 0.8, 0, memory.Source{}), memNow); err != nil {
 				t.Fatalf("save %s: %v", key, err)
@@ -452,21 +452,21 @@ func RunMemoryStore(t *testing.T, open func(t *testing.T) ports.MemoryStore) {
 			contains string
 			want     []memory.Key
 		}{
-			{"spicy", []memory.Key{"food.spicy"}},
-			{"SPICY FOOD", []memory.Key{"food.spicy"}},
-			{"FOOD", []memory.Key{"food.sichuan", "food.spicy"}}, // key or content
-			{"sichuan", []memory.Key{"food.sichuan"}},
-			{"喜欢吃辣", []memory.Key{"food.sichuan"}},
-			{"川菜", []memory.Key{"food.sichuan"}},
-			{"50%", []memory.Key{"shopping.discount"}},
-			{"%", []memory.Key{"shopping.discount"}},
-			{"_", []memory.Key{"naming_style"}},
-			{"g_s", []memory.Key{"naming_style"}},
-			{`\`, []memory.Key{"path"}},
-			{`c:\TOOLS`, []memory.Key{"path"}},
-			{"café", []memory.Key{"city"}},
-			{"CAFé", []memory.Key{"city"}}, // ASCII letters fold
-			{"zürich", []memory.Key{"city"}},
+			{"spicy", []memory.Key{memory.MustParseKey("food.spicy")}},
+			{"SPICY FOOD", []memory.Key{memory.MustParseKey("food.spicy")}},
+			{"FOOD", []memory.Key{memory.MustParseKey("food.sichuan"), memory.MustParseKey("food.spicy")}}, // key or content
+			{"sichuan", []memory.Key{memory.MustParseKey("food.sichuan")}},
+			{"喜欢吃辣", []memory.Key{memory.MustParseKey("food.sichuan")}},
+			{"川菜", []memory.Key{memory.MustParseKey("food.sichuan")}},
+			{"50%", []memory.Key{memory.MustParseKey("shopping.discount")}},
+			{"%", []memory.Key{memory.MustParseKey("shopping.discount")}},
+			{"_", []memory.Key{memory.MustParseKey("naming_style")}},
+			{"g_s", []memory.Key{memory.MustParseKey("naming_style")}},
+			{`\`, []memory.Key{memory.MustParseKey("path")}},
+			{`c:\TOOLS`, []memory.Key{memory.MustParseKey("path")}},
+			{"café", []memory.Key{memory.MustParseKey("city")}},
+			{"CAFé", []memory.Key{memory.MustParseKey("city")}}, // ASCII letters fold
+			{"zürich", []memory.Key{memory.MustParseKey("city")}},
 			// Letters outside ASCII match only as written: SQLite's LIKE cannot fold
 			// them, so no store does.
 			{"ZÜRICH", nil},
@@ -484,9 +484,9 @@ func RunMemoryStore(t *testing.T, open func(t *testing.T) ports.MemoryStore) {
 		store, ctx := open(t), memTestContext(t)
 		var want []memory.Key
 		for i := range 20 {
-			key := memory.Key(fmt.Sprintf("item-%02d", i))
+			key := memory.MustParseKey(fmt.Sprintf("item-%02d", i))
 			want = append(want, key)
-			if _, err := memSave(ctx, store, memScope1, key, memDraft(t, memory.TypeFact, "n "+string(key), 3, 0.8, 0, memory.Source{}), memNow); err != nil {
+			if _, err := memSave(ctx, store, memScope1, key, memDraft(t, memory.TypeFact, "n "+key.String(), 3, 0.8, 0, memory.Source{}), memNow); err != nil {
 				t.Fatalf("save: %v", err)
 			}
 		}
@@ -501,7 +501,7 @@ func RunMemoryStore(t *testing.T, open func(t *testing.T) ports.MemoryStore) {
 					t.Fatalf("limit %d: page of %d", limit, len(page.Items))
 				}
 				got = append(got, memKeys(page.Items)...)
-				if page.NextKey == "" {
+				if page.NextKey.IsZero() {
 					break
 				}
 				if page.NextKey != page.Items[len(page.Items)-1].Key() {
@@ -520,7 +520,7 @@ func RunMemoryStore(t *testing.T, open func(t *testing.T) ports.MemoryStore) {
 			}
 		}
 		page := memList(t, ctx, store, memScope1, ports.MemoryQuery{Now: memNow})
-		if len(page.Items) != 20 || page.NextKey != "" {
+		if len(page.Items) != 20 || !page.NextKey.IsZero() {
 			t.Errorf("limit 0: %d items, next %q; want the default page with all 20", len(page.Items), page.NextKey)
 		}
 	})
@@ -531,21 +531,21 @@ func RunMemoryStore(t *testing.T, open func(t *testing.T) ports.MemoryStore) {
 		at := memNow
 		step := func() time.Time { at = at.Add(time.Second); return at }
 		d := memDraft(t, memory.TypeGoal, "learn Go", 3, 0.8, 0, memory.Source{})
-		if _, err := memSave(ctx, store, memScope1, "goal", d, step()); err != nil {
+		if _, err := memSave(ctx, store, memScope1, memory.MustParseKey("goal"), d, step()); err != nil {
 			t.Fatal(err)
 		}
 		for _, text := range []string{"then Rust", "then Zig"} {
-			if _, err := memAppend(ctx, store, memScope1, "goal", text, step()); err != nil {
+			if _, err := memAppend(ctx, store, memScope1, memory.MustParseKey("goal"), text, step()); err != nil {
 				t.Fatal(err)
 			}
 		}
-		if _, err := memDelete(ctx, store, memScope1, "goal", step(), nil); err != nil {
+		if _, err := memDelete(ctx, store, memScope1, memory.MustParseKey("goal"), step(), nil); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := memSave(ctx, store, memScope1, "goal", d, step()); err != nil {
+		if _, err := memSave(ctx, store, memScope1, memory.MustParseKey("goal"), d, step()); err != nil {
 			t.Fatal(err)
 		}
-		events := memHistory(t, ctx, store, memScope1, "goal")
+		events := memHistory(t, ctx, store, memScope1, memory.MustParseKey("goal"))
 		want := []memory.Op{memory.OpAdd, memory.OpAppend, memory.OpAppend, memory.OpDelete, memory.OpAdd}
 		if ops := memOps(events); !slices.Equal(ops, want) {
 			t.Fatalf("ops = %v, want %v", ops, want)
@@ -570,7 +570,7 @@ func RunMemoryStore(t *testing.T, open func(t *testing.T) ports.MemoryStore) {
 		if one.Op != memory.OpDelete || one.Before == nil || one.After.Active {
 			t.Errorf("event by id = %+v, want the DELETE", one)
 		}
-		if empty := memHistory(t, ctx, store, memScope1, "never-written"); len(empty) != 0 {
+		if empty := memHistory(t, ctx, store, memScope1, memory.MustParseKey("never-written")); len(empty) != 0 {
 			t.Errorf("history of an unknown key has %d events", len(empty))
 		}
 	})
@@ -578,10 +578,10 @@ func RunMemoryStore(t *testing.T, open func(t *testing.T) ports.MemoryStore) {
 	t.Run("event lookups are confined to the scope", func(t *testing.T) {
 		t.Parallel()
 		store, ctx := open(t), memTestContext(t)
-		if _, err := memSave(ctx, store, memScope1, "secret", memDraft(t, memory.TypeFact, "t1's secret", 3, 0.8, 0, memory.Source{}), memNow); err != nil {
+		if _, err := memSave(ctx, store, memScope1, memory.MustParseKey("secret"), memDraft(t, memory.TypeFact, "t1's secret", 3, 0.8, 0, memory.Source{}), memNow); err != nil {
 			t.Fatal(err)
 		}
-		id := memHistory(t, ctx, store, memScope1, "secret")[0].ID
+		id := memHistory(t, ctx, store, memScope1, memory.MustParseKey("secret"))[0].ID
 		for _, sc := range []memory.Scope{{Tenant: "t2", User: "u1"}, {Tenant: "t1", User: "u2"}} {
 			if _, err := store.Event(ctx, sc, id); !errors.Is(err, ports.ErrNotFound) {
 				t.Errorf("%v reads another scope's event: err = %v, want ErrNotFound", sc, err)
@@ -600,8 +600,8 @@ func RunMemoryStore(t *testing.T, open func(t *testing.T) ports.MemoryStore) {
 			return func(*memory.Memory) (memory.Change, error) { return memory.Change{}, err }
 		}
 		// fn builds a complete change and then fails: nothing of it may be stored.
-		_, err := store.Update(ctx, memScope1, "fresh", func(cur *memory.Memory) (memory.Change, error) {
-			if _, err := memCreateChange(memScope1, "fresh", memDraft(t, memory.TypeFact, "half written", 3, 0.8, 0, memory.Source{}), memNow, cur); err != nil {
+		_, err := store.Update(ctx, memScope1, memory.MustParseKey("fresh"), func(cur *memory.Memory) (memory.Change, error) {
+			if _, err := memCreateChange(memScope1, memory.MustParseKey("fresh"), memDraft(t, memory.TypeFact, "half written", 3, 0.8, 0, memory.Source{}), memNow, cur); err != nil {
 				return memory.Change{}, err
 			}
 			return memory.Change{}, fmt.Errorf("decided against it: %w", errBoom)
@@ -609,28 +609,28 @@ func RunMemoryStore(t *testing.T, open func(t *testing.T) ports.MemoryStore) {
 		if !errors.Is(err, errBoom) {
 			t.Fatalf("err = %v, want the callback's error", err)
 		}
-		if _, err := store.Get(ctx, memScope1, "fresh"); !errors.Is(err, ports.ErrNotFound) {
+		if _, err := store.Get(ctx, memScope1, memory.MustParseKey("fresh")); !errors.Is(err, ports.ErrNotFound) {
 			t.Errorf("after a failed first write: get err = %v, want ErrNotFound", err)
 		}
-		if n := len(memHistory(t, ctx, store, memScope1, "fresh")); n != 0 {
+		if n := len(memHistory(t, ctx, store, memScope1, memory.MustParseKey("fresh"))); n != 0 {
 			t.Errorf("after a failed first write: %d events", n)
 		}
 
-		saved, err := memSave(ctx, store, memScope1, "stable", memDraft(t, memory.TypeFact, "unchanged", 3, 0.8, 0, memory.Source{}), memNow)
+		saved, err := memSave(ctx, store, memScope1, memory.MustParseKey("stable"), memDraft(t, memory.TypeFact, "unchanged", 3, 0.8, 0, memory.Source{}), memNow)
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, want := range []error{errBoom, ports.ErrNoChange} {
-			if _, err := store.Update(ctx, memScope1, "stable", fail(want)); !errors.Is(err, want) {
+			if _, err := store.Update(ctx, memScope1, memory.MustParseKey("stable"), fail(want)); !errors.Is(err, want) {
 				t.Errorf("err = %v, want %v", err, want)
 			}
 		}
-		got, err := store.Get(ctx, memScope1, "stable")
+		got, err := store.Get(ctx, memScope1, memory.MustParseKey("stable"))
 		if err != nil {
 			t.Fatal(err)
 		}
 		memExpectState(t, "after failed updates", got.State(), saved.State())
-		if n := len(memHistory(t, ctx, store, memScope1, "stable")); n != 1 {
+		if n := len(memHistory(t, ctx, store, memScope1, memory.MustParseKey("stable"))); n != 1 {
 			t.Errorf("after failed updates: %d events, want 1", n)
 		}
 	})
@@ -639,27 +639,27 @@ func RunMemoryStore(t *testing.T, open func(t *testing.T) ports.MemoryStore) {
 		t.Parallel()
 		store, ctx := open(t), memTestContext(t)
 		d := memDraft(t, memory.TypeFact, "misdirected", 3, 0.8, 0, memory.Source{})
-		saved, err := memSave(ctx, store, memScope1, "mine", d, memNow)
+		saved, err := memSave(ctx, store, memScope1, memory.MustParseKey("mine"), d, memNow)
 		if err != nil {
 			t.Fatal(err)
 		}
 		other := memory.Scope{Tenant: "t2", User: "u1"}
 		for name, build := range map[string]func(cur *memory.Memory) (memory.Change, error){
 			"other scope": func(*memory.Memory) (memory.Change, error) {
-				return memCreateChange(other, "mine", d, memNow, nil)
+				return memCreateChange(other, memory.MustParseKey("mine"), d, memNow, nil)
 			},
 			"other key": func(*memory.Memory) (memory.Change, error) {
-				return memCreateChange(memScope1, "theirs", d, memNow, nil)
+				return memCreateChange(memScope1, memory.MustParseKey("theirs"), d, memNow, nil)
 			},
 			"other memory id": func(*memory.Memory) (memory.Change, error) {
-				return memCreateChange(memScope1, "mine", d, memNow, nil)
+				return memCreateChange(memScope1, memory.MustParseKey("mine"), d, memNow, nil)
 			},
 		} {
-			if _, err := store.Update(ctx, memScope1, "mine", build); err == nil {
+			if _, err := store.Update(ctx, memScope1, memory.MustParseKey("mine"), build); err == nil {
 				t.Errorf("%s: the change was accepted", name)
 			}
 		}
-		got, err := store.Get(ctx, memScope1, "mine")
+		got, err := store.Get(ctx, memScope1, memory.MustParseKey("mine"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -667,7 +667,7 @@ func RunMemoryStore(t *testing.T, open func(t *testing.T) ports.MemoryStore) {
 		for _, probe := range []struct {
 			scope memory.Scope
 			key   memory.Key
-		}{{other, "mine"}, {memScope1, "theirs"}} {
+		}{{other, memory.MustParseKey("mine")}, {memScope1, memory.MustParseKey("theirs")}} {
 			if _, err := store.Get(ctx, probe.scope, probe.key); !errors.Is(err, ports.ErrNotFound) {
 				t.Errorf("%v/%s was written: err = %v", probe.scope, probe.key, err)
 			}
@@ -677,7 +677,7 @@ func RunMemoryStore(t *testing.T, open func(t *testing.T) ports.MemoryStore) {
 	t.Run("get of an unknown key is not found", func(t *testing.T) {
 		t.Parallel()
 		store, ctx := open(t), memTestContext(t)
-		if _, err := store.Get(ctx, memScope1, "unknown"); !errors.Is(err, ports.ErrNotFound) {
+		if _, err := store.Get(ctx, memScope1, memory.MustParseKey("unknown")); !errors.Is(err, ports.ErrNotFound) {
 			t.Errorf("err = %v, want ErrNotFound", err)
 		}
 	})
@@ -685,24 +685,24 @@ func RunMemoryStore(t *testing.T, open func(t *testing.T) ports.MemoryStore) {
 	t.Run("deleting twice shows the second writer an inactive memory", func(t *testing.T) {
 		t.Parallel()
 		store, ctx := open(t), memTestContext(t)
-		if _, err := memSave(ctx, store, memScope1, "temp", memDraft(t, memory.TypeFact, "soon gone", 3, 0.8, 0, memory.Source{}), memNow); err != nil {
+		if _, err := memSave(ctx, store, memScope1, memory.MustParseKey("temp"), memDraft(t, memory.TypeFact, "soon gone", 3, 0.8, 0, memory.Source{}), memNow); err != nil {
 			t.Fatal(err)
 		}
 		var sawActive []bool
 		observe := func(cur *memory.Memory) { sawActive = append(sawActive, cur.Active()) }
-		if _, err := memDelete(ctx, store, memScope1, "temp", memNow.Add(time.Minute), observe); err != nil {
+		if _, err := memDelete(ctx, store, memScope1, memory.MustParseKey("temp"), memNow.Add(time.Minute), observe); err != nil {
 			t.Fatalf("first delete: %v", err)
 		}
-		if _, err := memDelete(ctx, store, memScope1, "temp", memNow.Add(2*time.Minute), observe); !errors.Is(err, ports.ErrNoChange) {
+		if _, err := memDelete(ctx, store, memScope1, memory.MustParseKey("temp"), memNow.Add(2*time.Minute), observe); !errors.Is(err, ports.ErrNoChange) {
 			t.Fatalf("second delete: err = %v, want ErrNoChange", err)
 		}
 		if !slices.Equal(sawActive, []bool{true, false}) {
 			t.Errorf("the deletes saw active = %v, want [true false]", sawActive)
 		}
-		if ops := memOps(memHistory(t, ctx, store, memScope1, "temp")); !slices.Equal(ops, []memory.Op{memory.OpAdd, memory.OpDelete}) {
+		if ops := memOps(memHistory(t, ctx, store, memScope1, memory.MustParseKey("temp"))); !slices.Equal(ops, []memory.Op{memory.OpAdd, memory.OpDelete}) {
 			t.Errorf("ops = %v, want [ADD DELETE]", ops)
 		}
-		if _, err := memDelete(ctx, store, memScope1, "never", memNow, nil); !errors.Is(err, ports.ErrNotFound) {
+		if _, err := memDelete(ctx, store, memScope1, memory.MustParseKey("never"), memNow, nil); !errors.Is(err, ports.ErrNotFound) {
 			t.Errorf("delete of an unknown key: err = %v, want ErrNotFound", err)
 		}
 	})
@@ -713,9 +713,9 @@ func RunMemoryStore(t *testing.T, open func(t *testing.T) ports.MemoryStore) {
 		ctx, cancel := context.WithCancel(memTestContext(t))
 		cancel()
 		called := false
-		_, err := store.Update(ctx, memScope1, "late", func(cur *memory.Memory) (memory.Change, error) {
+		_, err := store.Update(ctx, memScope1, memory.MustParseKey("late"), func(cur *memory.Memory) (memory.Change, error) {
 			called = true
-			return memCreateChange(memScope1, "late", memDraft(t, memory.TypeFact, "too late", 3, 0.8, 0, memory.Source{}), memNow, cur)
+			return memCreateChange(memScope1, memory.MustParseKey("late"), memDraft(t, memory.TypeFact, "too late", 3, 0.8, 0, memory.Source{}), memNow, cur)
 		})
 		if err == nil {
 			t.Fatal("update with a cancelled context succeeded")
@@ -723,7 +723,7 @@ func RunMemoryStore(t *testing.T, open func(t *testing.T) ports.MemoryStore) {
 		if !errors.Is(err, context.Canceled) && !errors.Is(err, ports.ErrUnavailable) {
 			t.Errorf("err = %v, want context.Canceled or ErrUnavailable", err)
 		}
-		if _, err := store.Get(memTestContext(t), memScope1, "late"); !errors.Is(err, ports.ErrNotFound) {
+		if _, err := store.Get(memTestContext(t), memScope1, memory.MustParseKey("late")); !errors.Is(err, ports.ErrNotFound) {
 			t.Errorf("after a cancelled update (fn called: %v): get err = %v, want ErrNotFound", called, err)
 		}
 	})

@@ -355,16 +355,16 @@ func RunMessageStore(t *testing.T, open func(t *testing.T) (ports.MessageStore, 
 		store, memories := open(t)
 		ctx := memTestContext(t)
 		src := memory.Source{Channel: memory.ChannelExtraction, ConversationID: "c1", MessageID: "m1"}
-		if _, err := memSave(ctx, memories, memScope1, "allergy.peanuts", memDraft(t, memory.TypeFact, "User is allergic to peanuts.", 5, 0.95, 0, src), memNow); err != nil {
+		if _, err := memSave(ctx, memories, memScope1, memory.MustParseKey("allergy.peanuts"), memDraft(t, memory.TypeFact, "User is allergic to peanuts.", 5, 0.95, 0, src), memNow); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := memSave(ctx, memories, memScope1, "reply.language", memDraft(t, memory.TypeConstraint, "以后都用中文回复用户。", 4, 0.95, 0, src), memNow); err != nil {
+		if _, err := memSave(ctx, memories, memScope1, memory.MustParseKey("reply.language"), memDraft(t, memory.TypeConstraint, "以后都用中文回复用户。", 4, 0.95, 0, src), memNow); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := memSave(ctx, memories, memScope1, "other", memDraft(t, memory.TypeFact, "unrelated", 3, 0.9, 0, memory.Source{Channel: memory.ChannelTool}), memNow); err != nil {
+		if _, err := memSave(ctx, memories, memScope1, memory.MustParseKey("other"), memDraft(t, memory.TypeFact, "unrelated", 3, 0.9, 0, memory.Source{Channel: memory.ChannelTool}), memNow); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := memSave(ctx, memories, memory.Scope{Tenant: "t1", User: "u2"}, "k", memDraft(t, memory.TypeFact, "another user", 3, 0.9, 0, src), memNow); err != nil {
+		if _, err := memSave(ctx, memories, memory.Scope{Tenant: "t1", User: "u2"}, memory.MustParseKey("k"), memDraft(t, memory.TypeFact, "another user", 3, 0.9, 0, src), memNow); err != nil {
 			t.Fatal(err)
 		}
 		events, err := store.CausedEvents(ctx, memScope1, "m1")
@@ -378,7 +378,7 @@ func RunMessageStore(t *testing.T, open func(t *testing.T) (ports.MessageStore, 
 				t.Errorf("event %+v", e)
 			}
 		}
-		if !slices.Equal(keys, []memory.Key{"allergy.peanuts", "reply.language"}) {
+		if !slices.Equal(keys, []memory.Key{memory.MustParseKey("allergy.peanuts"), memory.MustParseKey("reply.language")}) {
 			t.Errorf("caused events for keys %v", keys)
 		}
 		if none, err := store.CausedEvents(ctx, memScope1, "nothing"); err != nil || len(none) != 0 {

@@ -58,7 +58,7 @@ func RunVectorSyncStore(t *testing.T, open func(t *testing.T) VectorSyncStores) 
 		got := vsClaimMemories(t, ctx, s, claim("w1", t0.Add(time.Minute), 3))
 		var keys []string
 		for _, c := range got {
-			keys = append(keys, string(c.Memory.Key()))
+			keys = append(keys, c.Memory.Key().String())
 		}
 		if fmt.Sprint(keys) != "[k4 k3 k2]" {
 			t.Fatalf("claimed %v, want [k4 k3 k2]", keys)

@@ -234,7 +234,7 @@ func fill(ctx context.Context, db *sqlstore.DB, c config, clk *benchClock) error
 			defer wg.Done()
 			for i := w; i < c.memories; i += writers {
 				sc := memory.Scope{Tenant: "bench", User: fmt.Sprintf("user-%04d", i%c.users)}
-				key := memory.Key(fmt.Sprintf("note-%06d", i))
+				key := memory.MustParseKey(fmt.Sprintf("note-%06d", i))
 				d, err := memory.ParseDraft(memory.DraftInput{Type: "fact",
 					Content: fmt.Sprintf("The user mentioned %s on day %d and wants to remember it", topic(i), i%365)},
 					memory.Source{Channel: memory.ChannelTool})

@@ -6,9 +6,7 @@
 package httpapi
 
 import (
-	"bufio"
 	"context"
-	"io"
 	"log/slog"
 	"net/http"
 	"time"
@@ -44,7 +42,10 @@ type API struct {
 func (a *API) Handler() http.Handler { return a.handler }
 
 // New builds the API on a standard library mux. Operations are added with the
-// Register* functions; the mux also serves /openapi.json and /docs.
+// Register* functions; the mux also serves /openapi.json and /docs. Every request,
+// routed by huma or by the mux alone, passes through the edge: request id, access
+// log, 404/405 as problems. Every /v1 operation is authenticated, then its input
+// checked by hygiene before huma decodes it.
 func New(mux *http.ServeMux, opts Options, authn Authenticator) *API {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
@@ -52,47 +53,20 @@ func New(mux *http.ServeMux, opts Options, authn Authenticator) *API {
 	installErrorDetail()
 	cfg := huma.DefaultConfig("engram", Version)
 	cfg.CreateHooks = nil // no "$schema" links in bodies: API.md's shapes are the contract
-	cfg.Info.Description = "Long-term and short-term memory for LLM agents. Errors are RFC 9457 problem+json."
+	cfg.Info.Description = "Long-term and short-term memory for LLM agents. Errors are RFC 9457 problem+json " +
+		"with the request's id; every request may send an X-Request-ID, and every response echoes one."
+	cfg.Servers = []*huma.Server{{URL: "/", Description: "This server: paths are relative to where this document is served."}}
 	cfg.Components.SecuritySchemes = map[string]*huma.SecurityScheme{
 		"bearer": {Type: "http", Scheme: "bearer", Description: "An engram API key; it names the tenant."},
 	}
-	handler := lenientJSON(mux)
+	cfg.Transformers = append(cfg.Transformers, stampRequestID)
+	handler := newEdge(mux, opts.Logger)
 	root := humago.New(handler, cfg)
-	root.UseMiddleware(observe(root, opts.Observer))
+	root.UseMiddleware(recordRoute, observe(root, opts.Observer))
 	v1 := huma.NewGroup(root, "/v1")
-	v1.UseMiddleware(authenticate(root, authn, opts.Logger))
-	v1.UseModifier(func(op *huma.Operation, next func(*huma.Operation)) {
-		op.Security = []map[string][]string{{"bearer": {}}}
-		op.Errors = appendMissing(op.Errors, http.StatusUnauthorized)
-		next(op)
-	})
-	// Anything the mux does not know is a problem+json 404 too, not a text page.
-	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		writeProblem(w, http.StatusNotFound, "no such endpoint: "+r.Method+" "+r.URL.Path+"; see /docs")
-	})
+	v1.UseMiddleware(authenticate(root, authn, opts.Logger), hygiene(root))
+	v1.UseModifier(documentCommonErrors(root.OpenAPI().Components.Schemas))
 	return &API{Root: root, V1: v1, handler: handler, opts: opts}
-}
-
-// lenientJSON treats a body sent as form data that is really JSON (what `curl -d`
-// sends without -H) as JSON, so the first try from a terminal works.
-type lenientMux struct{ *http.ServeMux }
-
-func lenientJSON(mux *http.ServeMux) lenientMux { return lenientMux{mux} }
-
-func (m lenientMux) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if r.Header.Get("Content-Type") == "application/x-www-form-urlencoded" && r.Body != nil {
-		body := bufio.NewReader(r.Body)
-		if first, err := body.Peek(1); err == nil && (first[0] == '{' || first[0] == '[') {
-			r.Header.Set("Content-Type", "application/json")
-		}
-		r.Body = readCloser{Reader: body, Closer: r.Body}
-	}
-	m.ServeMux.ServeHTTP(w, r)
-}
-
-type readCloser struct {
-	io.Reader
-	io.Closer
 }
 
 // register adds an authenticated /v1 operation. It applies the configured body
@@ -103,15 +77,6 @@ func register[I, O any](api *API, op huma.Operation, handler func(context.Contex
 		op.MaxBodyBytes = api.opts.MaxBodyBytes
 	}
 	huma.Register(api.V1, op, handler)
-}
-
-func appendMissing(codes []int, code int) []int {
-	for _, c := range codes {
-		if c == code {
-			return codes
-		}
-	}
-	return append(codes, code)
 }
 
 func observe(api huma.API, o Observer) func(huma.Context, func(huma.Context)) {

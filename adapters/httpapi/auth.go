@@ -36,9 +36,12 @@ func authenticate(api huma.API, authn Authenticator, log *slog.Logger) func(huma
 				_ = huma.WriteErr(api, ctx, http.StatusUnauthorized, "a valid API key is required: send \"Authorization: Bearer <api key>\"")
 				return
 			}
-			log.ErrorContext(ctx.Context(), "authenticate", "error", err)
+			log.ErrorContext(ctx.Context(), "authenticate", "error", err, "request_id", RequestID(ctx.Context()))
 			_ = huma.WriteErr(api, ctx, http.StatusServiceUnavailable, "cannot check the API key right now; retry shortly")
 			return
+		}
+		if x := exchangeFrom(ctx.Context()); x != nil {
+			x.tenant = tenant
 		}
 		next(huma.WithValue(ctx, tenantKey, tenant))
 	}

@@ -4,10 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/danielgtaylor/huma/v2"
 
@@ -15,15 +17,48 @@ import (
 	"engram/ports"
 )
 
+// Problem is every error body: RFC 9457 problem+json, with the fields that must
+// change and the id of the request, so that a client can quote it.
+type Problem struct {
+	Type      string              `json:"type,omitempty" format:"uri" default:"about:blank" doc:"A URI reference that identifies the problem type."`
+	Title     string              `json:"title,omitempty" example:"Unprocessable Entity" doc:"The status code's text."`
+	Status    int                 `json:"status,omitempty" example:"422" doc:"The HTTP status code."`
+	Detail    string              `json:"detail,omitempty" example:"validation failed: body.content: expected length <= 1000" doc:"What is wrong and what to change."`
+	RequestID string              `json:"request_id,omitempty" example:"01JEXAMPLE8Q3M5Y8T2W6V4C0R" doc:"The request's X-Request-ID; the server's log lines about it carry the same id."`
+	Errors    []*huma.ErrorDetail `json:"errors,omitempty" doc:"Each value that must change: where it is (body.content, path.user, query.q), what is wrong, and the value (at most 200 characters of it)."`
+}
+
+func (p *Problem) Error() string  { return p.Detail }
+func (p *Problem) GetStatus() int { return p.Status }
+
+// ContentType makes JSON problems application/problem+json (RFC 9457).
+func (p *Problem) ContentType(ct string) string {
+	if ct == "application/json" {
+		return "application/problem+json"
+	}
+	return ct
+}
+
+// Limits on what a problem echoes back: an offending value is quoted for the
+// client's debugging, but a 900 KB field must not come back as a 900 KB 422.
+const (
+	maxEcho       = 200  // characters of an offending value
+	maxMessageLen = 500  // characters of one error's message
+	maxDetailLen  = 2000 // characters of a problem's detail
+)
+
 // pathFields and queryFields say where a field named by a validation error came
 // from, so the problem's location points at what the client must change.
-var pathFields = map[string]bool{"user": true, "key": true, "message_id": true, "session": true, "trace_id": true}
+var pathFields = map[string]bool{"user": true, "key": true, "message_id": true, "session": true, "trace_id": true, "job_id": true}
 
 // problem turns a use-case error into the HTTP error huma writes as problem+json.
 // It is the only place that maps errors to status codes. in is where fields not in
 // the path come from ("body" or "query").
 func problem(ctx context.Context, log *slog.Logger, err error, in string) error {
-	var ve *invalid.Error
+	var (
+		ve       *invalid.Error
+		notFound *ports.NotFoundError
+	)
 	switch {
 	case err == nil:
 		return nil
@@ -37,23 +72,32 @@ func problem(ctx context.Context, log *slog.Logger, err error, in string) error 
 			details = append(details, &huma.ErrorDetail{Message: f.Problem, Location: where + "." + f.Field, Value: f.Value})
 		}
 		return huma.Error422UnprocessableEntity(describe(ve), details...)
+	case errors.As(err, &notFound):
+		return huma.Error404NotFound(notFound.Error())
 	case errors.Is(err, ports.ErrNotFound):
-		return huma.Error404NotFound(err.Error())
+		// A store's not-found that no use case named: say what, never which layer.
+		return huma.Error404NotFound("the requested object was not found")
 	case errors.Is(err, ports.ErrConflict):
-		return huma.Error409Conflict(err.Error() + "; retry the request")
+		return huma.Error409Conflict("the write conflicted with a concurrent change; retry the request")
 	case errors.Is(err, ports.ErrUnauthenticated):
 		return huma.Error401Unauthorized("a valid API key is required")
 	case errors.Is(err, ports.ErrForbidden):
 		return huma.Error403Forbidden(err.Error())
 	case errors.Is(err, ports.ErrUnavailable), errors.Is(err, context.DeadlineExceeded):
-		log.WarnContext(ctx, "dependency unavailable", "error", err)
+		log.WarnContext(ctx, "dependency unavailable", "error", err, "request_id", RequestID(ctx))
 		return huma.Error503ServiceUnavailable("a dependency is unavailable; retry shortly")
 	case errors.Is(err, context.Canceled):
 		return huma.NewError(499, "the client closed the request")
 	default:
-		log.ErrorContext(ctx, "internal error", "error", err)
-		return huma.Error500InternalServerError("internal error; it has been logged")
+		log.ErrorContext(ctx, "internal error", "error", err, "request_id", RequestID(ctx))
+		return huma.Error500InternalServerError(internalDetail(RequestID(ctx)))
 	}
+}
+
+// internalDetail is all a client learns of a 500: the cause is in the log, under
+// this request id.
+func internalDetail(requestID string) string {
+	return "internal error; request id " + requestID
 }
 
 func describe(ve *invalid.Error) string {
@@ -64,37 +108,106 @@ func describe(ve *invalid.Error) string {
 	return "the request is invalid: " + strings.Join(parts, "; ")
 }
 
-// installErrorDetail makes huma's own errors (schema validation, malformed JSON,
-// oversize bodies) say in their detail what is wrong, not just "validation failed":
-// many clients only log the detail.
+// installErrorDetail makes every problem huma writes a *Problem: its own errors
+// (schema validation, malformed JSON, oversize bodies) say in their detail what is
+// wrong, not just "validation failed", since many clients only log the detail;
+// values are clipped; a 415 says what to send; an unexpected 500 is logged with the
+// request id and tells the client only that id.
 var installErrorDetail = sync.OnceFunc(func() {
-	base := huma.NewError
-	huma.NewError = func(status int, msg string, errs ...error) huma.StatusError {
-		if len(errs) > 0 && (msg == "validation failed" || msg == "request body is too large") {
-			parts := make([]string, 0, len(errs))
-			for _, e := range errs {
-				var d *huma.ErrorDetail
-				if errors.As(e, &d) && d.Location != "" {
-					parts = append(parts, d.Location+": "+d.Message)
-				} else if e != nil {
-					parts = append(parts, e.Error())
-				}
-			}
-			if len(parts) > 0 {
-				msg += ": " + strings.Join(parts, "; ")
+	huma.NewError = newProblem
+	huma.NewErrorWithContext = func(ctx huma.Context, status int, msg string, errs ...error) huma.StatusError {
+		p := newProblem(status, msg, errs...).(*Problem)
+		if x := exchangeFrom(ctx.Context()); x != nil {
+			p.RequestID = x.id
+			if status == http.StatusInternalServerError {
+				x.log.ErrorContext(ctx.Context(), "internal error", "error", errors.Join(append([]error{errors.New(msg)}, errs...)...), "request_id", x.id)
+				p.Detail, p.Errors = internalDetail(x.id), nil
 			}
 		}
-		return base(status, msg, errs...)
+		return p
 	}
 })
 
-// writeProblem writes a problem+json response outside huma (unknown routes).
-func writeProblem(w http.ResponseWriter, status int, detail string) {
+func newProblem(status int, msg string, errs ...error) huma.StatusError {
+	details := make([]*huma.ErrorDetail, 0, len(errs))
+	for _, e := range errs {
+		var d *huma.ErrorDetail
+		switch {
+		case e == nil:
+			continue
+		case errors.As(e, &d):
+			d = &huma.ErrorDetail{Location: d.Location, Message: clipText(d.Message, maxMessageLen), Value: clipValue(d.Value)}
+		default:
+			d = &huma.ErrorDetail{Message: clipText(e.Error(), maxMessageLen)}
+		}
+		details = append(details, d)
+	}
+	switch {
+	case status == http.StatusUnsupportedMediaType:
+		msg = "the request body must be JSON: send it with Content-Type: application/json"
+	case len(details) > 0 && (msg == "validation failed" || strings.HasPrefix(msg, "request body is too large")):
+		parts := make([]string, 0, len(details))
+		for _, d := range details {
+			if d.Location != "" {
+				parts = append(parts, d.Location+": "+d.Message)
+			} else {
+				parts = append(parts, d.Message)
+			}
+		}
+		msg += ": " + strings.Join(parts, "; ")
+	}
+	return &Problem{Status: status, Title: http.StatusText(status), Detail: clipText(msg, maxDetailLen), Errors: details}
+}
+
+// stampRequestID fills in the request id of problems built without the request
+// (those a handler returns); it is a huma transformer, so it sees every body.
+func stampRequestID(ctx huma.Context, _ string, v any) (any, error) {
+	if p, ok := v.(*Problem); ok && p.RequestID == "" {
+		p.RequestID = RequestID(ctx.Context())
+	}
+	return v, nil
+}
+
+// clipText keeps the first n characters of s and says how much it left out.
+func clipText(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	return string([]rune(s)[:n]) + fmt.Sprintf("… (%d characters in all)", utf8.RuneCountInString(s))
+}
+
+// clipValue clips an echoed value: a string to maxEcho characters, anything bigger
+// than a scalar to maxEcho characters of its JSON.
+func clipValue(v any) any {
+	switch t := v.(type) {
+	case nil, bool, int, int64, float64, json.Number:
+		return v
+	case string:
+		return clipText(t, maxEcho)
+	case []string:
+		if len(t) == 1 {
+			return clipText(t[0], maxEcho)
+		}
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil
+	}
+	if utf8.RuneCount(b) <= maxEcho {
+		return v
+	}
+	return clipText(string(b), maxEcho)
+}
+
+// writeProblem writes a problem+json response outside huma (unrouted requests, a
+// panic).
+func writeProblem(w http.ResponseWriter, r *http.Request, status int, detail string) {
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(huma.ErrorModel{
-		Title:  http.StatusText(status),
-		Status: status,
-		Detail: detail,
+	_ = json.NewEncoder(w).Encode(Problem{
+		Title:     http.StatusText(status),
+		Status:    status,
+		Detail:    detail,
+		RequestID: RequestID(r.Context()),
 	})
 }

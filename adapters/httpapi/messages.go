@@ -3,6 +3,7 @@ package httpapi
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"time"
 
@@ -10,6 +11,7 @@ import (
 
 	"engram/app/messages"
 	"engram/domain/conversation"
+	"engram/domain/invalid"
 	"engram/domain/memory"
 	"engram/ports"
 )
@@ -124,7 +126,11 @@ func RegisterMessages(api *API, svc Messages) {
 		if err != nil {
 			return nil, err
 		}
-		res, err := svc.Post(ctx, messages.Post{Scope: sc, Message: toInput(in.Body)})
+		msg, err := toInput(in.Body)
+		if err != nil {
+			return nil, problem(ctx, log, err, "body")
+		}
+		res, err := svc.Post(ctx, messages.Post{Scope: sc, Message: msg})
 		if err != nil {
 			return nil, fail(ctx, err, "body")
 		}
@@ -150,7 +156,9 @@ func RegisterMessages(api *API, svc Messages) {
 		}
 		inputs := make([]conversation.Input, len(in.Body.Messages))
 		for i, m := range in.Body.Messages {
-			inputs[i] = toInput(m)
+			if inputs[i], err = toInput(m); err != nil {
+				return nil, problem(ctx, log, invalid.Prefix(fmt.Sprintf("messages[%d]", i), err), "body")
+			}
 		}
 		res, err := svc.PostBatch(ctx, messages.PostBatch{Scope: sc, Messages: inputs})
 		if err != nil {
@@ -180,12 +188,16 @@ func RegisterMessages(api *API, svc Messages) {
 	})
 }
 
-func toInput(m PostMessageRequest) conversation.Input {
+func toInput(m PostMessageRequest) (conversation.Input, error) {
 	in := conversation.Input{ConversationID: m.ConversationID, MessageID: m.MessageID, Role: m.Role, Name: m.Name, Content: m.Content}
 	if m.CreatedAt != nil {
+		if m.CreatedAt.IsZero() {
+			// 0001-01-01T00:00:00Z is Go's zero time, which Input reads as "not given".
+			return in, conversation.ValidateSaidAt("created_at", *m.CreatedAt, time.Now())
+		}
 		in.CreatedAt = *m.CreatedAt
 	}
-	return in
+	return in, nil
 }
 
 func fromPosted(p messages.Posted) PostedMessage {

@@ -17,9 +17,13 @@ func (s *Service) RequestConsolidation(ctx context.Context, scope memory.Scope) 
 
 // Job returns one of the tenant's jobs.
 func (s *Service) Job(ctx context.Context, tenant, id string) (ports.Job, error) {
+	if err := memory.ValidateUserID("job_id", id); err != nil {
+		return ports.Job{}, err
+	}
 	id = strings.TrimSpace(id)
-	if id == "" || len(id) > 64 {
+	if len(id) > 64 {
 		return ports.Job{}, invalid.FieldValue("job_id", id, "must be 1 to 64 characters")
 	}
-	return s.jobs.Job(ctx, tenant, id)
+	job, err := s.jobs.Job(ctx, tenant, id)
+	return job, ports.NameNotFound(err, "job", id)
 }

@@ -2,7 +2,6 @@ package memories
 
 import (
 	"context"
-	"fmt"
 
 	"engram/domain/memory"
 	"engram/ports"
@@ -29,7 +28,7 @@ func (s *Service) Append(ctx context.Context, cmd Append) (memory.Memory, error)
 	return s.store.Update(ctx, cmd.Scope, key, func(current *memory.Memory) (memory.Change, error) {
 		now := s.clock.Now()
 		if current == nil || !current.IsLive(now) {
-			return memory.Change{}, fmt.Errorf("memory %q: %w", key, ports.ErrNotFound)
+			return memory.Change{}, ports.NotFound("memory", key.String())
 		}
 		next, err := current.Append(cmd.Content, toolSource, now)
 		if err != nil {

@@ -2,7 +2,6 @@ package memories
 
 import (
 	"context"
-	"fmt"
 
 	"engram/domain/memory"
 	"engram/ports"
@@ -25,7 +24,7 @@ func (s *Service) Delete(ctx context.Context, cmd Delete) error {
 	_, err = s.store.Update(ctx, cmd.Scope, key, func(current *memory.Memory) (memory.Change, error) {
 		now := s.clock.Now()
 		if current == nil || !current.Active() {
-			return memory.Change{}, fmt.Errorf("memory %q: %w", key, ports.ErrNotFound)
+			return memory.Change{}, ports.NotFound("memory", key.String())
 		}
 		next := current.Deactivate(toolSource, now)
 		return memory.Change{Memory: next, Event: memory.NewEvent(s.ids.New(), memory.OpDelete, current, next)}, nil

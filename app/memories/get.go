@@ -2,7 +2,6 @@ package memories
 
 import (
 	"context"
-	"fmt"
 
 	"engram/domain/memory"
 	"engram/ports"
@@ -24,10 +23,10 @@ func (s *Service) Get(ctx context.Context, q Get) (memory.Memory, error) {
 	}
 	m, err := s.store.Get(ctx, q.Scope, key)
 	if err != nil {
-		return memory.Memory{}, err
+		return memory.Memory{}, ports.NameNotFound(err, "memory", key.String())
 	}
 	if memory.IsNoise(key) || (!q.IncludeInactive && !m.IsLive(s.clock.Now())) {
-		return memory.Memory{}, fmt.Errorf("memory %q: %w", key, ports.ErrNotFound)
+		return memory.Memory{}, ports.NotFound("memory", key.String())
 	}
 	return m, nil
 }

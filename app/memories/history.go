@@ -2,7 +2,6 @@ package memories
 
 import (
 	"context"
-	"fmt"
 
 	"engram/domain/memory"
 	"engram/ports"
@@ -25,7 +24,7 @@ func (s *Service) History(ctx context.Context, q History) ([]memory.Event, error
 		return nil, err
 	}
 	if len(events) == 0 {
-		return nil, fmt.Errorf("memory %q: %w", key, ports.ErrNotFound)
+		return nil, ports.NotFound("memory", key.String())
 	}
 	return events, nil
 }

@@ -2,7 +2,6 @@ package memories
 
 import (
 	"context"
-	"fmt"
 
 	"engram/domain/invalid"
 	"engram/domain/memory"
@@ -25,9 +24,12 @@ func (s *Service) Revert(ctx context.Context, cmd Revert) (memory.Memory, error)
 	if cmd.EventID == "" {
 		return memory.Memory{}, invalid.Field("event_id", "is required: pick an id from the memory's history")
 	}
+	if err := memory.ValidateUserID("event_id", cmd.EventID); err != nil {
+		return memory.Memory{}, err
+	}
 	event, err := s.store.Event(ctx, cmd.Scope, cmd.EventID)
 	if err != nil {
-		return memory.Memory{}, fmt.Errorf("event %q: %w", cmd.EventID, err)
+		return memory.Memory{}, ports.NameNotFound(err, "event", cmd.EventID)
 	}
 	if event.Key != key {
 		return memory.Memory{}, invalid.FieldValue("event_id", cmd.EventID,
@@ -35,7 +37,7 @@ func (s *Service) Revert(ctx context.Context, cmd Revert) (memory.Memory, error)
 	}
 	return s.store.Update(ctx, cmd.Scope, key, func(current *memory.Memory) (memory.Change, error) {
 		if current == nil {
-			return memory.Change{}, fmt.Errorf("memory %q: %w", key, ports.ErrNotFound)
+			return memory.Change{}, ports.NotFound("memory", key.String())
 		}
 		next := current.RevertTo(event.After, toolSource, s.clock.Now())
 		return memory.Change{Memory: next, Event: memory.NewEvent(s.ids.New(), memory.OpRevert, current, next)}, nil

@@ -5,6 +5,7 @@ import (
 
 	"engram/domain/conversation"
 	"engram/domain/memory"
+	"engram/ports"
 )
 
 // Get reads one message back.
@@ -27,7 +28,7 @@ func (s *Service) Get(ctx context.Context, q Get) (View, error) {
 	}
 	m, err := s.store.Message(ctx, q.Scope, q.MessageID)
 	if err != nil {
-		return View{}, err
+		return View{}, ports.NameNotFound(err, "message", q.MessageID)
 	}
 	events, err := s.store.CausedEvents(ctx, q.Scope, q.MessageID)
 	if err != nil {

@@ -104,10 +104,11 @@ func New(scope memory.Scope, in Input, seq string, now time.Time, debounce time.
 	role, err := ParseRole(in.Role)
 	errs = append(errs, err)
 	name := strings.TrimSpace(in.Name)
-	if n := utf8.RuneCountInString(name); n > MaxNameLen {
-		errs = append(errs, invalid.Field("name", "must be at most %d characters, got %d", MaxNameLen, n))
-	}
+	errs = append(errs, validateName(name))
 	errs = append(errs, ValidateContent(in.Content))
+	if !in.CreatedAt.IsZero() {
+		errs = append(errs, ValidateSaidAt("created_at", in.CreatedAt, now))
+	}
 	if err := invalid.Join(errs...); err != nil {
 		return Message{}, err
 	}
@@ -228,6 +229,39 @@ func (p RetryPolicy) Delay(attempts int) time.Duration {
 	return d
 }
 
+// Bounds of the time a message was said: a client's clock may run a little ahead,
+// never a day; nothing was said to engram before the Unix epoch (year 1 and 2999
+// are client bugs that would sort a conversation wrongly for ever).
+const MaxClockSkew = 24 * time.Hour
+
+// Epoch is the earliest time a message may have been said.
+var Epoch = time.Unix(0, 0).UTC()
+
+// ValidateSaidAt checks a time a client says something happened at: not before
+// 1970, not more than a day after now. Go's zero time is year 1, so it is refused
+// too: a client that sends 0001-01-01T00:00:00Z explicitly must hear so, even though
+// Input reads a zero CreatedAt as "not given".
+func ValidateSaidAt(field string, at, now time.Time) error {
+	switch {
+	case at.Before(Epoch):
+		return invalid.FieldValue(field, at.Format(time.RFC3339Nano), "must not be before %s", Epoch.Format(time.RFC3339))
+	case at.After(now.Add(MaxClockSkew)):
+		return invalid.FieldValue(field, at.Format(time.RFC3339Nano),
+			"must not be more than a day ahead of the server's clock (now %s)", now.UTC().Format(time.RFC3339))
+	}
+	return nil
+}
+
+func validateName(name string) error {
+	if n := utf8.RuneCountInString(name); n > MaxNameLen {
+		return invalid.Field("name", "must be at most %d characters, got %d", MaxNameLen, n)
+	}
+	if !utf8.ValidString(name) || strings.ContainsFunc(name, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
+		return invalid.Field("name", "must be valid UTF-8 without control characters")
+	}
+	return nil
+}
+
 // ValidateID checks a client-chosen id (conversation or message): 1–128 characters,
 // no control characters.
 func ValidateID(field, id string) error {
@@ -241,6 +275,9 @@ func ValidateContent(content string) error {
 	}
 	if !utf8.ValidString(content) {
 		return invalid.Field("content", "must be valid UTF-8")
+	}
+	if strings.IndexByte(content, 0) >= 0 {
+		return invalid.Field("content", "must not contain NUL (U+0000) characters")
 	}
 	if n := utf8.RuneCountInString(content); n > MaxContentLen {
 		return invalid.Field("content", "must be at most %d characters, got %d", MaxContentLen, n)

@@ -114,3 +114,65 @@ func TestBefore_ordersByTimeThenArrival(t *testing.T) {
 		t.Error("order")
 	}
 }
+
+func TestNew_refusesTimesOutsideTheEpochAndTheClockSkew(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		at   time.Time
+		ok   bool
+	}{
+		{"not given", time.Time{}, true},
+		{"the epoch", conversation.Epoch, true},
+		{"year 1", time.Date(1, 3, 1, 0, 0, 0, 0, time.UTC), false},
+		{"a second before 1970", conversation.Epoch.Add(-time.Second), false},
+		{"a day ahead", now.Add(conversation.MaxClockSkew), true},
+		{"a day and a second ahead", now.Add(conversation.MaxClockSkew + time.Second), false},
+		{"year 2999", time.Date(2999, 1, 1, 0, 0, 0, 0, time.UTC), false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			_, err := conversation.New(scope, conversation.Input{ConversationID: "c1", Role: "user", Content: "hi", CreatedAt: tt.at}, "01SEQ", now, 0)
+			if tt.ok != (err == nil) {
+				t.Fatalf("created_at %v: err = %v, want ok %v", tt.at, err, tt.ok)
+			}
+			var ve *invalid.Error
+			if err != nil && (!errors.As(err, &ve) || ve.Fields[0].Field != "created_at") {
+				t.Errorf("err = %v, want a validation error on created_at", err)
+			}
+		})
+	}
+}
+
+func TestNew_refusesBlankIDsAndNUL(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name  string
+		in    conversation.Input
+		field string
+	}{
+		{"blank conversation id", conversation.Input{ConversationID: "   ", Role: "user", Content: "hi"}, "conversation_id"},
+		{"blank message id", conversation.Input{ConversationID: "c1", MessageID: " \t", Role: "user", Content: "hi"}, "message_id"},
+		{"NUL in content", conversation.Input{ConversationID: "c1", Role: "user", Content: "a\x00b"}, "content"},
+		{"NUL in name", conversation.Input{ConversationID: "c1", Role: "user", Name: "A\x00n", Content: "hi"}, "name"},
+		{"NUL in message id", conversation.Input{ConversationID: "c1", MessageID: "m\x00", Role: "user", Content: "hi"}, "message_id"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			_, err := conversation.New(scope, tt.in, "01SEQ", now, 0)
+			var ve *invalid.Error
+			if !errors.As(err, &ve) || ve.Fields[0].Field != tt.field {
+				t.Errorf("err = %v, want a validation error on %s", err, tt.field)
+			}
+		})
+	}
+}
+
+func TestValidateSaidAt_refusesTheZeroTimeAClientSent(t *testing.T) {
+	t.Parallel()
+	if err := conversation.ValidateSaidAt("created_at", time.Time{}, now); err == nil {
+		t.Error("0001-01-01T00:00:00Z was accepted")
+	}
+}

@@ -182,6 +182,9 @@ func ValidateContent(field, content string) error {
 	if !utf8.ValidString(content) {
 		return invalid.Field(field, "must be valid UTF-8")
 	}
+	if strings.IndexByte(content, 0) >= 0 {
+		return invalid.Field(field, "must not contain NUL (U+0000) characters")
+	}
 	if n := utf8.RuneCountInString(content); n > MaxContentLen {
 		return invalid.Field(field, "must be at most %d characters, got %d", MaxContentLen, n)
 	}

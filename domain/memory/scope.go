@@ -1,6 +1,7 @@
 package memory
 
 import (
+	"strings"
 	"unicode/utf8"
 
 	"engram/domain/invalid"
@@ -25,11 +26,15 @@ func ParseScope(tenant, user string) (Scope, error) {
 	return Scope{Tenant: tenant, User: user}, nil
 }
 
-// ValidateUserID checks a user id (1–128 characters, no control characters).
+// ValidateUserID checks a user id, or any other id a client chooses (1–128
+// characters, not only spaces, no control characters, valid UTF-8).
 func ValidateUserID(field, user string) error {
 	n := utf8.RuneCountInString(user)
 	if n == 0 || n > MaxUserIDLen {
 		return invalid.Field(field, "must be 1 to %d characters, got %d", MaxUserIDLen, n)
+	}
+	if strings.TrimSpace(user) == "" {
+		return invalid.FieldValue(field, user, "must not be only spaces")
 	}
 	for _, r := range user {
 		if r < 0x20 || r == 0x7f || r == utf8.RuneError {

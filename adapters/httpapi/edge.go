@@ -1,0 +1,181 @@
+package httpapi
+
+import (
+	"bufio"
+	"io"
+	"log/slog"
+	"net/http"
+	"runtime/debug"
+	"strings"
+	"time"
+
+	"github.com/danielgtaylor/huma/v2"
+)
+
+// edge is the router under huma. Every request passes through its ServeHTTP,
+// whether an operation serves it or the mux alone does (/metrics, /docs, an unknown
+// path): it gives the request its id, answers a wrong method on a known path with
+// 405, turns a panic into a 500 that names the request, and writes the access log.
+type edge struct {
+	*http.ServeMux
+	log *slog.Logger
+}
+
+func newEdge(mux *http.ServeMux, log *slog.Logger) *edge {
+	e := &edge{ServeMux: mux, log: log}
+	// Anything the mux does not route is a problem+json 404 or 405, not a text page.
+	mux.HandleFunc("/", e.unrouted)
+	return e
+}
+
+func (e *edge) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
+	x := &exchange{id: acceptRequestID(r.Header.Get(RequestIDHeader)), log: e.log}
+	w.Header().Set(RequestIDHeader, x.id)
+	rec := &statusRecorder{ResponseWriter: w}
+	r = r.WithContext(withExchange(r.Context(), x))
+	treatFormAsJSON(r)
+	defer func() {
+		if p := recover(); p != nil {
+			if p == http.ErrAbortHandler {
+				panic(p)
+			}
+			e.log.ErrorContext(r.Context(), "panic serving request", "panic", p, "request_id", x.id, "stack", string(debug.Stack()))
+			if rec.status == 0 {
+				writeProblem(rec, r, http.StatusInternalServerError, internalDetail(x.id))
+			}
+		}
+		e.accessLog(r, x, rec, time.Since(start))
+	}()
+	e.ServeMux.ServeHTTP(rec, r)
+}
+
+// probeRoutes are polled by orchestrators every few seconds: their lines are DEBUG,
+// so that the INFO log shows the traffic of clients.
+var probeRoutes = map[string]bool{"/healthz": true, "/readyz": true, "/metrics": true}
+
+// accessLog writes one line per request: never a body, never the raw path (it holds
+// user ids and keys), only the route pattern.
+func (e *edge) accessLog(r *http.Request, x *exchange, rec *statusRecorder, elapsed time.Duration) {
+	route := x.route
+	if route == "" {
+		route = routeOf(r.Pattern)
+	}
+	level := slog.LevelInfo
+	if probeRoutes[route] {
+		level = slog.LevelDebug
+	}
+	status := rec.status
+	if status == 0 {
+		status = http.StatusOK
+	}
+	e.log.LogAttrs(r.Context(), level, "http request",
+		slog.String("method", r.Method), slog.String("route", route), slog.Int("status", status),
+		slog.Float64("duration_ms", float64(elapsed.Microseconds())/1000), slog.String("tenant", x.tenant),
+		slog.String("request_id", x.id), slog.Int64("bytes", rec.bytes))
+}
+
+// routeOf turns a mux pattern ("GET /metrics") into a route; the catch-all "/" is
+// no route at all.
+func routeOf(pattern string) string {
+	if _, path, ok := strings.Cut(pattern, " "); ok {
+		pattern = path
+	}
+	if pattern == "" || pattern == "/" {
+		return "unrouted"
+	}
+	return pattern
+}
+
+// unrouted answers what no route matched: 405 with Allow when the path is known
+// under other methods (the mux's own 405 is hidden by the catch-all), else 404.
+func (e *edge) unrouted(w http.ResponseWriter, r *http.Request) {
+	if allow := e.allowedMethods(r); len(allow) > 0 {
+		w.Header().Set("Allow", strings.Join(allow, ", "))
+		writeProblem(w, r, http.StatusMethodNotAllowed,
+			r.Method+" is not allowed on "+clipText(r.URL.Path, maxEcho)+"; use "+strings.Join(allow, " or "))
+		return
+	}
+	writeProblem(w, r, http.StatusNotFound, "no such endpoint: "+r.Method+" "+clipText(r.URL.Path, maxEcho)+"; see /docs")
+}
+
+var probeMethods = []string{http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete}
+
+// allowedMethods asks the mux which methods would route r's path elsewhere than to
+// the catch-all, so that routes added by any module are covered.
+func (e *edge) allowedMethods(r *http.Request) []string {
+	var allow []string
+	for _, m := range probeMethods {
+		if m == r.Method {
+			continue
+		}
+		probe := &http.Request{Method: m, URL: r.URL, Host: r.Host, Header: http.Header{}}
+		if _, pattern := e.ServeMux.Handler(probe); routeOf(pattern) != "unrouted" {
+			allow = append(allow, m)
+		}
+	}
+	return allow
+}
+
+// treatFormAsJSON treats a body sent as form data that is really JSON (what
+// `curl -d` sends without -H) as JSON, so the first try from a terminal works.
+func treatFormAsJSON(r *http.Request) {
+	if r.Header.Get("Content-Type") != "application/x-www-form-urlencoded" || r.Body == nil {
+		return
+	}
+	body := bufio.NewReader(r.Body)
+	if first, err := body.Peek(1); err == nil && (first[0] == '{' || first[0] == '[') {
+		r.Header.Set("Content-Type", "application/json")
+	}
+	r.Body = readCloser{Reader: body, Closer: r.Body}
+}
+
+type readCloser struct {
+	io.Reader
+	io.Closer
+}
+
+// recordRoute is the first huma middleware: it tells the access log which
+// operation served the request.
+func recordRoute(ctx huma.Context, next func(huma.Context)) {
+	if x := exchangeFrom(ctx.Context()); x != nil && ctx.Operation() != nil {
+		x.route = ctx.Operation().Path
+	}
+	next(ctx)
+}
+
+// statusRecorder remembers the status and size of a response for the access log.
+type statusRecorder struct {
+	http.ResponseWriter
+	status int
+	bytes  int64
+}
+
+func (s *statusRecorder) WriteHeader(code int) {
+	if s.status == 0 && code >= 200 {
+		s.status = code
+	}
+	s.ResponseWriter.WriteHeader(code)
+}
+
+func (s *statusRecorder) Write(b []byte) (int, error) {
+	if s.status == 0 {
+		s.status = http.StatusOK
+	}
+	n, err := s.ResponseWriter.Write(b)
+	s.bytes += int64(n)
+	return n, err
+}
+
+// Flush keeps streaming responses streaming through the recorder.
+func (s *statusRecorder) Flush() {
+	if f, ok := s.ResponseWriter.(http.Flusher); ok {
+		if s.status == 0 {
+			s.status = http.StatusOK
+		}
+		f.Flush()
+	}
+}
+
+// Unwrap lets http.ResponseController reach the connection's writer.
+func (s *statusRecorder) Unwrap() http.ResponseWriter { return s.ResponseWriter }

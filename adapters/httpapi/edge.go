@@ -140,6 +140,12 @@ type readCloser struct {
 func recordRoute(ctx huma.Context, next func(huma.Context)) {
 	if x := exchangeFrom(ctx.Context()); x != nil && ctx.Operation() != nil {
 		x.route = ctx.Operation().Path
+		x.inPath = map[string]bool{}
+		for _, p := range ctx.Operation().Parameters {
+			if p.In == "path" {
+				x.inPath[p.Name] = true
+			}
+		}
 	}
 	next(ctx)
 }

@@ -47,13 +47,11 @@ const (
 	maxDetailLen  = 2000 // characters of a problem's detail
 )
 
-// pathFields and queryFields say where a field named by a validation error came
-// from, so the problem's location points at what the client must change.
-var pathFields = map[string]bool{"user": true, "key": true, "message_id": true, "session": true, "trace_id": true, "job_id": true}
-
 // problem turns a use-case error into the HTTP error huma writes as problem+json.
-// It is the only place that maps errors to status codes. in is where fields not in
-// the path come from ("body" or "query").
+// It is the only place that maps errors to status codes. A field named by a
+// validation error is located in the path when the operation has a path parameter
+// of that name, else in in ("body" or "query"), so that the problem points at what
+// the client must change.
 func problem(ctx context.Context, log *slog.Logger, err error, in string) error {
 	var (
 		ve       *invalid.Error
@@ -64,9 +62,10 @@ func problem(ctx context.Context, log *slog.Logger, err error, in string) error 
 		return nil
 	case errors.As(err, &ve):
 		details := make([]error, 0, len(ve.Fields))
+		x := exchangeFrom(ctx)
 		for _, f := range ve.Fields {
 			where := in
-			if pathFields[f.Field] {
+			if x != nil && x.inPath[f.Field] {
 				where = "path"
 			}
 			details = append(details, &huma.ErrorDetail{Message: f.Problem, Location: where + "." + f.Field, Value: f.Value})

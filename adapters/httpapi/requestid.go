@@ -40,7 +40,8 @@ func newRequestID() string { return rand.Text() }
 // It lives in the request's context, so every layer can reach it.
 type exchange struct {
 	id     string
-	route  string // the operation's path pattern, e.g. /v1/users/{user}/memories
+	route  string          // the operation's path pattern, e.g. /v1/users/{user}/memories
+	inPath map[string]bool // the operation's path parameters, for problem locations
 	tenant string
 	log    *slog.Logger
 }

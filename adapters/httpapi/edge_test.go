@@ -66,9 +66,10 @@ type edgeServer struct {
 	handler  http.Handler
 	logs     *syncBuffer
 	memories *memstore.MemoryStore
+	messages *memstore.MessageStore
 }
 
-func newEdgeServer(t *testing.T, reindexErr error) *edgeServer {
+func newEdgeServer(t testing.TB, reindexErr error) *edgeServer {
 	t.Helper()
 	logs := &syncBuffer{}
 	log := slog.New(httpapi.WithRequestIDs(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})))
@@ -81,12 +82,13 @@ func newEdgeServer(t *testing.T, reindexErr error) *edgeServer {
 	lexical := memstore.NewLexicalIndex()
 	ix := retrieval.NewIndexer(an, lexical, mem, nil, clk, retrieval.IndexerOptions{})
 	httpapi.RegisterMemories(api, memories.New(retrieval.NewIndexingMemoryStore(mem, ix, nil), clk, ids, memory.Policy{DefaultTTLDays: 180}))
-	httpapi.RegisterMessages(api, messages.New(memstore.NewMessageStore(mem), clk, ids, messages.Options{Debounce: time.Second}))
+	msgs := memstore.NewMessageStore(mem)
+	httpapi.RegisterMessages(api, messages.New(msgs, clk, ids, messages.Options{Debounce: time.Second}))
 	httpapi.RegisterLifecycle(api, lifecycle.New(memstore.NewJobStore(), mem, mem, clk, ids, lifecycle.Options{}))
 	httpapi.RegisterSearch(api, retrieval.New(retrieval.Deps{Analyzer: an, Lexical: lexical, Memories: mem, Clock: clk}, retrieval.Options{}))
 	httpapi.RegisterAdmin(api, &recordingReindexer{err: reindexErr})
 	httpapi.RegisterOps(api, httpapi.Checks{SQL: func(context.Context) error { return nil }})
-	return &edgeServer{handler: api.Handler(), logs: logs, memories: mem}
+	return &edgeServer{handler: api.Handler(), logs: logs, memories: mem, messages: msgs}
 }
 
 // do sends a raw body with the given headers ("Name: value") and the API key.

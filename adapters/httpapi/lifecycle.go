@@ -22,7 +22,7 @@ type jobAcceptedOutput struct {
 }
 
 type jobPath struct {
-	JobID string `path:"job_id" minLength:"1" maxLength:"64"`
+	JobID string `path:"job_id" minLength:"1" maxLength:"64" doc:"The job_id a 202 answered with."`
 }
 
 // Job is a background job and what it did.
@@ -55,6 +55,7 @@ type Lifecycle interface {
 func RegisterLifecycle(api *API, svc Lifecycle) {
 	log := api.opts.Logger
 	tags := []string{"lifecycle"}
+	describeTag(api.Root, "lifecycle", "Background work on stored memories: consolidation, reindexing, and the jobs that report it.")
 
 	register(api, huma.Operation{
 		OperationID: "memory_consolidate", Method: http.MethodPost, Path: "/users/{user}/consolidate",
@@ -77,6 +78,7 @@ func RegisterLifecycle(api *API, svc Lifecycle) {
 	register(api, huma.Operation{
 		OperationID: "job_get", Method: http.MethodGet, Path: "/jobs/{job_id}",
 		Summary: "Read a background job", Tags: tags, Errors: []int{http.StatusNotFound},
+		Description: "The job's status, attempts, last error and what it did (counts); 404 for a job of another tenant.",
 	}, func(ctx context.Context, in *jobPath) (*jobOutput, error) {
 		job, err := svc.Job(ctx, tenantFrom(ctx), in.JobID)
 		if err != nil {

@@ -63,7 +63,7 @@ type listInput struct {
 	Type            []string `query:"type,explode" doc:"Only these types (repeat or comma-separate)."`
 	IncludeInactive bool     `query:"include_inactive" doc:"Also deleted and expired memories."`
 	Q               string   `query:"q" maxLength:"200" doc:"Case-insensitive substring of the key or content."`
-	Limit           int      `query:"limit" minimum:"1" maximum:"1000" default:"100"`
+	Limit           int      `query:"limit" minimum:"1" maximum:"1000" default:"100" doc:"Memories per page."`
 	Cursor          string   `query:"cursor" maxLength:"512" doc:"next_cursor of the previous page."`
 }
 
@@ -111,6 +111,8 @@ type Memories interface {
 func RegisterMemories(api *API, svc Memories) {
 	log := api.opts.Logger
 	tags := []string{"memories"}
+	describeTag(api.Root, "memories", "Long-term memories, one per key of a user: the explicit tools channel "+
+		"(memory_save, memory_append, memory_delete, memory_list) and each memory's history.")
 	scope := func(ctx context.Context, user string) (memory.Scope, error) {
 		s, err := memory.ParseScope(tenantFrom(ctx), user)
 		return s, problem(ctx, log, err, "path")
@@ -144,6 +146,8 @@ func RegisterMemories(api *API, svc Memories) {
 	register(api, huma.Operation{
 		OperationID: "memory_append", Method: http.MethodPost, Path: "/users/{user}/memories/{key}/append",
 		Summary: "Append to a memory", Tags: tags,
+		Description: "Adds the text to the live memory with this key, on a new line; 404 when the key is absent, " +
+			"deleted or expired (save it instead), 422 when the result would exceed 1000 characters.",
 		Errors: []int{http.StatusNotFound, http.StatusUnprocessableEntity},
 	}, func(ctx context.Context, in *appendInput) (*memoryOutput, error) {
 		sc, err := scope(ctx, in.User)
@@ -176,6 +180,8 @@ func RegisterMemories(api *API, svc Memories) {
 	register(api, huma.Operation{
 		OperationID: "memory_get", Method: http.MethodGet, Path: "/users/{user}/memories/{key}",
 		Summary: "Read a memory", Tags: tags, Errors: []int{http.StatusNotFound},
+		Description: "The live memory with this key; 404 when it is absent, deleted, expired or a noise key " +
+			"(include_inactive also returns a deleted or expired one).",
 	}, func(ctx context.Context, in *getInput) (*memoryOutput, error) {
 		sc, err := scope(ctx, in.User)
 		if err != nil {
@@ -212,6 +218,8 @@ func RegisterMemories(api *API, svc Memories) {
 	register(api, huma.Operation{
 		OperationID: "memory_history", Method: http.MethodGet, Path: "/users/{user}/memories/{key}/history",
 		Summary: "Every change of a memory", Tags: tags, Errors: []int{http.StatusNotFound},
+		Description: "Every event of the key, oldest first, with the memory before and after it and the message " +
+			"or tool call that caused it; 404 only for a key never written.",
 	}, func(ctx context.Context, in *KeyPath) (*historyOutput, error) {
 		sc, err := scope(ctx, in.User)
 		if err != nil {
@@ -231,6 +239,8 @@ func RegisterMemories(api *API, svc Memories) {
 	register(api, huma.Operation{
 		OperationID: "memory_revert", Method: http.MethodPost, Path: "/users/{user}/memories/{key}/revert",
 		Summary: "Return a memory to what it was after an event", Tags: tags,
+		Description: "Records a REVERT event whose result is the memory as that event left it (a deleted memory " +
+			"comes back), so an undo can itself be undone. event_id is an id from the key's history.",
 		Errors: []int{http.StatusNotFound, http.StatusUnprocessableEntity},
 	}, func(ctx context.Context, in *revertInput) (*memoryOutput, error) {
 		sc, err := scope(ctx, in.User)

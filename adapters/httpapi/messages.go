@@ -64,7 +64,7 @@ type postMessagesOutput struct {
 
 type messagePath struct {
 	UserPath
-	MessageID string `path:"message_id" minLength:"1" maxLength:"128"`
+	MessageID string `path:"message_id" minLength:"1" maxLength:"128" doc:"The message_id the message was posted with (or the one engram generated)."`
 }
 
 // Message is a stored message with its extraction state and what it caused.
@@ -100,6 +100,8 @@ type Messages interface {
 func RegisterMessages(api *API, svc Messages) {
 	log := api.opts.Logger
 	tags := []string{"messages"}
+	describeTag(api.Root, "messages", "Conversation messages: the extraction channel and episodic memory. "+
+		"User messages are mined for facts after the debounce; every message is searchable.")
 	scope := func(ctx context.Context, user string) (memory.Scope, error) {
 		s, err := memory.ParseScope(tenantFrom(ctx), user)
 		return s, problem(ctx, log, err, "path")
@@ -174,6 +176,8 @@ func RegisterMessages(api *API, svc Messages) {
 	register(api, huma.Operation{
 		OperationID: "message_get", Method: http.MethodGet, Path: "/users/{user}/messages/{message_id}",
 		Summary: "Read a message, its extraction status and the memory events it caused", Tags: tags,
+		Description: "The stored message with its status (PENDING, PROCESSED, FAILED, SKIPPED), attempts, last " +
+			"error and the memory events whose source it is, oldest first.",
 		Errors: []int{http.StatusNotFound, http.StatusUnprocessableEntity},
 	}, func(ctx context.Context, in *messagePath) (*messageOutput, error) {
 		sc, err := scope(ctx, in.User)

@@ -48,9 +48,11 @@ type healthOutput struct {
 
 // RegisterOps adds /healthz and /readyz (no authentication: probes carry no data).
 func RegisterOps(api *API, checks Checks) {
+	describeTag(api.Root, "operations", "Probes for orchestrators; no API key needed, no data returned.")
 	huma.Register(api.Root, huma.Operation{
 		OperationID: "healthz", Method: http.MethodGet, Path: "/healthz",
 		Summary: "The process is up", Tags: []string{"operations"},
+		Description: "200 as long as the process serves HTTP; it checks no dependency (see /readyz).",
 	}, func(ctx context.Context, _ *struct{}) (*healthOutput, error) {
 		out := &healthOutput{}
 		out.Body.Status = "ok"

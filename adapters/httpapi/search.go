@@ -77,6 +77,7 @@ type Searcher interface {
 // RegisterSearch adds POST /v1/users/{user}/search.
 func RegisterSearch(api *API, svc Searcher) {
 	log := api.opts.Logger
+	describeTag(api.Root, "search", "Hybrid (dense and lexical) search over a user's memories and past messages.")
 	register(api, huma.Operation{
 		OperationID: "memory_search", Method: http.MethodPost, Path: "/users/{user}/search",
 		Summary: "Search memories and past messages", Tags: []string{"search"},

@@ -9,6 +9,7 @@ import (
 	"go.uber.org/fx"
 	"go.uber.org/fx/fxevent"
 
+	"engram/adapters/httpapi"
 	"engram/bootstrap/config"
 )
 
@@ -69,7 +70,7 @@ func newLogger(cfg config.Config) *slog.Logger {
 	if cfg.Log.Format == "json" {
 		h = slog.NewJSONHandler(os.Stderr, hopts)
 	}
-	log := slog.New(h)
+	log := slog.New(httpapi.WithRequestIDs(h)) // a line logged with a request's context names the request
 	slog.SetDefault(log)
 	return log
 }

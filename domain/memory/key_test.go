@@ -163,3 +163,16 @@ func TestNoiseRuleFor_matchesSeedFamilies(t *testing.T) {
 		}
 	}
 }
+
+func BenchmarkParseKey(b *testing.B) {
+	for _, raw := range []string{"food.likes.sichuan_food", "Food Preferences / Spicy", "饮食偏好 川菜", strings.Repeat("长", MaxKeyLen)} {
+		b.Run(raw[:min(len(raw), 24)], func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := ParseKey(raw); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

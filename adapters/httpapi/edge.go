@@ -42,7 +42,7 @@ func (e *edge) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			}
 			e.log.ErrorContext(r.Context(), "panic serving request", "panic", p, "request_id", x.id, "stack", string(debug.Stack()))
 			if rec.status == 0 {
-				writeProblem(rec, r, http.StatusInternalServerError, internalDetail(x.id))
+				writeProblem(rec, r, panicked.status(), internalDetail(x.id))
 			}
 		}
 		e.accessLog(r, x, rec, time.Since(start))
@@ -92,11 +92,11 @@ func routeOf(pattern string) string {
 func (e *edge) unrouted(w http.ResponseWriter, r *http.Request) {
 	if allow := e.allowedMethods(r); len(allow) > 0 {
 		w.Header().Set("Allow", strings.Join(allow, ", "))
-		writeProblem(w, r, http.StatusMethodNotAllowed,
+		writeProblem(w, r, wrongMethod.status(),
 			r.Method+" is not allowed on "+clipText(r.URL.Path, maxEcho)+"; use "+strings.Join(allow, " or "))
 		return
 	}
-	writeProblem(w, r, http.StatusNotFound, "no such endpoint: "+r.Method+" "+clipText(r.URL.Path, maxEcho)+"; see /docs")
+	writeProblem(w, r, noRoute.status(), "no such endpoint: "+r.Method+" "+clipText(r.URL.Path, maxEcho)+"; see /docs")
 }
 
 var probeMethods = []string{http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete}

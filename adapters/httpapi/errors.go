@@ -93,6 +93,39 @@ func problem(ctx context.Context, log *slog.Logger, err error, in string) error 
 	}
 }
 
+// edgeFailure is what the edge finds wrong with a request before any operation runs.
+type edgeFailure int
+
+const (
+	badText        edgeFailure = iota + 1 // NUL or invalid UTF-8 in a string the client sent
+	bodyTooLarge                          // declared or read past the operation's limit
+	bodyUnreadable                        // e.g. a malformed chunked encoding
+	bodyTooSlow                           // the body did not arrive in time
+	wrongMethod                           // a known path, another method
+	noRoute                               // no such path
+	panicked                              // a handler panicked
+)
+
+// status maps each failure of the edge to its status code, next to problem's
+// mapping of use-case errors.
+func (f edgeFailure) status() int {
+	switch f {
+	case badText:
+		return http.StatusUnprocessableEntity
+	case bodyTooLarge:
+		return http.StatusRequestEntityTooLarge
+	case bodyUnreadable:
+		return http.StatusBadRequest
+	case bodyTooSlow:
+		return http.StatusRequestTimeout
+	case wrongMethod:
+		return http.StatusMethodNotAllowed
+	case noRoute:
+		return http.StatusNotFound
+	}
+	return http.StatusInternalServerError
+}
+
 // internalDetail is all a client learns of a 500: the cause is in the log, under
 // this request id.
 func internalDetail(requestID string) string {

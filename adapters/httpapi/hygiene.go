@@ -7,7 +7,6 @@ import (
 	"io"
 	"mime"
 	"net"
-	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
@@ -29,7 +28,7 @@ import (
 func hygiene(api huma.API) func(huma.Context, func(huma.Context)) {
 	return func(ctx huma.Context, next func(huma.Context)) {
 		if bad := badParameters(ctx); len(bad) > 0 {
-			_ = huma.WriteErr(api, ctx, http.StatusUnprocessableEntity, "validation failed", bad...)
+			_ = huma.WriteErr(api, ctx, badText.status(), "validation failed", bad...)
 			return
 		}
 		op := ctx.Operation()
@@ -39,17 +38,17 @@ func hygiene(api huma.API) func(huma.Context, func(huma.Context)) {
 		}
 		limit := op.MaxBodyBytes
 		if declared, err := strconv.ParseInt(ctx.Header("Content-Length"), 10, 64); err == nil && limit > 0 && declared >= limit {
-			_ = huma.WriteErr(api, ctx, http.StatusRequestEntityTooLarge, tooLarge(limit))
+			_ = huma.WriteErr(api, ctx, bodyTooLarge.status(), tooLarge(limit))
 			return
 		}
-		body, status, msg := readLimited(ctx.BodyReader(), limit)
-		if status != 0 {
-			_ = huma.WriteErr(api, ctx, status, msg)
+		body, failure, msg := readLimited(ctx.BodyReader(), limit)
+		if failure != 0 {
+			_ = huma.WriteErr(api, ctx, failure.status(), msg)
 			return
 		}
 		if isJSON(ctx.Header("Content-Type")) {
 			if d := badJSONText(body); d != nil {
-				_ = huma.WriteErr(api, ctx, http.StatusUnprocessableEntity, "validation failed", d)
+				_ = huma.WriteErr(api, ctx, badText.status(), "validation failed", d)
 				return
 			}
 		}
@@ -61,9 +60,9 @@ func tooLarge(limit int64) string {
 	return fmt.Sprintf("request body is too large: it must be under %d bytes", limit)
 }
 
-// readLimited reads the whole body, at most limit bytes; status is non-zero when
-// it cannot (413 over the limit, 400 when the body is malformed, 408 on a timeout).
-func readLimited(r io.Reader, limit int64) (body []byte, status int, msg string) {
+// readLimited reads the whole body, under limit bytes; failure is non-zero when it
+// cannot (over the limit, malformed, too slow).
+func readLimited(r io.Reader, limit int64) (body []byte, failure edgeFailure, msg string) {
 	if r == nil {
 		return nil, 0, ""
 	}
@@ -74,13 +73,13 @@ func readLimited(r io.Reader, limit int64) (body []byte, status int, msg string)
 	if err != nil {
 		var netErr net.Error
 		if errors.As(err, &netErr) && netErr.Timeout() {
-			return nil, http.StatusRequestTimeout, "the request body did not arrive in time"
+			return nil, bodyTooSlow, "the request body did not arrive in time"
 		}
-		return nil, http.StatusBadRequest, "the request body could not be read (" + err.Error() +
+		return nil, bodyUnreadable, "the request body could not be read (" + err.Error() +
 			"); send a complete body, with a valid chunked encoding if you use one"
 	}
 	if limit > 0 && int64(len(body)) >= limit {
-		return nil, http.StatusRequestEntityTooLarge, tooLarge(limit)
+		return nil, bodyTooLarge, tooLarge(limit)
 	}
 	return body, 0, ""
 }
@@ -90,7 +89,7 @@ func readLimited(r io.Reader, limit int64) (body []byte, status int, msg string)
 func badParameters(ctx huma.Context) []error {
 	var bad []error
 	check := func(location, value string) {
-		if msg := badText(value); msg != "" {
+		if msg := textProblem(value); msg != "" {
 			bad = append(bad, &huma.ErrorDetail{Location: location, Message: msg, Value: value})
 		}
 	}
@@ -113,8 +112,8 @@ func badParameters(ctx huma.Context) []error {
 	return bad
 }
 
-// badText says what is wrong with a string a client sent, or "".
-func badText(s string) string {
+// textProblem says what is wrong with a string a client sent, or "".
+func textProblem(s string) string {
 	switch {
 	case !utf8.ValidString(s):
 		return "must be valid UTF-8"

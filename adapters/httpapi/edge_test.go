@@ -372,3 +372,44 @@ func TestHygiene_blankIDsAndTimesOutOfRangeAre422(t *testing.T) {
 		t.Errorf("23 hours ahead: %d %s", resp.Code, resp.Body.String())
 	}
 }
+
+// A route the mux serves alone gets the edge too: a panic is a 500 naming the
+// request, and what the handler logs with the request's context carries its id.
+func TestEdge_panicsAndHandlerLogsNameTheRequest(t *testing.T) {
+	t.Parallel()
+	logs := &syncBuffer{}
+	log := slog.New(httpapi.WithRequestIDs(slog.NewJSONHandler(logs, nil)))
+	mux := http.NewServeMux()
+	api := httpapi.New(mux, httpapi.Options{Logger: log}, auth.New(auth.Options{Open: true}, nil, nil, nil))
+	mux.HandleFunc("GET /inside", func(w http.ResponseWriter, r *http.Request) {
+		log.InfoContext(r.Context(), "handler says hello")
+		if r.URL.Query().Get("panic") != "" {
+			panic("boom")
+		}
+	})
+	serve := func(path, id string) *httptest.ResponseRecorder {
+		req := httptest.NewRequest(http.MethodGet, path, nil)
+		req.Header.Set("X-Request-ID", id)
+		rec := httptest.NewRecorder()
+		api.Handler().ServeHTTP(rec, req)
+		return rec
+	}
+	if rec := serve("/inside", "calm-1"); rec.Code != http.StatusOK || rec.Header().Get("X-Request-ID") != "calm-1" {
+		t.Errorf("calm request: %d, X-Request-ID %q", rec.Code, rec.Header().Get("X-Request-ID"))
+	}
+	p := expectProblem(t, serve("/inside?panic=1", "boom-1"), http.StatusInternalServerError, "")
+	if p.Detail != "internal error; request id boom-1" {
+		t.Errorf("panic detail %q", p.Detail)
+	}
+	said := map[string]bool{}
+	for _, rec := range logs.lines(t) {
+		id, _ := rec["request_id"].(string)
+		said[rec["msg"].(string)+" "+id] = true
+	}
+	for _, want := range []string{"handler says hello calm-1", "handler says hello boom-1", "panic serving request boom-1",
+		"http request calm-1", "http request boom-1"} {
+		if !said[want] {
+			t.Errorf("no log line %q in %v", want, said)
+		}
+	}
+}

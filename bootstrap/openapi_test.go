@@ -102,6 +102,9 @@ func openAPIGaps(doc openAPIDoc) []string {
 				}
 			}
 			if !strings.HasPrefix(path, "/v1/") {
+				if len(op.Parameters) > 0 || op.RequestBody != nil {
+					gap("%s takes input outside /v1, where the edge's input checks do not run", name)
+				}
 				continue
 			}
 			if len(op.Security) == 0 {
@@ -167,7 +170,8 @@ func TestOpenAPIGaps_findsEachKindOfGap(t *testing.T) {
 	var doc openAPIDoc
 	if err := json.Unmarshal([]byte(`{
 		"tags": [{"name": "memories"}],
-		"paths": {"/v1/users/{user}/things/{id}": {"put": {
+		"paths": {"/probe": {"get": {"description": "d", "parameters": [{"name": "q", "in": "query", "description": "d"}], "responses": {}}},
+		"/v1/users/{user}/things/{id}": {"put": {
 			"tags": ["memories"],
 			"parameters": [{"name": "user", "in": "path"}, {"name": "id", "in": "path", "description": "x"}],
 			"requestBody": {},
@@ -179,7 +183,7 @@ func TestOpenAPIGaps_findsEachKindOfGap(t *testing.T) {
 	got := strings.Join(openAPIGaps(doc), "\n")
 	for _, want := range []string{"no servers", "has no description", `tag "memories" has no description`,
 		`path parameter "user" has no description`, "needs the bearer key", "does not list 401", "does not list 404",
-		"does not list 415", "response 201 has no schema", "catch-all default"} {
+		"does not list 415", "response 201 has no schema", "catch-all default", "GET /probe takes input outside /v1"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("the gaps do not mention %q:\n%s", want, got)
 		}

@@ -32,8 +32,8 @@ type Observer interface {
 
 // API is the huma API plus the /v1 group that requires authentication.
 type API struct {
-	Root    huma.API // unauthenticated: health, readiness
-	V1      huma.API // /v1, authenticated
+	Root    huma.API // unauthenticated probes without input (health, readiness)
+	V1      huma.API // /v1: authenticated, and every input string checked (hygiene)
 	handler http.Handler
 	opts    Options
 }

@@ -124,9 +124,9 @@ func serveHTTP(lc fx.Lifecycle, setting, addr string, handler http.Handler, cfg 
 		OnStart: func(ctx context.Context) error {
 			ln, err := net.Listen("tcp", addr)
 			if err != nil {
-				return fmt.Errorf("%s: listen on %s: %w", setting, addr, err)
+				return listenError(setting, addr, err)
 			}
-			log.Info("engram listening", "addr", ln.Addr().String(), "serves", setting, "roles", cfg.Roles)
+			announceListener(log, setting, ln.Addr().String())
 			go func() {
 				if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 					log.Error("http server stopped", "addr", addr, "error", err)

@@ -15,6 +15,8 @@ import (
 
 	"github.com/danielgtaylor/huma/v2"
 	"github.com/danielgtaylor/huma/v2/adapters/humago"
+
+	"engram/adapters/httpapi/apidocs"
 )
 
 // Version is the API version in the OpenAPI document.
@@ -52,6 +54,7 @@ func New(mux *http.ServeMux, opts Options, authn Authenticator) *API {
 	installErrorDetail()
 	cfg := huma.DefaultConfig("engram", Version)
 	cfg.CreateHooks = nil // no "$schema" links in bodies: API.md's shapes are the contract
+	cfg.DocsPath = ""     // huma's page loads its viewer from a CDN; ours is embedded (apidocs)
 	cfg.Info.Description = "Long-term and short-term memory for LLM agents. Errors are RFC 9457 problem+json."
 	cfg.Components.SecuritySchemes = map[string]*huma.SecurityScheme{
 		"bearer": {Type: "http", Scheme: "bearer", Description: "An engram API key; it names the tenant."},
@@ -66,6 +69,9 @@ func New(mux *http.ServeMux, opts Options, authn Authenticator) *API {
 		op.Errors = appendMissing(op.Errors, http.StatusUnauthorized)
 		next(op)
 	})
+	docs := apidocs.Handler(apidocs.Options{Title: "engram", Path: "/docs", Spec: "/openapi.json"})
+	mux.Handle("GET /docs", docs)
+	mux.Handle("GET /docs/assets/", docs)
 	// Anything the mux does not know is a problem+json 404 too, not a text page.
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeProblem(w, http.StatusNotFound, "no such endpoint: "+r.Method+" "+r.URL.Path+"; see /docs")

@@ -14,6 +14,7 @@ import (
 	"engram/adapters/httpapi"
 	"engram/adapters/metrics"
 	"engram/app/auth"
+	"engram/app/health"
 	"engram/app/memories"
 	"engram/bootstrap/config"
 	"engram/ports"
@@ -78,6 +79,7 @@ func newHTTPAPI(p httpAPIParams) *httpapi.API {
 		MaxBodyBytes: p.Config.HTTP.MaxBodyBytes,
 		Logger:       p.Log,
 		Observer:     p.Metrics,
+		Version:      readBuildInfo().Version,
 	}, p.Auth)
 	mux.Handle("GET /metrics", p.Metrics.Handler())
 	return api
@@ -87,9 +89,9 @@ func memoryRoutes(svc *memories.Service) Route {
 	return func(api *httpapi.API) { httpapi.RegisterMemories(api, svc) }
 }
 
-func opsRoutes(s *storage, v vectorChecks) Route {
+func opsRoutes(cfg config.Config, s *storage, v vectorChecks, rec *health.Recorder) Route {
 	return func(api *httpapi.API) {
-		httpapi.RegisterOps(api, httpapi.Checks{SQL: s.ping, Vector: v.Vector, Embedder: v.Embedder})
+		httpapi.RegisterOps(api, httpapi.Checks{SQL: sqlCheck(s, rec), Vector: v.Vector, LLM: llmCheck(cfg, rec), Embedder: v.Embedder})
 	}
 }
 

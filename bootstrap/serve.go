@@ -33,6 +33,7 @@ func appOptions(cfg config.Config) fx.Option {
 		fx.Supply(cfg),
 		fx.WithLogger(fxLogger), // fx's own events only at debug
 		coreModule,
+		healthModule,
 		conversationsModule,
 		vectorsModule,
 		indexingModule,

@@ -27,6 +27,7 @@ type Options struct {
 	MaxBodyBytes int64        // request bodies above this are refused with 413
 	Logger       *slog.Logger // 5xx causes are logged here, never sent to clients
 	Observer     Observer     // request metrics; nil for none
+	Version      string       // the binary's version, reported by /healthz
 }
 
 // Observer receives one call per finished request.

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/driver/pgdriver"
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
@@ -102,4 +103,41 @@ func IsStorageFull(err error) bool {
 		return true
 	}
 	return errors.Is(err, syscall.ENOSPC)
+}
+
+// ObserveWrites calls fn after every write statement and every commit: with nil
+// when it succeeded, with the error when it failed for want of space
+// (IsStorageFull). Other failures (conflicts, a lost connection) are not reported
+// here: their callers see them, and a ping says whether the database answers.
+// Readiness uses it to say "degraded" while the disk is full and "up" again with
+// the first write that succeeds. Call it before the store is used.
+func (db *DB) ObserveWrites(fn func(err error)) {
+	db.bun.AddQueryHook(writeObserver{fn: fn})
+}
+
+type writeObserver struct{ fn func(error) }
+
+func (writeObserver) BeforeQuery(ctx context.Context, _ *bun.QueryEvent) context.Context { return ctx }
+
+func (o writeObserver) AfterQuery(_ context.Context, e *bun.QueryEvent) {
+	if !isWrite(e.Query) {
+		return
+	}
+	switch {
+	case e.Err == nil:
+		o.fn(nil)
+	case IsStorageFull(e.Err):
+		o.fn(wrapErr("write", e.Err))
+	}
+}
+
+// isWrite reports whether a statement writes, by its first word (bun says
+// "SELECT" for every raw query, so its Operation cannot tell).
+func isWrite(query string) bool {
+	word, _, _ := strings.Cut(strings.TrimSpace(query), " ")
+	switch strings.ToUpper(word) {
+	case "INSERT", "UPDATE", "DELETE", "COMMIT":
+		return true
+	}
+	return false
 }

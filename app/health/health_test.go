@@ -111,7 +111,7 @@ func (*fakeEmbedder) Dimension() int { return 1 }
 
 type unusable struct{}
 
-func (unusable) Error() string    { return "llm: extract: unusable model output" }
+func (unusable) Error() string   { return "llm: extract: unusable model output" }
 func (unusable) BadOutput() bool { return true }
 
 type fakeExtractor struct{ err error }

@@ -56,13 +56,16 @@ func newAPIAuthenticator(cfg config.Config, s *storage, clk ports.Clock, ids por
 		}
 		open = !stored
 	}
+	ttl := time.Duration(cfg.Auth.CacheTTLSec) * time.Second
 	if open {
 		if !config.IsLoopback(cfg.HTTP.Addr) {
 			return nil, fmt.Errorf("ENGRAM_HTTP_ADDR: refusing to listen on %s without API keys; set ENGRAM_API_KEYS or run `engram keys create --tenant T`, or listen on 127.0.0.1", cfg.HTTP.Addr)
 		}
-		log.Warn("open mode: no API key configured, every request is tenant \"default\"; loopback only")
+		log.Warn("auth: open mode: no API key configured, every request is tenant \"default\"; loopback only; it ends when a key is created (`engram keys create`)")
+	} else {
+		log.Info("auth: API keys required", "configured", len(configured), "stored_keys_refresh", ttl)
 	}
-	return auth.New(auth.Options{Configured: configured, Open: open}, s.apiKeys, clk, ids), nil
+	return auth.New(auth.Options{Configured: configured, Open: open, CacheTTL: ttl, Logger: log}, s.apiKeys, clk, ids), nil
 }
 
 type httpAPIParams struct {

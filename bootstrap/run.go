@@ -12,7 +12,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"engram/app/auth"
 	"engram/bootstrap/config"
 )
 
@@ -111,7 +110,7 @@ func keysCommand(g *globalFlags) *cobra.Command {
 				return err
 			}
 			return withDatabase(cmd.Context(), cfg, true, func(ctx context.Context, s *storage) error {
-				secret, err := auth.New(auth.Options{}, s.apiKeys, systemClock(), newIDs()).CreateKey(ctx, tenant)
+				secret, err := keysManager(s).CreateKey(ctx, tenant)
 				if err != nil {
 					return err
 				}
@@ -123,7 +122,7 @@ func keysCommand(g *globalFlags) *cobra.Command {
 	}
 	create.Flags().StringVar(&tenant, "tenant", "", "tenant the key belongs to (required)")
 	_ = create.MarkFlagRequired("tenant")
-	keys.AddCommand(create)
+	keys.AddCommand(create, keysListCommand(g), keysRevokeCommand(g))
 	return keys
 }
 

@@ -47,4 +47,6 @@ func (s *storage) countActive(ctx context.Context) (int64, error) {
 	return s.memories.CountActive(ctx, clock.System{}.Now())
 }
 
-func (s *storage) hasAPIKeys(ctx context.Context) (bool, error) { return s.apiKeys.HasAny(ctx) }
+func (s *storage) hasAPIKeys(ctx context.Context) (bool, error) {
+	return s.apiKeys.HasActiveAPIKeys(ctx)
+}

@@ -64,7 +64,7 @@ func newVectorIndexer(cfg config.Config, store ports.VectorSyncStore, emb ports.
 		BatchSize: cfg.IndexWorker.BatchSize,
 		// The extraction worker's lease setting: how long a dead process's claims
 		// hold their items (a batch's embedder and index calls are bounded by a
-		// minute each, well within the default 300 s).
+		// minute each, within the default 200 s).
 		Lease: time.Duration(cfg.Memory.ClaimLeaseSec) * time.Second,
 	}, x)
 }

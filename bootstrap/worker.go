@@ -13,6 +13,7 @@ import (
 	"engram/adapters/httpapi"
 	"engram/adapters/llm"
 	"engram/adapters/metrics"
+	"engram/adapters/oplog"
 	"engram/adapters/rules"
 	"engram/app/extraction"
 	"engram/app/health"
@@ -179,7 +180,7 @@ func newRunner(cfg config.Config, s *storage, p *extraction.Pipeline, clk ports.
 		ScanInterval: time.Duration(m.ScanIntervalSec) * time.Second,
 		Lease:        lease,
 		Logger:       log,
-		Observer:     x,
+		Observer:     oplog.Extraction(log, x), // a line per outcome, then the metrics
 	})
 }
 

@@ -85,7 +85,14 @@ func TestServe_saysWhatItDoesAtStartAndStop(t *testing.T) {
 	if health.Version == "" || !strings.HasPrefix(version, "engram "+health.Version) {
 		t.Errorf("engram version says %q, /healthz says %q", version, health.Version)
 	}
+	addr := "ENGRAM_HTTP_ADDR=" + strings.TrimPrefix(srv.Base, "http://")
+	if out := cli(t, []string{addr}, "healthcheck"); strings.TrimSpace(out) != "ok "+health.Version {
+		t.Errorf("engram healthcheck said %q", out)
+	}
 	srv.Stop()
+	if err := exec.Command(binary, "healthcheck", "--url", srv.Base+"/healthz").Run(); err == nil {
+		t.Error("engram healthcheck succeeded against a stopped server")
+	}
 
 	facts := map[string]map[string]any{}
 	for _, line := range strings.Split(strings.TrimSpace(srv.logs.String()), "\n") {

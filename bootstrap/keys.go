@@ -19,6 +19,16 @@ func keysManager(s *storage) *auth.Authenticator {
 	return auth.New(auth.Options{}, s.apiKeys, systemClock(), newIDs())
 }
 
+// withStore loads the configuration and runs fn with the truth store open and
+// migrated: the shape of every one-shot command that reads or writes data.
+func (g *globalFlags) withStore(cmd *cobra.Command, fn func(ctx context.Context, cfg config.Config, s *storage) error) error {
+	cfg, err := g.load()
+	if err != nil {
+		return err
+	}
+	return withDatabase(cmd.Context(), cfg, true, func(ctx context.Context, s *storage) error { return fn(ctx, cfg, s) })
+}
+
 // keysListCommand is `engram keys list`: a header, then one line per stored key
 // (id, tenant, created, last used), never a secret or its hash.
 func keysListCommand(g *globalFlags) *cobra.Command {
@@ -28,11 +38,7 @@ func keysListCommand(g *globalFlags) *cobra.Command {
 		Short: "List the stored API keys (id, tenant, created, last used); never the secrets",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg, err := g.load()
-			if err != nil {
-				return err
-			}
-			return withDatabase(cmd.Context(), cfg, true, func(ctx context.Context, s *storage) error {
+			return g.withStore(cmd, func(ctx context.Context, cfg config.Config, s *storage) error {
 				keys, err := keysManager(s).ListKeys(ctx, all)
 				if err != nil {
 					return err
@@ -78,11 +84,7 @@ func keysRevokeCommand(g *globalFlags) *cobra.Command {
 		Short: "Revoke a stored API key; running servers refuse it within ENGRAM_AUTH_CACHE_TTL_SEC",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			cfg, err := g.load()
-			if err != nil {
-				return err
-			}
-			return withDatabase(cmd.Context(), cfg, true, func(ctx context.Context, s *storage) error {
+			return g.withStore(cmd, func(ctx context.Context, cfg config.Config, s *storage) error {
 				key, already, err := keysManager(s).RevokeKey(ctx, args[0])
 				if errors.Is(err, ports.ErrNotFound) {
 					return fmt.Errorf("keys revoke: no stored API key has id %q; `engram keys list` shows the ids", args[0])

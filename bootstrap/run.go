@@ -105,11 +105,7 @@ func keysCommand(g *globalFlags) *cobra.Command {
 			if !config.ValidTenant(tenant) {
 				return errors.New("--tenant must be 1-64 characters of A-Z a-z 0-9 _ . -")
 			}
-			cfg, err := g.load()
-			if err != nil {
-				return err
-			}
-			return withDatabase(cmd.Context(), cfg, true, func(ctx context.Context, s *storage) error {
+			return g.withStore(cmd, func(ctx context.Context, _ config.Config, s *storage) error {
 				secret, err := keysManager(s).CreateKey(ctx, tenant)
 				if err != nil {
 					return err

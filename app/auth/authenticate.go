@@ -84,13 +84,13 @@ func (a *Authenticator) touch(ctx context.Context, id string, now time.Time) {
 // stillOpen reports whether the server is in open mode. While it is, it looks for
 // a stored key at most once per CacheTTL; the first one ends open mode for good.
 func (a *Authenticator) stillOpen(ctx context.Context) bool {
-	now := a.clock.Now()
 	a.mu.Lock()
 	open, checked := a.open, a.openChecked
 	a.mu.Unlock()
-	if !open {
-		return false
+	if !open || a.store == nil || a.clock == nil {
+		return open // without a store no key can appear
 	}
+	now := a.clock.Now()
 	if now.Sub(checked) < a.opts.CacheTTL {
 		return true
 	}

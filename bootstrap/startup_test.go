@@ -13,7 +13,9 @@ func TestStartupError_isTheRootCauseWithoutFxsTrace(t *testing.T) {
 	type dep struct{}
 	app := fx.New(
 		fx.NopLogger,
-		fx.Provide(func() (*dep, error) { return nil, errors.New("ENGRAM_X: cannot reach it (connection refused); start it") }),
+		fx.Provide(func() (*dep, error) {
+			return nil, errors.New("ENGRAM_X: cannot reach it (connection refused); start it")
+		}),
 		fx.Invoke(func(*dep) {}),
 	)
 	if app.Err() == nil {

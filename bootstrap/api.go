@@ -14,6 +14,7 @@ import (
 	"engram/adapters/httpapi"
 	"engram/adapters/metrics"
 	"engram/app/auth"
+	"engram/app/health"
 	"engram/app/memories"
 	"engram/bootstrap/config"
 	"engram/ports"
@@ -55,13 +56,16 @@ func newAPIAuthenticator(cfg config.Config, s *storage, clk ports.Clock, ids por
 		}
 		open = !stored
 	}
+	ttl := time.Duration(cfg.Auth.CacheTTLSec) * time.Second
 	if open {
 		if !config.IsLoopback(cfg.HTTP.Addr) {
 			return nil, fmt.Errorf("ENGRAM_HTTP_ADDR: refusing to listen on %s without API keys; set ENGRAM_API_KEYS or run `engram keys create --tenant T`, or listen on 127.0.0.1", cfg.HTTP.Addr)
 		}
-		log.Warn("open mode: no API key configured, every request is tenant \"default\"; loopback only")
+		log.Warn("auth: open mode: no API key configured, every request is tenant \"default\"; loopback only; it ends when a key is created (`engram keys create`)")
+	} else {
+		log.Info("auth: API keys required", "configured", len(configured), "stored_keys_refresh", ttl)
 	}
-	return auth.New(auth.Options{Configured: configured, Open: open}, s.apiKeys, clk, ids), nil
+	return auth.New(auth.Options{Configured: configured, Open: open, CacheTTL: ttl, Logger: log}, s.apiKeys, clk, ids), nil
 }
 
 type httpAPIParams struct {
@@ -78,6 +82,7 @@ func newHTTPAPI(p httpAPIParams) *httpapi.API {
 		MaxBodyBytes: p.Config.HTTP.MaxBodyBytes,
 		Logger:       p.Log,
 		Observer:     p.Metrics,
+		Version:      readBuildInfo().Version,
 	}, p.Auth)
 	mux.Handle("GET /metrics", p.Metrics.Handler())
 	return api
@@ -87,9 +92,9 @@ func memoryRoutes(svc *memories.Service) Route {
 	return func(api *httpapi.API) { httpapi.RegisterMemories(api, svc) }
 }
 
-func opsRoutes(s *storage, v vectorChecks) Route {
+func opsRoutes(cfg config.Config, s *storage, v vectorChecks, rec *health.Recorder) Route {
 	return func(api *httpapi.API) {
-		httpapi.RegisterOps(api, httpapi.Checks{SQL: s.ping, Vector: v.Vector, Embedder: v.Embedder})
+		httpapi.RegisterOps(api, httpapi.Checks{SQL: sqlCheck(s, rec), Vector: v.Vector, LLM: llmCheck(cfg, rec), Embedder: v.Embedder})
 	}
 }
 
@@ -124,9 +129,9 @@ func serveHTTP(lc fx.Lifecycle, setting, addr string, handler http.Handler, cfg 
 		OnStart: func(ctx context.Context) error {
 			ln, err := net.Listen("tcp", addr)
 			if err != nil {
-				return fmt.Errorf("%s: listen on %s: %w", setting, addr, err)
+				return listenError(setting, addr, err)
 			}
-			log.Info("engram listening", "addr", ln.Addr().String(), "serves", setting, "roles", cfg.Roles)
+			announceListener(log, setting, ln.Addr().String())
 			go func() {
 				if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 					log.Error("http server stopped", "addr", addr, "error", err)

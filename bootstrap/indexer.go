@@ -11,6 +11,7 @@ import (
 
 	"engram/adapters/httpapi"
 	"engram/adapters/metrics"
+	"engram/adapters/oplog"
 	"engram/adapters/sqlstore"
 	"engram/app/indexing"
 	"engram/bootstrap/config"
@@ -57,16 +58,16 @@ func adminRoutes(r *indexing.Reindexer) Route {
 }
 
 func newVectorIndexer(cfg config.Config, store ports.VectorSyncStore, emb ports.Embedder, ix ports.VectorIndex,
-	clk ports.Clock, x *metrics.Indexing,
+	clk ports.Clock, x *metrics.Indexing, log *slog.Logger,
 ) *indexing.Indexer {
 	return indexing.New(store, emb, ix, clk, indexing.Options{
 		Worker:    workerName(),
 		BatchSize: cfg.IndexWorker.BatchSize,
 		// The extraction worker's lease setting: how long a dead process's claims
 		// hold their items (a batch's embedder and index calls are bounded by a
-		// minute each, well within the default 300 s).
+		// minute each, within the default 200 s).
 		Lease: time.Duration(cfg.Memory.ClaimLeaseSec) * time.Second,
-	}, x)
+	}, oplog.Indexing(log, x)) // a line per batch, then the metrics
 }
 
 func newIndexRunner(cfg config.Config, ix *indexing.Indexer, sig *indexing.Signal, log *slog.Logger) *indexing.Runner {

@@ -12,7 +12,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"engram/app/auth"
 	"engram/bootstrap/config"
 )
 
@@ -42,7 +41,7 @@ func newRootCommand() *cobra.Command {
 	}
 	root.PersistentFlags().StringVar(&g.configFile, "config", os.Getenv("ENGRAM_CONFIG"),
 		"YAML file overriding configs/engram.yaml (environment variables override both)")
-	root.AddCommand(serveCommand(&g), migrateCommand(&g), keysCommand(&g), configCommand(&g), reindexCommand(&g))
+	root.AddCommand(serveCommand(&g), migrateCommand(&g), keysCommand(&g), configCommand(&g), reindexCommand(&g), versionCommand(), healthcheckCommand(&g))
 	return root
 }
 
@@ -106,12 +105,8 @@ func keysCommand(g *globalFlags) *cobra.Command {
 			if !config.ValidTenant(tenant) {
 				return errors.New("--tenant must be 1-64 characters of A-Z a-z 0-9 _ . -")
 			}
-			cfg, err := g.load()
-			if err != nil {
-				return err
-			}
-			return withDatabase(cmd.Context(), cfg, true, func(ctx context.Context, s *storage) error {
-				secret, err := auth.New(auth.Options{}, s.apiKeys, systemClock(), newIDs()).CreateKey(ctx, tenant)
+			return g.withStore(cmd, func(ctx context.Context, _ config.Config, s *storage) error {
+				secret, err := keysManager(s).CreateKey(ctx, tenant)
 				if err != nil {
 					return err
 				}
@@ -123,7 +118,7 @@ func keysCommand(g *globalFlags) *cobra.Command {
 	}
 	create.Flags().StringVar(&tenant, "tenant", "", "tenant the key belongs to (required)")
 	_ = create.MarkFlagRequired("tenant")
-	keys.AddCommand(create)
+	keys.AddCommand(create, keysListCommand(g), keysRevokeCommand(g))
 	return keys
 }
 

@@ -4,10 +4,10 @@ import (
 	"context"
 	"log/slog"
 	"os"
+	"strings"
 	"time"
 
 	"go.uber.org/fx"
-	"go.uber.org/fx/fxevent"
 
 	"engram/adapters/httpapi"
 	"engram/bootstrap/config"
@@ -16,15 +16,15 @@ import (
 // serve runs the roles of cfg until SIGINT or SIGTERM, then stops them in reverse
 // order: the HTTP server drains in-flight requests before the database closes.
 func serve(cfg config.Config) error {
+	log := newLogger(cfg)
+	log.Info("engram starting", "version", readBuildInfo().Version, "roles", strings.Join(cfg.Roles, ","))
 	app := fx.New(
 		appOptions(cfg),
+		fx.Replace(log),
+		fx.Invoke(announce), // last: its start hook runs once everything else has started
 		fx.StopTimeout(time.Duration(cfg.HTTP.ShutdownTimeoutSec+5)*time.Second),
 	)
-	if err := app.Err(); err != nil {
-		return err
-	}
-	app.Run()
-	return nil
+	return runApp(app, cfg, log)
 }
 
 // appOptions is the whole process: the core every role needs, then one module per
@@ -32,12 +32,9 @@ func serve(cfg config.Config) error {
 func appOptions(cfg config.Config) fx.Option {
 	opts := []fx.Option{
 		fx.Supply(cfg),
-		fx.WithLogger(func(log *slog.Logger) fxevent.Logger {
-			l := &fxevent.SlogLogger{Logger: log}
-			l.UseLogLevel(slog.LevelDebug) // fx's own chatter only at debug
-			return l
-		}),
+		fx.WithLogger(fxLogger), // fx's own events only at debug
 		coreModule,
+		healthModule,
 		conversationsModule,
 		vectorsModule,
 		indexingModule,

@@ -27,10 +27,7 @@ func openStorage(ctx context.Context, cfg config.Config, migrate bool) (*storage
 		MaxOpenConns: cfg.Database.MaxOpenConns,
 	})
 	if err != nil {
-		if cfg.IsPostgres() {
-			return nil, fmt.Errorf("ENGRAM_DATABASE_URL: open PostgreSQL: %w", err)
-		}
-		return nil, fmt.Errorf("ENGRAM_DATA_DIR: open SQLite in %s: %w", cfg.DataDir, err)
+		return nil, storageError(cfg, err)
 	}
 	if migrate {
 		if err := db.Migrate(ctx); err != nil {
@@ -50,4 +47,6 @@ func (s *storage) countActive(ctx context.Context) (int64, error) {
 	return s.memories.CountActive(ctx, clock.System{}.Now())
 }
 
-func (s *storage) hasAPIKeys(ctx context.Context) (bool, error) { return s.apiKeys.HasAny(ctx) }
+func (s *storage) hasAPIKeys(ctx context.Context) (bool, error) {
+	return s.apiKeys.HasActiveAPIKeys(ctx)
+}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"sync"
 	"time"
 
 	"go.uber.org/fx"
@@ -18,6 +17,7 @@ import (
 	"engram/adapters/milvus"
 	"engram/adapters/pgvector"
 	"engram/adapters/sqlstore"
+	"engram/app/health"
 	"engram/bootstrap/config"
 	"engram/ports"
 )
@@ -142,39 +142,6 @@ type vectorChecks struct {
 	Vector, Embedder httpapi.Check
 }
 
-// embedderProbeTTL is how long an embedder probe's answer is reused: a probe of a
-// remote embedder is a paid request, and orchestrators probe every few seconds.
-const embedderProbeTTL = 30 * time.Second
-
-func newVectorChecks(cfg config.Config, v *vectorStore, emb ports.Embedder) vectorChecks {
-	checks := vectorChecks{Vector: v.ping}
-	if cfg.Embedding.Provider == "local" {
-		checks.Embedder = func(context.Context) error { return nil } // in process, always there
-	} else {
-		checks.Embedder = cachedProbe(embedderProbeTTL, func(ctx context.Context) error {
-			_, err := emb.Embed(ctx, []string{"readiness probe"})
-			return err
-		})
-	}
-	return checks
-}
-
-// cachedProbe runs probe at most once per ttl and answers with its last result
-// meanwhile; concurrent callers share one run.
-func cachedProbe(ttl time.Duration, probe func(ctx context.Context) error) httpapi.Check {
-	var (
-		mu      sync.Mutex
-		checked time.Time
-		last    error
-	)
-	return func(ctx context.Context) error {
-		mu.Lock()
-		defer mu.Unlock()
-		if !checked.IsZero() && time.Since(checked) < ttl {
-			return last
-		}
-		last = probe(ctx)
-		checked = time.Now()
-		return last
-	}
+func newVectorChecks(cfg config.Config, v *vectorStore, emb ports.Embedder, rec *health.Recorder) vectorChecks {
+	return vectorChecks{Vector: v.ping, Embedder: embedderCheck(cfg, emb, rec)}
 }

@@ -13,8 +13,10 @@ import (
 	"engram/adapters/httpapi"
 	"engram/adapters/llm"
 	"engram/adapters/metrics"
+	"engram/adapters/oplog"
 	"engram/adapters/rules"
 	"engram/app/extraction"
+	"engram/app/health"
 	"engram/app/lifecycle"
 	"engram/app/messages"
 	"engram/bootstrap/config"
@@ -98,7 +100,7 @@ type stages struct {
 // newExtractionStages picks the offline rules or the LLM. With an LLM, the rule
 // refiner stands by for users without memories (no call is worth it) and for
 // refine failures; the pipeline's prefilter is in front of either.
-func newExtractionStages(cfg config.Config, log *slog.Logger) (stages, error) {
+func newExtractionStages(cfg config.Config, rec *health.Recorder, log *slog.Logger) (stages, error) {
 	bounds := candidate.Boundaries{MinConfidence: cfg.Memory.MinConfidence}
 	ruleRefiner := rules.NewRefiner(rules.RefinerOptions{ReuseThreshold: cfg.Memory.DuplicateSimilarity, Boundaries: bounds})
 	if cfg.LLM.Provider == "rules" {
@@ -120,9 +122,10 @@ func newExtractionStages(cfg config.Config, log *slog.Logger) (stages, error) {
 		return stages{}, fmt.Errorf("ENGRAM_LLM_PROVIDER %s: %w", cfg.LLM.Provider, err)
 	}
 	log.Info("extraction uses an LLM", "model", client.Model(), "extract_prompt", set.Origin(prompts.Extract))
+	// The model's calls report into readiness (llm: degraded, down, up again).
 	return stages{
-		extractor: llm.NewExtractor(client, llm.ExtractorOptions{Prompts: set, ContextMaxChars: cfg.Memory.ExtractContextMaxChars, Logger: log}),
-		refiner:   llm.NewRefiner(client, llm.RefinerOptions{Prompts: set, Logger: log}),
+		extractor: rec.Extractor(llm.NewExtractor(client, llm.ExtractorOptions{Prompts: set, ContextMaxChars: cfg.Memory.ExtractContextMaxChars, Logger: log})),
+		refiner:   rec.Refiner(llm.NewRefiner(client, llm.RefinerOptions{Prompts: set, Logger: log})),
 		fallback:  ruleRefiner,
 	}, nil
 }
@@ -177,7 +180,7 @@ func newRunner(cfg config.Config, s *storage, p *extraction.Pipeline, clk ports.
 		ScanInterval: time.Duration(m.ScanIntervalSec) * time.Second,
 		Lease:        lease,
 		Logger:       log,
-		Observer:     x,
+		Observer:     oplog.Extraction(log, x), // a line per outcome, then the metrics
 	})
 }
 

@@ -94,4 +94,8 @@ type LexicalIndex interface {
 	// Claiming again renews the lease. Several indexer processes thus share one
 	// pass instead of all doing it.
 	ClaimLexicalCursor(ctx context.Context, name, holder string, now time.Time, lease time.Duration) (position string, ok bool, err error)
+	// ReleaseLexicalCursor ends holder's lease of the named cursor (a process
+	// shutting down), so another holder may claim it at once. Another holder's
+	// lease is left alone.
+	ReleaseLexicalCursor(ctx context.Context, name, holder string) error
 }

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Real PostgreSQL 15 (with pgvector) and Redis 7 for tests, on loopback only.
+# Real PostgreSQL 15 (with pgvector) and Redis 7 for tests, on loopback only, and the
+# Chromium the browser test of /docs uses.
 #
 #   test/services.sh up       install what is missing, start both, wait until they answer
 #   test/services.sh env      print the export lines:  eval "$(test/services.sh env)"
@@ -30,7 +31,8 @@ PGLOG=$DIR/postgres.log
 REDIS_PID=$DIR/redis.pid
 REDIS_LOG=$DIR/redis.log
 ENV_FILE=$DIR/env
-PACKAGES=(postgresql "postgresql-server-dev-$PG_MAJOR" redis-server)
+# chromium: the browser test of /docs (test/e2e/docs_test.go) renders the embedded API reference.
+PACKAGES=(postgresql "postgresql-server-dev-$PG_MAJOR" redis-server chromium)
 
 BUILD_TMP=
 cleanup() { if [ -n "$BUILD_TMP" ]; then rm -rf "$BUILD_TMP"; fi; }

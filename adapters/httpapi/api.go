@@ -13,6 +13,8 @@ import (
 
 	"github.com/danielgtaylor/huma/v2"
 	"github.com/danielgtaylor/huma/v2/adapters/humago"
+
+	"engram/adapters/httpapi/apidocs"
 )
 
 // Version is the API version in the OpenAPI document.
@@ -23,6 +25,7 @@ type Options struct {
 	MaxBodyBytes int64        // request bodies above this are refused with 413
 	Logger       *slog.Logger // 5xx causes are logged here, never sent to clients
 	Observer     Observer     // request metrics; nil for none
+	Version      string       // the binary's version, reported by /healthz
 }
 
 // Observer receives one call per finished request.
@@ -53,6 +56,7 @@ func New(mux *http.ServeMux, opts Options, authn Authenticator) *API {
 	installErrorDetail()
 	cfg := huma.DefaultConfig("engram", Version)
 	cfg.CreateHooks = nil // no "$schema" links in bodies: API.md's shapes are the contract
+	cfg.DocsPath = ""     // huma's page loads its viewer from a CDN; ours is embedded (apidocs)
 	cfg.Info.Description = "Long-term and short-term memory for LLM agents. Errors are RFC 9457 problem+json " +
 		"with the request's id; every request may send an X-Request-ID, and every response echoes one."
 	cfg.Servers = []*huma.Server{{URL: "/", Description: "This server: paths are relative to where this document is served."}}
@@ -66,6 +70,9 @@ func New(mux *http.ServeMux, opts Options, authn Authenticator) *API {
 	v1 := huma.NewGroup(root, "/v1")
 	v1.UseMiddleware(authenticate(root, authn, opts.Logger), hygiene(root))
 	v1.UseModifier(documentCommonErrors(root.OpenAPI().Components.Schemas))
+	docs := apidocs.Handler(apidocs.Options{Title: "engram", Path: "/docs", Spec: "/openapi.json"})
+	mux.Handle("GET /docs", docs)
+	mux.Handle("GET /docs/assets/", docs)
 	return &API{Root: root, V1: v1, handler: handler, opts: opts}
 }
 

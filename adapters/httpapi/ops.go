@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"sync"
 	"time"
@@ -12,12 +13,23 @@ import (
 // Dependency states in /readyz.
 const (
 	StateUp       = "up"
+	StateDegraded = "degraded"
 	StateDown     = "down"
 	StateDisabled = "disabled"
 )
 
-// Check probes one dependency; nil means disabled.
+// Check probes one dependency; nil means disabled. It returns nil when the
+// dependency is up, an error made with Degraded when it answers but recent calls
+// failed, any other error when it is down. The error's text is the detail /readyz
+// shows.
 type Check func(ctx context.Context) error
+
+// Degraded marks a check's error as degraded rather than down.
+func Degraded(err error) error { return degradedError{err} }
+
+type degradedError struct{ error }
+
+func (e degradedError) Unwrap() error { return e.error }
 
 // Checks are the probes of /readyz. SQL is the truth store: the only one whose
 // failure makes the process not ready, because every other dependency has a fallback.
@@ -27,12 +39,15 @@ type Checks struct {
 
 // Readiness is /readyz's body.
 type Readiness struct {
-	Status   string `json:"status" enum:"ready,degraded,unready"`
-	SQL      string `json:"sql" enum:"up,down,disabled"`
-	Redis    string `json:"redis" enum:"up,down,disabled"`
-	Vector   string `json:"vector" enum:"up,down,disabled"`
-	LLM      string `json:"llm" enum:"up,down,disabled"`
-	Embedder string `json:"embedder" enum:"up,down,disabled"`
+	Status   string `json:"status" enum:"ready,degraded,unready" doc:"unready (503) when SQL is down; degraded when any dependency is degraded or down; else ready."`
+	SQL      string `json:"sql" enum:"up,degraded,down,disabled" doc:"The truth store: down when it does not answer, degraded while writes fail for want of space."`
+	Redis    string `json:"redis" enum:"up,degraded,down,disabled"`
+	Vector   string `json:"vector" enum:"up,degraded,down,disabled"`
+	LLM      string `json:"llm" enum:"up,degraded,down,disabled" doc:"The extraction model, from its recent calls: degraded after a failure, down after three in a row, up after a success."`
+	Embedder string `json:"embedder" enum:"up,degraded,down,disabled" doc:"The embedding model, from its recent calls and a probe."`
+	// Details says, for each dependency that is not up, why: the last error and
+	// when it happened.
+	Details map[string]string `json:"details,omitempty" doc:"For each dependency that is degraded or down: how many calls failed in a row, when the last did, and its error."`
 }
 
 type readyOutput struct {
@@ -42,11 +57,13 @@ type readyOutput struct {
 
 type healthOutput struct {
 	Body struct {
-		Status string `json:"status" example:"ok"`
+		Status  string `json:"status" example:"ok"`
+		Version string `json:"version" example:"v1.2.3" doc:"The version of the running binary (engram version)."`
 	}
 }
 
-// RegisterOps adds /healthz and /readyz (no authentication: probes carry no data).
+// RegisterOps adds /healthz (with Options.Version) and /readyz (no
+// authentication: probes carry no data).
 func RegisterOps(api *API, checks Checks) {
 	describeTag(api.Root, "operations", "Probes for orchestrators; no API key needed, no data returned.")
 	huma.Register(api.Root, huma.Operation{
@@ -55,7 +72,7 @@ func RegisterOps(api *API, checks Checks) {
 		Description: "200 as long as the process serves HTTP; it checks no dependency (see /readyz).",
 	}, func(ctx context.Context, _ *struct{}) (*healthOutput, error) {
 		out := &healthOutput{}
-		out.Body.Status = "ok"
+		out.Body.Status, out.Body.Version = "ok", api.opts.Version
 		return out, nil
 	})
 
@@ -67,22 +84,32 @@ func RegisterOps(api *API, checks Checks) {
 	}, func(ctx context.Context, _ *struct{}) (*readyOutput, error) {
 		ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 		defer cancel()
-		states := make([]string, 5)
+		names := []string{"sql", "redis", "vector", "llm", "embedder"}
+		results := make([]probeResult, len(names))
 		var wg sync.WaitGroup
 		for i, c := range []Check{checks.SQL, checks.Redis, checks.Vector, checks.LLM, checks.Embedder} {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				states[i] = probe(ctx, c)
+				results[i] = probe(ctx, c)
 			}()
 		}
 		wg.Wait()
-		r := Readiness{SQL: states[0], Redis: states[1], Vector: states[2], LLM: states[3], Embedder: states[4]}
+		r := Readiness{SQL: results[0].state, Redis: results[1].state, Vector: results[2].state,
+			LLM: results[3].state, Embedder: results[4].state}
+		for i, res := range results {
+			if res.detail != "" {
+				if r.Details == nil {
+					r.Details = map[string]string{}
+				}
+				r.Details[names[i]] = res.detail
+			}
+		}
 		out := &readyOutput{Status: http.StatusOK, Body: r}
 		switch {
-		case r.SQL != StateUp:
+		case r.SQL == StateDown || r.SQL == StateDisabled:
 			out.Status, out.Body.Status = http.StatusServiceUnavailable, "unready"
-		case r.Redis == StateDown || r.Vector == StateDown || r.LLM == StateDown || r.Embedder == StateDown:
+		case len(r.Details) > 0:
 			out.Body.Status = "degraded"
 		default:
 			out.Body.Status = "ready"
@@ -91,12 +118,32 @@ func RegisterOps(api *API, checks Checks) {
 	})
 }
 
-func probe(ctx context.Context, c Check) string {
+type probeResult struct {
+	state  string
+	detail string
+}
+
+func probe(ctx context.Context, c Check) probeResult {
 	if c == nil {
-		return StateDisabled
+		return probeResult{state: StateDisabled}
 	}
-	if err := c(ctx); err != nil {
-		return StateDown
+	err := c(ctx)
+	var degraded degradedError
+	switch {
+	case err == nil:
+		return probeResult{state: StateUp}
+	case errors.As(err, &degraded):
+		return probeResult{state: StateDegraded, detail: clipDetail(err.Error())}
 	}
-	return StateUp
+	return probeResult{state: StateDown, detail: clipDetail(err.Error())}
+}
+
+// maxDetail bounds a dependency's detail: an error may quote a long response.
+const maxDetail = 500
+
+func clipDetail(s string) string {
+	if r := []rune(s); len(r) > maxDetail {
+		return string(r[:maxDetail]) + "…"
+	}
+	return s
 }

@@ -212,6 +212,16 @@ func (x *LexicalIndex) ClaimLexicalCursor(_ context.Context, name, holder string
 	return x.cursors[name], true, nil
 }
 
+// ReleaseLexicalCursor ends holder's lease, keeping the position.
+func (x *LexicalIndex) ReleaseLexicalCursor(_ context.Context, name, holder string) error {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if l, held := x.leases[name]; held && l.holder == holder {
+		delete(x.leases, name)
+	}
+	return nil
+}
+
 func norm(t time.Time) time.Time {
 	if t.IsZero() {
 		return time.Time{}

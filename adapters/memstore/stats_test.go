@@ -61,13 +61,13 @@ func TestHasAny_turnsTrueWithTheFirstKey(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	store := memstore.NewAPIKeyStore()
-	if has, _ := store.HasAny(ctx); has {
+	if has, _ := store.HasActiveAPIKeys(ctx); has {
 		t.Fatal("an empty store has keys")
 	}
 	if err := store.CreateAPIKey(ctx, ports.APIKey{ID: "k1", Tenant: "a", Hash: "h1"}); err != nil {
 		t.Fatal(err)
 	}
-	if has, _ := store.HasAny(ctx); !has {
+	if has, _ := store.HasActiveAPIKeys(ctx); !has {
 		t.Error("the key is not seen")
 	}
 }

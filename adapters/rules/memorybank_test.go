@@ -38,7 +38,7 @@ func memoryBankDir(t *testing.T) string {
 	}
 	bank := filepath.Join(dir, "..", "shared", "datasets", "memorybank")
 	if _, err := os.Stat(bank); errors.Is(err, os.ErrNotExist) {
-		t.Skipf("memorybank dataset not found at %s", bank)
+		t.Skipf("MemoryBank data not found at %s (the eval_data of zhongwanjun/MemoryBank-SiliconFriend, kept outside this repository); skipping", bank)
 	}
 	return bank
 }

@@ -170,6 +170,15 @@ func (x *LexicalIndex) ClaimLexicalCursor(ctx context.Context, name, holder stri
 	return pos[0], true, nil
 }
 
+// ReleaseLexicalCursor ends holder's lease, keeping the position.
+func (x *LexicalIndex) ReleaseLexicalCursor(ctx context.Context, name, holder string) error {
+	return x.db.WriteTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+		_, err := tx.NewRaw(`UPDATE lexical_cursors SET holder = NULL, lease_until = NULL WHERE name = ? AND holder = ?`,
+			name, holder).Exec(ctx)
+		return wrapErr("release lexical cursor", err)
+	})
+}
+
 // lexicalHook keeps a memory's lexical document in the transaction that changes
 // the memory: the document commits with the change or not at all, and a save
 // costs one commit, not two (see MemoryStore.IndexLexically).

@@ -13,10 +13,3 @@ func (s *MemoryStore) CountActive(ctx context.Context, now time.Time) (int64, er
 	n, err := onlyLive(withoutNoise(q), now).Count(ctx)
 	return int64(n), wrapErr("count active memories", err)
 }
-
-// HasAny reports whether any API key is stored; with none and none configured the
-// server runs in open mode.
-func (s *APIKeyStore) HasAny(ctx context.Context) (bool, error) {
-	ok, err := s.db.bun.NewSelect().Model((*apiKeyRow)(nil)).Limit(1).Exists(ctx)
-	return ok, wrapErr("check api keys", err)
-}

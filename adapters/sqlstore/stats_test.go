@@ -41,13 +41,13 @@ func testStats(t *testing.T, dialect Dialect) {
 		t.Errorf("count active = %d, %v; want 2 (not expired, deleted or noise)", n, err)
 	}
 
-	if has, err := keys.HasAny(ctx); err != nil || has {
+	if has, err := keys.HasActiveAPIKeys(ctx); err != nil || has {
 		t.Fatalf("no keys yet: has = %v, %v", has, err)
 	}
 	if err := keys.CreateAPIKey(ctx, ports.APIKey{ID: "k1", Tenant: "a", Hash: "h1", CreatedAt: now}); err != nil {
 		t.Fatal(err)
 	}
-	if has, err := keys.HasAny(ctx); err != nil || !has {
+	if has, err := keys.HasActiveAPIKeys(ctx); err != nil || !has {
 		t.Errorf("after one key: has = %v, %v", has, err)
 	}
 }

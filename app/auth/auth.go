@@ -1,23 +1,34 @@
-// Package auth authenticates tenants by API key (F11). Secrets are never stored:
-// configured keys are hashed when the process starts, created keys are stored as
-// hashes, and presented keys are compared by hash in constant time.
+// Package auth authenticates tenants by API key (F11) and manages stored keys.
+// Secrets are never stored: configured keys are hashed when the process starts,
+// created keys are stored as hashes, and presented keys are compared by hash in
+// constant time.
+//
+// Stored keys are looked up at most once per CacheTTL: a key created or revoked
+// with the command line while the server runs takes effect within it. Open mode
+// (no key configured or stored) ends by itself when the first key appears; it
+// never starts again while the process runs.
 package auth
 
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"log/slog"
 	"sync"
 	"time"
 
 	"engram/ports"
 )
 
-// OpenTenant is the tenant of every request when no key is configured.
+// OpenTenant is the tenant of every request when no key is configured. Data
+// written in open mode belongs to it: a key created for tenant "default" reaches
+// that data once the server runs with keys.
 const OpenTenant = "default"
 
-// positiveCacheTTL bounds how long a stored key stays trusted without a lookup; a
-// deleted key stops working within this time.
-const positiveCacheTTL = time.Minute
+// Defaults of Options.
+const (
+	DefaultCacheTTL   = 5 * time.Second
+	DefaultTouchEvery = time.Minute
+)
 
 // Authenticator maps a presented key to its tenant.
 type Authenticator struct {
@@ -25,10 +36,13 @@ type Authenticator struct {
 	store      ports.APIKeyStore
 	clock      ports.Clock
 	ids        ports.IDs
-	open       bool
+	opts       Options
 
-	mu    sync.Mutex
-	cache map[string]cachedTenant // hash -> tenant, stored keys only
+	mu          sync.Mutex
+	open        bool
+	openChecked time.Time            // when open mode last found no stored key
+	cache       map[string]cachedKey // hash -> stored key, until its entry expires
+	touched     map[string]time.Time // key id -> when its last use was written
 }
 
 type configuredKey struct {
@@ -36,9 +50,9 @@ type configuredKey struct {
 	tenant string
 }
 
-type cachedTenant struct {
-	tenant string
-	until  time.Time
+type cachedKey struct {
+	id, tenant string
+	until      time.Time
 }
 
 // Options configure an Authenticator.
@@ -47,11 +61,30 @@ type Options struct {
 	// Open: no key configured and none stored, so every request is OpenTenant. The
 	// caller decides at start-up (and refuses a non-loopback address in that case).
 	Open bool
+	// CacheTTL is how long a stored key's lookup, and open mode's finding that no
+	// key exists, are trusted (ENGRAM_AUTH_CACHE_TTL_SEC). 0: DefaultCacheTTL.
+	CacheTTL time.Duration
+	// TouchEvery bounds how often a key's last use is written. 0: DefaultTouchEvery.
+	TouchEvery time.Duration
+	Logger     *slog.Logger // open mode's end is logged here; nil: discarded
 }
 
 // New builds an Authenticator. The configured secrets are hashed and dropped.
 func New(opts Options, store ports.APIKeyStore, clock ports.Clock, ids ports.IDs) *Authenticator {
-	a := &Authenticator{store: store, clock: clock, ids: ids, open: opts.Open, cache: map[string]cachedTenant{}}
+	if opts.CacheTTL <= 0 {
+		opts.CacheTTL = DefaultCacheTTL
+	}
+	if opts.TouchEvery <= 0 {
+		opts.TouchEvery = DefaultTouchEvery
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	a := &Authenticator{store: store, clock: clock, ids: ids, opts: opts, open: opts.Open,
+		cache: map[string]cachedKey{}, touched: map[string]time.Time{}}
+	if clock != nil {
+		a.openChecked = clock.Now()
+	}
 	for secret, tenant := range opts.Configured {
 		sum := sha256.Sum256([]byte(secret))
 		a.configured = append(a.configured, configuredKey{hash: sum[:], tenant: tenant})
@@ -60,7 +93,11 @@ func New(opts Options, store ports.APIKeyStore, clock ports.Clock, ids ports.IDs
 }
 
 // Open reports whether the server runs without keys.
-func (a *Authenticator) Open() bool { return a.open }
+func (a *Authenticator) Open() bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.open
+}
 
 // HashKey is how secrets are stored: hex sha256. Keys are 256-bit random values, so
 // a fast hash is enough; a password hash would only slow every request.

@@ -70,6 +70,7 @@ func (r *JobRunner) Tick(ctx context.Context) (int, error) {
 }
 
 func (r *JobRunner) run(ctx context.Context, job ports.Job) {
+	started := time.Now()
 	jctx, cancel := context.WithTimeout(ctx, r.opts.Timeout)
 	defer cancel()
 	var (
@@ -94,6 +95,11 @@ func (r *JobRunner) run(ctx context.Context, job ports.Job) {
 	defer fcancel()
 	if err := r.svc.jobs.FinishJob(fctx, r.opts.Worker, job); err != nil {
 		r.opts.Logger.Warn("storing a job's outcome failed", "job", job.ID, "error", err)
+		return
+	}
+	if job.Status == ports.JobDone {
+		r.opts.Logger.Info("job done", "job", job.ID, "kind", job.Kind, "tenant", job.Scope.Tenant, "user", job.Scope.User,
+			"counts", job.Counts, "took", time.Since(started).Round(time.Millisecond))
 	}
 }
 

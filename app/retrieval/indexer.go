@@ -20,7 +20,9 @@ const (
 	DefaultMessageLag      = 5 * time.Second
 	DefaultRepairInterval  = time.Minute
 	DefaultRepairBatch     = 500
-	DefaultCursorLease     = 30 * time.Second
+	// DefaultCursorLease: the pass renews it every MessageInterval (1 s), and
+	// releases it on shutdown; 10 s is how long the pass stops after a kill -9.
+	DefaultCursorLease = 10 * time.Second
 	// repairMargin re-reads memories changed a little before the last pass started:
 	// clocks of several processes differ, and a write may commit after its time.
 	repairMargin = time.Minute
@@ -260,6 +262,7 @@ func (ix *Indexer) Run(ctx context.Context) {
 	for {
 		select {
 		case <-ctx.Done():
+			ix.releaseCursor(ctx)
 			return
 		case <-messages.C:
 			if _, err := ix.IndexMessages(ctx); err != nil && !errors.Is(err, context.Canceled) {
@@ -268,6 +271,19 @@ func (ix *Indexer) Run(ctx context.Context) {
 		case <-repair.C:
 			ix.runRepair(ctx)
 		}
+	}
+}
+
+// releaseCursor gives the message pass's lease back on shutdown, so the next
+// process (a restart) runs the pass at once instead of waiting for the lease.
+func (ix *Indexer) releaseCursor(ctx context.Context) {
+	if ix.messages == nil {
+		return
+	}
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	if err := ix.index.ReleaseLexicalCursor(rctx, MessagesCursor, ix.opts.Holder); err != nil {
+		ix.opts.Logger.Warn("lexical index: releasing the message pass's lease failed; it lapses by itself", "lease", ix.opts.CursorLease, "error", err)
 	}
 }
 

@@ -61,6 +61,9 @@ type Database struct {
 
 type Auth struct {
 	APIKeys string `yaml:"api_keys" env:"ENGRAM_API_KEYS" secret:"keys"`
+	// CacheTTLSec: stored keys created or revoked while the server runs take
+	// effect within this time.
+	CacheTTLSec int `yaml:"cache_ttl_sec" env:"ENGRAM_AUTH_CACHE_TTL_SEC"`
 }
 
 type Log struct {
@@ -328,6 +331,7 @@ func (c Config) Validate() error {
 		"ENGRAM_VECTOR_BREAKER_FAILURES":             c.Vector.BreakerFailures,
 		"ENGRAM_VECTOR_BREAKER_COOLDOWN_SEC":         c.Vector.BreakerCooldownSec,
 		"ENGRAM_EXPIRY_SWEEP_INTERVAL_SEC":           c.Scheduler.ExpirySweepIntervalSec,
+		"ENGRAM_AUTH_CACHE_TTL_SEC":                  c.Auth.CacheTTLSec,
 	}
 	for _, name := range slices.Sorted(maps.Keys(positive)) {
 		if positive[name] < 1 {

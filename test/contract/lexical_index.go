@@ -249,6 +249,34 @@ func RunLexicalIndex(t *testing.T, open func(t *testing.T) ports.LexicalIndex) {
 		}
 	})
 
+	t.Run("a released lease can be claimed at once; only its holder releases it", func(t *testing.T) {
+		t.Parallel()
+		x, ctx := open(t), lexContext(t)
+		now := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
+		if _, ok, err := x.ClaimLexicalCursor(ctx, "messages", "a", now, time.Minute); err != nil || !ok {
+			t.Fatalf("a claims: %v %v", ok, err)
+		}
+		if err := x.SetLexicalCursor(ctx, "messages", "01Y"); err != nil {
+			t.Fatal(err)
+		}
+		if err := x.ReleaseLexicalCursor(ctx, "messages", "b"); err != nil {
+			t.Fatalf("b releases a lease it does not hold: %v", err)
+		}
+		if _, ok, _ := x.ClaimLexicalCursor(ctx, "messages", "b", now.Add(time.Second), time.Minute); ok {
+			t.Fatal("b's release ended a's lease")
+		}
+		if err := x.ReleaseLexicalCursor(ctx, "messages", "a"); err != nil {
+			t.Fatal(err)
+		}
+		pos, ok, err := x.ClaimLexicalCursor(ctx, "messages", "b", now.Add(2*time.Second), time.Minute)
+		if err != nil || !ok || pos != "01Y" {
+			t.Fatalf("b right after a released: %q %v %v; want 01Y, granted", pos, ok, err)
+		}
+		if err := x.ReleaseLexicalCursor(ctx, "never-claimed", "a"); err != nil {
+			t.Errorf("releasing a cursor nobody claimed: %v", err)
+		}
+	})
+
 	t.Run("concurrent writers: distinct generations, nothing missed by a reader", func(t *testing.T) {
 		t.Parallel()
 		x, ctx := open(t), lexContext(t)

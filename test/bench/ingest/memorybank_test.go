@@ -50,7 +50,7 @@ func loadBank(b *testing.B, file string) []bankDay {
 	}
 	raw, err := os.ReadFile(filepath.Join(dir, "..", "shared", "datasets", "memorybank", file))
 	if errors.Is(err, os.ErrNotExist) {
-		b.Skipf("MemoryBank not found next to the repository: %v", err)
+		b.Skipf("MemoryBank data not found next to the repository (the eval_data of zhongwanjun/MemoryBank-SiliconFriend in ../shared/datasets/memorybank): %v", err)
 	}
 	if err != nil {
 		b.Fatal(err)

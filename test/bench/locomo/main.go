@@ -37,7 +37,7 @@ func main() {
 func run() error {
 	defer cleanupApp() // app.go: the app methods' temporary databases
 	var (
-		dataPath   = flag.String("data", "../shared/datasets/locomo/locomo_dev.json", "LoCoMo file, relative to the working directory (the repository root)")
+		dataPath   = flag.String("data", "../shared/datasets/locomo/locomo_dev.json", "LoCoMo JSON file (data/locomo10.json of snap-research/LoCoMo, or a split of it; not in this repository), relative to the working directory")
 		kList      = flag.String("k", "5,10,20", "comma-separated k values for recall@k")
 		method     = flag.String("method", "baseline,product", "comma-separated methods: "+strings.Join(methodNames(), ", "))
 		ablation   = flag.Bool("ablation", false, "print the ablation table instead")

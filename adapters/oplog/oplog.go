@@ -1,0 +1,101 @@
+// Package oplog is the operations log of the background roles: one INFO line per
+// extraction outcome and per indexer batch, written by observers that wrap the
+// metrics observers from outside, so the use cases do not log their outcomes
+// themselves. Failures are logged where they happen (at WARN, by the loops).
+package oplog
+
+import (
+	"log/slog"
+	"maps"
+	"slices"
+	"time"
+
+	"engram/app/extraction"
+	"engram/app/indexing"
+)
+
+// Extraction logs each successful extraction run, then passes the report on to
+// next (nil: none). A failed run is logged by the runner with its error.
+func Extraction(log *slog.Logger, next extraction.Observer) extraction.Observer {
+	return extractionLog{log: log, next: next}
+}
+
+type extractionLog struct {
+	log  *slog.Logger
+	next extraction.Observer
+}
+
+func (x extractionLog) Processed(r extraction.Report) {
+	if r.Err == nil {
+		x.log.Info("extraction", extractionAttrs(r)...)
+	}
+	if x.next != nil {
+		x.next.Processed(r)
+	}
+}
+
+// extractionAttrs says which messages were read and what became of them: the
+// memories written, the messages skipped and the candidates dropped, by reason.
+func extractionAttrs(r extraction.Report) []any {
+	ids := make([]string, len(r.Messages))
+	for i, m := range r.Messages {
+		ids[i] = m.ID
+	}
+	attrs := []any{
+		"tenant", r.Scope.Tenant, "user", r.Scope.User, "conversation", r.ConversationID,
+		"messages", ids, "candidates", r.Candidates, "written", r.Written, "unchanged", r.Unchanged,
+	}
+	if r.Reused > 0 || r.Merged > 0 {
+		attrs = append(attrs, "reused", r.Reused, "merged", r.Merged)
+	}
+	if len(r.Skipped) > 0 {
+		attrs = append(attrs, "skipped", reasons(r.Skipped))
+	}
+	if len(r.Dropped) > 0 {
+		attrs = append(attrs, "dropped", reasons(r.Dropped))
+	}
+	if calls := r.ModelCalls(); calls > 0 {
+		attrs = append(attrs, "model_calls", calls)
+	}
+	return append(attrs, "took", r.Duration.Round(time.Millisecond))
+}
+
+// reasons renders counts by reason in a stable order: "greeting=2 noise_key=1".
+func reasons(counts map[string]int) slog.Value {
+	attrs := make([]slog.Attr, 0, len(counts))
+	for _, reason := range slices.Sorted(maps.Keys(counts)) {
+		attrs = append(attrs, slog.Int(reason, counts[reason]))
+	}
+	return slog.GroupValue(attrs...)
+}
+
+// Indexing logs each vector indexer batch that claimed something, then passes
+// the report on to next (nil: none).
+func Indexing(log *slog.Logger, next indexing.Observer) indexing.Observer {
+	return indexingLog{log: log, next: next}
+}
+
+type indexingLog struct {
+	log  *slog.Logger
+	next indexing.Observer
+}
+
+func (x indexingLog) Batch(r indexing.Report) {
+	if r.Claimed > 0 {
+		attrs := []any{"kind", string(r.Kind), "claimed", r.Claimed, "embedded", r.Embedded, "unchanged", r.Unchanged,
+			"synced", r.Synced, "failed", r.Failed}
+		if r.Stale > 0 {
+			attrs = append(attrs, "stale", r.Stale)
+		}
+		if r.Removed > 0 {
+			attrs = append(attrs, "removed", r.Removed)
+		}
+		if len(r.Failures) > 0 {
+			attrs = append(attrs, "failures", reasons(r.Failures))
+		}
+		x.log.Info("indexer batch", append(attrs, "took", r.Duration.Round(time.Millisecond))...)
+	}
+	if x.next != nil {
+		x.next.Batch(r)
+	}
+}

@@ -13,12 +13,12 @@ import (
 
 // Limits of declared fields (seed 003's column sizes where it has them).
 const (
-	MaxTextLen      = 100 // display name, department, position
-	MaxShortLen     = 50  // model, tone, nickname, preferred name, AI name, a tag
-	MaxLanguageLen  = 20
-	MaxEmojiLen     = 16
-	MaxTags         = 20
-	MaxTimeZoneLen  = 64
+	MaxTextLen     = 100 // display name, department, position
+	MaxShortLen    = 50  // model, tone, nickname, preferred name, AI name, a tag
+	MaxLanguageLen = 20
+	MaxEmojiLen    = 16
+	MaxTags        = 20
+	MaxTimeZoneLen = 64
 )
 
 // Opt is one field of a merge patch (RFC 7386): Set false leaves the field alone;

@@ -7,18 +7,18 @@ import "time"
 type StyleTag string
 
 const (
-	StyleFastTurnaround  StyleTag = "fast_turnaround"   // tasks done quickly
-	StyleReliable        StyleTag = "reliable_delivery" // nearly every assigned task completed
-	StyleEarlyBird       StyleTag = "early_bird"        // writes mostly before 09:00
-	StyleNightOwl        StyleTag = "night_owl"         // writes late in the evening
-	StyleWorkflowDriven  StyleTag = "workflow_driven"   // runs workflows a lot
-	minStyleCompletions         = 3
-	minStyleAssigned            = 5
-	minStyleMessages            = 10
-	fastTurnaroundHours         = 8
-	reliableRate                = 0.9
-	workflowDrivenRuns          = 10
-	earlyShare, nightShare      = 0.5, 0.3
+	StyleFastTurnaround    StyleTag = "fast_turnaround"   // tasks done quickly
+	StyleReliable          StyleTag = "reliable_delivery" // nearly every assigned task completed
+	StyleEarlyBird         StyleTag = "early_bird"        // writes mostly before 09:00
+	StyleNightOwl          StyleTag = "night_owl"         // writes late in the evening
+	StyleWorkflowDriven    StyleTag = "workflow_driven"   // runs workflows a lot
+	minStyleCompletions             = 3
+	minStyleAssigned                = 5
+	minStyleMessages                = 10
+	fastTurnaroundHours             = 8
+	reliableRate                    = 0.9
+	workflowDrivenRuns              = 10
+	earlyShare, nightShare          = 0.5, 0.3
 )
 
 var styleLabels = map[StyleTag][2]string{ // zh, en

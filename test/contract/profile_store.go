@@ -361,7 +361,7 @@ func RunProfileRefreshQueue(t *testing.T, open func(t *testing.T) ports.ProfileR
 			}
 		}
 		must(t, q.MarkProfileStale(ctx, b, due.Add(time.Second), debounce, maxWait)) // b changes during the run
-		must(t, q.FinishProfileRefresh(ctx, "w2", ca))                              // not w2's: left alone
+		must(t, q.FinishProfileRefresh(ctx, "w2", ca))                               // not w2's: left alone
 		must(t, q.FinishProfileRefresh(ctx, "w1", ca))
 		must(t, q.FinishProfileRefresh(ctx, "w1", cb))
 		got := claim(t, q, ctx, "w2", due.Add(2*debounce))

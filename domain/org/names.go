@@ -126,7 +126,7 @@ func addChineseForms(runes []rune, syllable Syllable, add func(string, Strength)
 	if syllable == nil {
 		return
 	}
-	sur, okS := romanize(surname, syllable)
+	sur, okS := romanize(surname, surnameSyllable(syllable))
 	giv, okG := romanize(given, syllable)
 	if !okS || !okG {
 		return
@@ -145,6 +145,23 @@ func splitChineseName(runes []rune) (surname, given []rune) {
 		return runes[:2], runes[2:]
 	}
 	return runes[:1], runes[1:]
+}
+
+// surnameReadings are surnames read unlike the character's most common reading
+// (单 is dan, but the surname is Shan).
+var surnameReadings = map[rune]string{
+	'单': "shan", '曾': "zeng", '解': "xie", '区': "ou", '仇': "qiu", '朴': "piao", '查': "zha",
+	'盖': "ge", '缪': "miao", '覃': "qin", '翟': "zhai", '乐': "yue", '尉': "yu", '召': "shao",
+	'种': "chong", '秘': "bi", '长': "chang", '折': "she", '员': "yun", '句': "gou",
+}
+
+func surnameSyllable(syllable Syllable) Syllable {
+	return func(r rune) string {
+		if s, ok := surnameReadings[r]; ok {
+			return s
+		}
+		return syllable(r)
+	}
 }
 
 // QueryKeys returns the keys a name query is looked up under: its normalised form,

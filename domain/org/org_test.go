@@ -13,7 +13,7 @@ import (
 // testSyllables is a tiny romanisation table standing in for the pinyin adapter.
 var testSyllables = map[rune]string{
 	'王': "wang", '小': "xiao", '明': "ming", '晓': "xiao", '李': "li", '雷': "lei",
-	'欧': "ou", '阳': "yang", '娜': "na", '张': "zhang", '三': "san",
+	'欧': "ou", '阳': "yang", '娜': "na", '张': "zhang", '三': "san", '单': "dan",
 }
 
 func syllable(r rune) string { return testSyllables[r] }
@@ -50,6 +50,9 @@ func TestNameKeys(t *testing.T) {
 		{"a nickname is taken whole, with its pinyin; the strongest strength wins", []string{"Xiao Ming"}, []string{"小明", "Captain"}, map[string]Strength{
 			"xiaoming": StrengthName, "xiao": StrengthAlias, "ming": StrengthAlias, "mingxiao": StrengthAlias, "小明": StrengthName,
 			"captain": StrengthName,
+		}},
+		{"a surname with a reading of its own", []string{"单明"}, nil, map[string]Strength{
+			"单明": StrengthName, "小单": StrengthPhonetic, "老单": StrengthPhonetic, "shanming": StrengthPhonetic, "mingshan": StrengthPhonetic,
 		}},
 		{"unknown characters: no phonetic forms", []string{"赵钱孙"}, nil, map[string]Strength{
 			"赵钱孙": StrengthName, "钱孙": StrengthAlias, "小赵": StrengthPhonetic, "老赵": StrengthPhonetic,

@@ -118,7 +118,7 @@ type State struct {
 	Version   int64 // seed 003's profile_version; increases with every change
 	CreatedAt time.Time
 	UpdatedAt time.Time // last_updated_at
-	DerivedAt time.Time // when Derived was last computed; zero: never
+	DerivedAt time.Time // when a derivation last changed Derived; zero: never
 }
 
 // Profile is one user's profile. The zero value is not a valid profile.
@@ -167,14 +167,14 @@ func (p Profile) IsEmpty() bool {
 }
 
 // WithDerived returns the profile with freshly derived fields, and whether anything
-// changed. DerivedAt moves either way; the version and UpdatedAt only on a change.
+// changed; without a change it is the profile as it was.
 func (p Profile) WithDerived(d Derived, now time.Time) (Profile, bool) {
-	next := Restore(p.s)
-	next.s.DerivedAt = now
 	if p.s.Derived.equal(d) {
-		return next, false
+		return p, false
 	}
+	next := Restore(p.s)
 	next.s.Derived = cloneDerived(d)
+	next.s.DerivedAt = now
 	next.touch(now)
 	return next, true
 }

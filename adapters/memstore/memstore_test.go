@@ -47,3 +47,10 @@ func TestAuditLog_Memstore(t *testing.T) {
 	t.Parallel()
 	contract.RunAuditLog(t, func(*testing.T) ports.AuditLog { return memstore.NewAuditLog() })
 }
+
+func TestConversationHistory_Memstore(t *testing.T) {
+	t.Parallel()
+	contract.RunConversationHistory(t, func(*testing.T) contract.ConversationHistory {
+		return memstore.NewMessageStore(memstore.NewMemoryStore())
+	})
+}

@@ -2,7 +2,6 @@ package sqlstore
 
 import (
 	"context"
-	"database/sql"
 	"time"
 
 	"engram/domain/conversation"
@@ -13,15 +12,15 @@ import (
 // spoke, for the profile's total_conversations and last_conversation_at.
 func (s *MessageStore) ConversationSummary(ctx context.Context, scope memory.Scope) (int, time.Time, error) {
 	var row struct {
-		Conversations int          `bun:"conversations"`
-		Last          sql.NullTime `bun:"last_at"`
+		Conversations int       `bun:"conversations"`
+		Last          time.Time `bun:"last_at"` // bun reads SQLite's text times too; NULL is zero
 	}
 	err := s.db.bun.NewRaw(`SELECT count(DISTINCT conversation_id) AS conversations, max(created_at) AS last_at
 		FROM conversation_messages WHERE tenant_id = ? AND user_id = ?`, scope.Tenant, scope.User).Scan(ctx, &row)
 	if err != nil && classify(err) != classNotFound {
 		return 0, time.Time{}, wrapErr("summarise conversations", err)
 	}
-	return row.Conversations, dbTime(row.Last.Time), nil
+	return row.Conversations, dbTime(row.Last), nil
 }
 
 // RecentUserMessages returns up to limit of the user's own messages said at or

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"time"
 
 	"engram/domain/memory"
 	"engram/domain/profile"
@@ -41,7 +42,8 @@ func (s *Service) RequestReport(ctx context.Context, cmd RequestReport) (profile
 	st := subj.profile.State()
 	r := profile.Report{
 		ID: s.deps.IDs.New(), Scope: cmd.Scope, Actor: cmd.Actor, Language: subj.profile.Language(),
-		Facts: profile.ReportFacts(st, memories, s.opts.ReportMaxMemories), GeneratedAt: s.deps.Clock.Now(),
+		Facts:       profile.ReportFacts(st, memories, s.opts.ReportMaxMemories),
+		GeneratedAt: s.deps.Clock.Now().UTC().Truncate(time.Microsecond), // as stored, so a later read says the same
 	}
 	if s.deps.Writer != nil && len(r.Facts) > 0 {
 		if err := s.writeWithModel(ctx, &r, st); err != nil {

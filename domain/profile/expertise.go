@@ -30,10 +30,10 @@ var (
 	listSeparators = []string{", and ", ", ", " and ", " & ", " / ", "、", "，", "以及", "和", "与", "及"}
 )
 
-// Expertise finds the user's areas of expertise: what their work memories say they
-// are good at, and the workflows in which they completed tasks again and again
-// (shown by name). Heaviest first, at most MaxExpertise, each once
-// (case-insensitively).
+// Expertise finds the user's areas of expertise: what their memories say they are
+// good at (personal memories aside, see IsPersonalMemory), and the workflows in
+// which they completed tasks again and again (shown by name). Heaviest first, at
+// most MaxExpertise, each once (case-insensitively).
 func Expertise(memories []MemoryFact, tallies []ActivityTally) []string {
 	type area struct {
 		name   string
@@ -54,7 +54,7 @@ func Expertise(memories []MemoryFact, tallies []ActivityTally) []string {
 		areas[k] = &area{name: name, weight: w, order: len(areas)}
 	}
 	for _, m := range memories {
-		if !IsWorkMemory(m) {
+		if IsPersonalMemory(m) {
 			continue
 		}
 		for _, a := range cueAreas(m.Content) {

@@ -31,14 +31,32 @@ var workKeyHeads = []string{
 	"工作", "项目", "技能", "职业", "学习", "专业", "团队", "任务",
 }
 
+// personalKeyHeads are the first segments of memory keys about the user's private
+// life. Such memories never shape what a manager can see, even when they say what
+// the user is good at.
+var personalKeyHeads = []string{
+	"health", "medical", "medication", "allergy", "diet", "food", "drink", "family", "relationship", "partner",
+	"religion", "politics", "finance", "money", "home", "address", "pet", "birth", "sexuality", "hobby",
+	"健康", "医疗", "过敏", "饮食", "家庭", "家人", "宗教", "政治", "财务", "住址", "宠物",
+}
+
+// IsPersonalMemory reports whether a memory is about the user's private life.
+func IsPersonalMemory(m MemoryFact) bool {
+	return slices.Contains(personalKeyHeads, keyHead(m.Key))
+}
+
+func keyHead(key string) string {
+	head, _, _ := strings.Cut(key, ".")
+	head, _, _ = strings.Cut(head, "_")
+	return head
+}
+
 // IsWorkMemory reports whether a memory is about the user's work.
 func IsWorkMemory(m MemoryFact) bool {
 	if m.Type == "project" {
 		return true
 	}
-	head, _, _ := strings.Cut(m.Key, ".")
-	head, _, _ = strings.Cut(head, "_")
-	return slices.Contains(workKeyHeads, head)
+	return slices.Contains(workKeyHeads, keyHead(m.Key))
 }
 
 // topicStopWords are English words that are frequent in requests to an assistant
@@ -61,11 +79,14 @@ var (
 	cjkEdgeRunes  = setOf(strings.Split("一个有要会能想说让请帮不没再去来上下些得地着过这那把被给对从向很太也都就还又", ""))
 )
 
-// cjkStopPhrases are two-character words that pass the rune test but name nothing.
-var cjkStopPhrases = setOf(strings.Fields(`
-	什么 怎么 如何 为何 现在 已经 但是 因为 所以 如果 需要 知道 觉得 时候 谢谢 你好 请问 自己 非常 比较
-	然后 今天 明天 昨天 一下 问题 可以 没有 就是 事情 东西 时间 方面 情况 其实 应该 可能 感觉 以后 之前
-`))
+// cjkBreakWords split a run of Chinese like punctuation: function words, request
+// verbs and time words around the topic (帮我整理周报生成 → 周报生成, 擅长数据分析 →
+// 数据分析). A phrase never contains one.
+var cjkBreakWords = strings.Fields(`
+	记住 整理 擅长 帮忙 告诉 希望 喜欢 需要 想要 准备 继续 开始 修改 看看 一下 还有 以及 然后 关于 有关
+	请问 谢谢 你好 可以 能否 是否 怎么 如何 什么 为什么 为何 已经 因为 所以 但是 如果 今天 明天 昨天 现在
+	知道 觉得 时候 自己 非常 比较 其实 应该 可能 感觉 以后 之前 没有 就是 事情 东西 时间 方面 情况 问题
+`)
 
 // Topics finds the user's common topics: English words (by stem, shown as the
 // spelling used most) and Chinese phrases of two to six characters, counted once
@@ -162,9 +183,9 @@ func topicUnits(text string, terms Terms) map[string]string {
 }
 
 // cjkPhrases chains the bigrams of one CJK run (the analyser's terms, single
-// characters among them) into the stretches between break characters, and returns
-// every phrase of 2 to maxPhraseRunes characters of them that neither starts nor
-// ends with an edge character.
+// characters among them) into the stretches between break characters and break
+// words, and returns every phrase of 2 to maxPhraseRunes characters of them that
+// neither starts nor ends with an edge character.
 func cjkPhrases(runTerms []string) []string {
 	var chains [][]rune
 	var chain []rune
@@ -185,17 +206,48 @@ func cjkPhrases(runTerms []string) []string {
 	}
 	chains = appendChain(chains, chain)
 	var out []string
-	for _, c := range chains {
+	for _, c := range splitAtBreakWords(chains) {
 		for i := range c {
 			for n := 2; n <= maxPhraseRunes && i+n <= len(c); n++ {
 				p := c[i : i+n]
-				if !cjkEdgeRunes[string(p[0])] && !cjkEdgeRunes[string(p[n-1])] && !cjkStopPhrases[string(p)] {
+				if !cjkEdgeRunes[string(p[0])] && !cjkEdgeRunes[string(p[n-1])] {
 					out = append(out, string(p))
 				}
 			}
 		}
 	}
 	return out
+}
+
+// splitAtBreakWords cuts each chain at every break word, leaving the word out.
+func splitAtBreakWords(chains [][]rune) [][]rune {
+	var out [][]rune
+	for _, c := range chains {
+		start := 0
+		for i := 0; i < len(c); {
+			w := breakWordAt(c, i)
+			if w == 0 {
+				i++
+				continue
+			}
+			out = appendChain(out, c[start:i])
+			i += w
+			start = i
+		}
+		out = appendChain(out, c[start:])
+	}
+	return out
+}
+
+// breakWordAt returns the length of the break word at c[i:], or 0.
+func breakWordAt(c []rune, i int) int {
+	for _, w := range cjkBreakWords {
+		r := []rune(w)
+		if i+len(r) <= len(c) && string(c[i:i+len(r)]) == w {
+			return len(r)
+		}
+	}
+	return 0
 }
 
 func appendChain(chains [][]rune, c []rune) [][]rune {

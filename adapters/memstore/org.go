@@ -1,7 +1,6 @@
 package memstore
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -139,54 +138,20 @@ func (s *OrgStore) setKeys(scope memory.Scope, source string, keys []org.NameKey
 func (s *OrgStore) FindByNameKeys(_ context.Context, tenant string, keys []string, limit int) ([]org.KeyHit, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	best := map[string]org.KeyHit{} // user + key → strongest
+	var hits []org.KeyHit
 	for scope, bySource := range s.keys {
 		if scope.Tenant != tenant {
 			continue
 		}
 		for _, ks := range bySource {
 			for _, k := range ks {
-				if !slices.Contains(keys, k.Key) {
-					continue
-				}
-				id := scope.User + "\x00" + k.Key
-				if cur, ok := best[id]; !ok || k.Strength > cur.Strength {
-					best[id] = org.KeyHit{UserID: scope.User, Key: k.Key, Strength: k.Strength}
+				if slices.Contains(keys, k.Key) {
+					hits = append(hits, org.KeyHit{UserID: scope.User, Key: k.Key, Strength: k.Strength})
 				}
 			}
 		}
 	}
-	hits := make([]org.KeyHit, 0, len(best))
-	for _, h := range best {
-		hits = append(hits, h)
-	}
-	return limitHitUsers(hits, limit), nil
-}
-
-// limitHitUsers orders hits by strength (then user, key) and keeps those of the
-// first limit users.
-func limitHitUsers(hits []org.KeyHit, limit int) []org.KeyHit {
-	slices.SortFunc(hits, func(a, b org.KeyHit) int {
-		if c := cmp.Compare(b.Strength, a.Strength); c != 0 {
-			return c
-		}
-		if c := strings.Compare(a.UserID, b.UserID); c != 0 {
-			return c
-		}
-		return strings.Compare(a.Key, b.Key)
-	})
-	users := map[string]bool{}
-	var out []org.KeyHit
-	for _, h := range hits {
-		if !users[h.UserID] {
-			if len(users) >= limit {
-				continue
-			}
-			users[h.UserID] = true
-		}
-		out = append(out, h)
-	}
-	return out
+	return org.TopHits(hits, limit), nil
 }
 
 // PurgeUser removes the user's org entry and name keys, and detaches the users

@@ -193,30 +193,24 @@ func (s *OrgStore) FindByNameKeys(ctx context.Context, tenant string, keys []str
 	if len(keys) == 0 || limit <= 0 {
 		return nil, nil
 	}
+	// No GROUP BY: grouped, SQLite walks the primary key (tenant, user, …) of the
+	// whole tenant to save a sort; plain, it looks the keys up by their index. A
+	// name's keys are few, so TopHits ranks them here.
 	var rows []struct {
 		UserID   string `bun:"user_id"`
 		NameKey  string `bun:"name_key"`
 		Strength int    `bun:"strength"`
 	}
-	err := s.db.bun.NewRaw(`
-		SELECT k.user_id, k.name_key, max(k.strength) AS strength
-		FROM org_name_keys AS k
-		WHERE k.tenant_id = ?0 AND k.name_key IN (?1) AND k.user_id IN (
-			SELECT b.user_id FROM org_name_keys AS b
-			WHERE b.tenant_id = ?0 AND b.name_key IN (?1)
-			GROUP BY b.user_id
-			ORDER BY max(b.strength) DESC, b.user_id
-			LIMIT ?2)
-		GROUP BY k.user_id, k.name_key
-		ORDER BY max(k.strength) DESC, k.user_id, k.name_key`, tenant, bun.In(keys), limit).Scan(ctx, &rows)
+	err := s.db.bun.NewRaw(`SELECT k.user_id, k.name_key, k.strength FROM org_name_keys AS k
+		WHERE k.tenant_id = ? AND k.name_key IN (?)`, tenant, bun.In(keys)).Scan(ctx, &rows)
 	if err != nil && classify(err) != classNotFound {
 		return nil, wrapErr("find name keys", err)
 	}
-	out := make([]org.KeyHit, 0, len(rows))
+	hits := make([]org.KeyHit, 0, len(rows))
 	for _, r := range rows {
-		out = append(out, org.KeyHit{UserID: r.UserID, Key: r.NameKey, Strength: org.Strength(r.Strength)})
+		hits = append(hits, org.KeyHit{UserID: r.UserID, Key: r.NameKey, Strength: org.Strength(r.Strength)})
 	}
-	return out, nil
+	return org.TopHits(hits, limit), nil
 }
 
 // PurgeUser removes the user's org entry and name keys and detaches their reports.

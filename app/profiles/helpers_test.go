@@ -48,7 +48,7 @@ var (
 	dev = memory.Scope{Tenant: "acme", User: "dev"}
 )
 
-func newFixture(t *testing.T, writer ports.ReportWriter, opts profiles.Options) *fixture {
+func newFixture(t testing.TB, writer ports.ReportWriter, opts profiles.Options) *fixture {
 	t.Helper()
 	f := &fixture{
 		clock: fakeclock.New(t0), profiles: memstore.NewProfileStore(), graph: memstore.NewOrgStore(),
@@ -90,7 +90,7 @@ func (f *fixture) say(t *testing.T, scope memory.Scope, at time.Time, convo, tex
 	}
 }
 
-func (f *fixture) remember(t *testing.T, scope memory.Scope, key, typ, content string) {
+func (f *fixture) remember(t testing.TB, scope memory.Scope, key, typ, content string) {
 	t.Helper()
 	imp := 4
 	if _, err := f.memoryAPI.Save(context.Background(), memories.Save{Scope: scope, Key: key,

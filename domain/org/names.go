@@ -276,3 +276,42 @@ func BestMatches(query []QueryKey, hits []KeyHit) []Match {
 	})
 	return out
 }
+
+// TopHits keeps each user's key once at its strongest, orders the hits strongest
+// first (then by user and key), and keeps those of the limit users with the
+// strongest keys: what a name lookup returns from the stored keys it met.
+func TopHits(hits []KeyHit, limit int) []KeyHit {
+	type userKey struct{ user, key string }
+	best := map[userKey]KeyHit{}
+	for _, h := range hits {
+		k := userKey{h.UserID, h.Key}
+		if cur, ok := best[k]; !ok || h.Strength > cur.Strength {
+			best[k] = h
+		}
+	}
+	out := make([]KeyHit, 0, len(best))
+	for _, h := range best {
+		out = append(out, h)
+	}
+	slices.SortFunc(out, func(a, b KeyHit) int {
+		if a.Strength != b.Strength {
+			return int(b.Strength - a.Strength)
+		}
+		if c := strings.Compare(a.UserID, b.UserID); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Key, b.Key)
+	})
+	users := map[string]bool{}
+	kept := out[:0]
+	for _, h := range out {
+		if !users[h.UserID] {
+			if len(users) >= limit {
+				continue
+			}
+			users[h.UserID] = true
+		}
+		kept = append(kept, h)
+	}
+	return kept
+}

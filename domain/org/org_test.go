@@ -199,3 +199,19 @@ func TestNewMember(t *testing.T) {
 		}
 	}
 }
+
+func TestTopHits_oneKeyPerUserAtItsStrongestForTheBestUsers(t *testing.T) {
+	t.Parallel()
+	hits := []KeyHit{
+		{"b", "xiaoming", StrengthPhonetic}, {"a", "小明", StrengthAlias}, {"a", "小明", StrengthName}, // org and profile keys
+		{"c", "小明", StrengthAlias}, {"a", "xiaoming", StrengthPhonetic}, {"d", "xiaoming", StrengthPhonetic},
+	}
+	got := TopHits(hits, 2)
+	want := []KeyHit{{"a", "小明", StrengthName}, {"c", "小明", StrengthAlias}, {"a", "xiaoming", StrengthPhonetic}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got %v, want %v", got, want)
+	}
+	if got := TopHits(nil, 5); len(got) != 0 {
+		t.Errorf("no hits: %v", got)
+	}
+}

@@ -82,11 +82,21 @@ var (
 // cjkBreakWords split a run of Chinese like punctuation: function words, request
 // verbs and time words around the topic (帮我整理周报生成 → 周报生成, 擅长数据分析 →
 // 数据分析). A phrase never contains one.
-var cjkBreakWords = strings.Fields(`
+var cjkBreakWords = breakWordsByFirstRune(strings.Fields(`
 	记住 整理 擅长 帮忙 告诉 希望 喜欢 需要 想要 准备 继续 开始 修改 看看 一下 还有 以及 然后 关于 有关
 	请问 谢谢 你好 可以 能否 是否 怎么 如何 什么 为什么 为何 已经 因为 所以 但是 如果 今天 明天 昨天 现在
 	知道 觉得 时候 自己 非常 比较 其实 应该 可能 感觉 以后 之前 没有 就是 事情 东西 时间 方面 情况 问题
-`)
+`))
+
+// breakWordsByFirstRune indexes the break words by their first character.
+func breakWordsByFirstRune(words []string) map[rune][][]rune {
+	out := map[rune][][]rune{}
+	for _, w := range words {
+		r := []rune(w)
+		out[r[0]] = append(out[r[0]], r)
+	}
+	return out
+}
 
 // Topics finds the user's common topics: English words (by stem, shown as the
 // spelling used most) and Chinese phrases of two to six characters, counted once
@@ -241,10 +251,9 @@ func splitAtBreakWords(chains [][]rune) [][]rune {
 
 // breakWordAt returns the length of the break word at c[i:], or 0.
 func breakWordAt(c []rune, i int) int {
-	for _, w := range cjkBreakWords {
-		r := []rune(w)
-		if i+len(r) <= len(c) && string(c[i:i+len(r)]) == w {
-			return len(r)
+	for _, w := range cjkBreakWords[c[i]] {
+		if i+len(w) <= len(c) && slices.Equal(c[i:i+len(w)], w) {
+			return len(w)
 		}
 	}
 	return 0

@@ -27,4 +27,5 @@ CREATE TABLE IF NOT EXISTS org_name_keys (
     PRIMARY KEY (tenant_id, user_id, source, name_key)
 );
 --bun:split
-CREATE INDEX IF NOT EXISTS org_name_keys_lookup_idx ON org_name_keys (tenant_id, name_key);
+-- Covering: a lookup reads the index only.
+CREATE INDEX IF NOT EXISTS org_name_keys_lookup_idx ON org_name_keys (tenant_id, name_key, user_id, strength);

@@ -83,7 +83,7 @@ func (s *ProfileStore) UpdateProfile(ctx context.Context, scope memory.Scope,
 	if err := checkProfileChange(scope, cur, next); err != nil {
 		return profile.Profile{}, err
 	}
-	st := normProfile(next.State())
+	st := next.State().MapTimes(normTime)
 	s.profiles[scope] = st
 	return profile.Restore(st), nil
 }
@@ -177,14 +177,4 @@ func (s *ProfileStore) PurgeUser(_ context.Context, scope memory.Scope) (map[str
 		counts["profile_refreshes"] = 1
 	}
 	return counts, nil
-}
-
-func normProfile(st profile.State) profile.State {
-	st.CreatedAt, st.UpdatedAt, st.DerivedAt = normTime(st.CreatedAt), normTime(st.UpdatedAt), normTime(st.DerivedAt)
-	st.Derived.LastConversationAt = normTime(st.Derived.LastConversationAt)
-	for f, src := range st.Sources {
-		src.At = normTime(src.At)
-		st.Sources[f] = src
-	}
-	return st
 }

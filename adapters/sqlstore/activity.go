@@ -99,17 +99,7 @@ func (s *ActivityStore) ActivityTallies(ctx context.Context, scope memory.Scope)
 
 // PurgeUser removes the user's events.
 func (s *ActivityStore) PurgeUser(ctx context.Context, scope memory.Scope) (map[string]int64, error) {
-	var n int64
-	err := s.db.WriteTx(ctx, func(ctx context.Context, tx bun.Tx) error {
-		res, err := tx.NewDelete().TableExpr("user_activity_events").
-			Where("tenant_id = ?", scope.Tenant).Where("user_id = ?", scope.User).Exec(ctx)
-		if err != nil {
-			return wrapErr("purge activity", err)
-		}
-		n, _ = res.RowsAffected()
-		return nil
-	})
-	return map[string]int64{"activity_events": n}, err
+	return purgeScope(ctx, s.db, scope, map[string]string{"activity_events": "user_activity_events"})
 }
 
 type activityRow struct {

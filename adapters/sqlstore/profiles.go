@@ -126,16 +126,21 @@ func (s *ProfileStore) UpdateProfile(ctx context.Context, scope memory.Scope,
 
 // PurgeUser removes the user's profile and pending refresh.
 func (s *ProfileStore) PurgeUser(ctx context.Context, scope memory.Scope) (map[string]int64, error) {
+	return purgeScope(ctx, s.db, scope, map[string]string{"profiles": "user_profiles", "profile_refreshes": "profile_refreshes"})
+}
+
+// purgeScope deletes one user's rows of each table in one transaction and says how
+// many went, by the name counts gives each table.
+func purgeScope(ctx context.Context, db *DB, scope memory.Scope, tables map[string]string) (map[string]int64, error) {
 	counts := map[string]int64{}
-	err := s.db.WriteTx(ctx, func(ctx context.Context, tx bun.Tx) error {
-		for name, table := range map[string]string{"profiles": "user_profiles", "profile_refreshes": "profile_refreshes"} {
+	err := db.WriteTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+		for name, table := range tables {
 			res, err := tx.NewDelete().TableExpr(table).
 				Where("tenant_id = ?", scope.Tenant).Where("user_id = ?", scope.User).Exec(ctx)
 			if err != nil {
 				return wrapErr("purge "+table, err)
 			}
-			n, _ := res.RowsAffected()
-			counts[name] = n
+			counts[name], _ = res.RowsAffected()
 		}
 		return nil
 	})

@@ -66,3 +66,12 @@ func TestAuditLog_Postgres(t *testing.T) {
 	t.Parallel()
 	contract.RunAuditLog(t, func(t *testing.T) ports.AuditLog { return NewReportStore(openPostgresForTest(t)) })
 }
+func TestConversationHistory_SQLite(t *testing.T) {
+	t.Parallel()
+	contract.RunConversationHistory(t, func(t *testing.T) contract.ConversationHistory { return NewMessageStore(openSQLiteForTest(t)) })
+}
+
+func TestConversationHistory_Postgres(t *testing.T) {
+	t.Parallel()
+	contract.RunConversationHistory(t, func(t *testing.T) contract.ConversationHistory { return NewMessageStore(openPostgresForTest(t)) })
+}

@@ -75,17 +75,7 @@ func (s *ReportStore) Reports(ctx context.Context, scope memory.Scope, beforeID 
 // PurgeUser removes the user's reports. Their audit entries stay: they hold no
 // content.
 func (s *ReportStore) PurgeUser(ctx context.Context, scope memory.Scope) (map[string]int64, error) {
-	var n int64
-	err := s.db.WriteTx(ctx, func(ctx context.Context, tx bun.Tx) error {
-		res, err := tx.NewDelete().TableExpr("profile_reports").
-			Where("tenant_id = ?", scope.Tenant).Where("user_id = ?", scope.User).Exec(ctx)
-		if err != nil {
-			return wrapErr("purge reports", err)
-		}
-		n, _ = res.RowsAffected()
-		return nil
-	})
-	return map[string]int64{"profile_reports": n}, err
+	return purgeScope(ctx, s.db, scope, map[string]string{"profile_reports": "profile_reports"})
 }
 
 // AppendAudit stores an audit entry.

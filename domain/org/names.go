@@ -268,13 +268,19 @@ func BestMatches(query []QueryKey, hits []KeyHit) []Match {
 	for _, m := range best {
 		out = append(out, m)
 	}
-	slices.SortFunc(out, func(a, b Match) int {
-		if a.Strength != b.Strength {
-			return int(b.Strength - a.Strength)
-		}
-		return strings.Compare(a.UserID, b.UserID)
-	})
+	slices.SortFunc(out, func(a, b Match) int { return strongestFirst(a.Strength, b.Strength, a.UserID, b.UserID, "", "") })
 	return out
+}
+
+// strongestFirst orders by strength (strongest first), then user, then key.
+func strongestFirst(sa, sb Strength, ua, ub, ka, kb string) int {
+	if sa != sb {
+		return int(sb - sa)
+	}
+	if c := strings.Compare(ua, ub); c != 0 {
+		return c
+	}
+	return strings.Compare(ka, kb)
 }
 
 // TopHits keeps each user's key once at its strongest, orders the hits strongest
@@ -293,15 +299,7 @@ func TopHits(hits []KeyHit, limit int) []KeyHit {
 	for _, h := range best {
 		out = append(out, h)
 	}
-	slices.SortFunc(out, func(a, b KeyHit) int {
-		if a.Strength != b.Strength {
-			return int(b.Strength - a.Strength)
-		}
-		if c := strings.Compare(a.UserID, b.UserID); c != 0 {
-			return c
-		}
-		return strings.Compare(a.Key, b.Key)
-	})
+	slices.SortFunc(out, func(a, b KeyHit) int { return strongestFirst(a.Strength, b.Strength, a.UserID, b.UserID, a.Key, b.Key) })
 	users := map[string]bool{}
 	kept := out[:0]
 	for _, h := range out {

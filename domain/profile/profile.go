@@ -121,6 +121,25 @@ type State struct {
 	DerivedAt time.Time // when a derivation last changed Derived; zero: never
 }
 
+// MapTimes returns the state with f applied to every non-zero time in it, so a
+// store can keep times as it stores them (UTC, to the microsecond).
+func (s State) MapTimes(f func(time.Time) time.Time) State {
+	s = cloneState(s)
+	m := func(t time.Time) time.Time {
+		if t.IsZero() {
+			return t
+		}
+		return f(t)
+	}
+	s.CreatedAt, s.UpdatedAt, s.DerivedAt = m(s.CreatedAt), m(s.UpdatedAt), m(s.DerivedAt)
+	s.Derived.LastConversationAt = m(s.Derived.LastConversationAt)
+	for field, src := range s.Sources {
+		src.At = m(src.At)
+		s.Sources[field] = src
+	}
+	return s
+}
+
 // Profile is one user's profile. The zero value is not a valid profile.
 type Profile struct {
 	s State

@@ -64,19 +64,7 @@ func fullProfile(t *testing.T, scope memory.Scope) profile.Profile {
 
 // normalized is what a store gives back: times in UTC to the microsecond.
 func normalized(st profile.State) profile.State {
-	n := func(t time.Time) time.Time {
-		if t.IsZero() {
-			return t
-		}
-		return t.UTC().Truncate(time.Microsecond)
-	}
-	st.CreatedAt, st.UpdatedAt, st.DerivedAt = n(st.CreatedAt), n(st.UpdatedAt), n(st.DerivedAt)
-	st.Derived.LastConversationAt = n(st.Derived.LastConversationAt)
-	for f, s := range st.Sources {
-		s.At = n(s.At)
-		st.Sources[f] = s
-	}
-	return st
+	return st.MapTimes(func(t time.Time) time.Time { return t.UTC().Truncate(time.Microsecond) })
 }
 
 func create(ctx context.Context, store ports.ProfileStore, p profile.Profile) (profile.Profile, error) {
@@ -279,24 +267,8 @@ func RunProfileRefreshQueue(t *testing.T, open func(t *testing.T) ports.ProfileR
 	a := memory.Scope{Tenant: "acme", User: "a"}
 	b := memory.Scope{Tenant: "acme", User: "b"}
 
-	claim := func(t *testing.T, q ports.ProfileRefreshQueue, ctx context.Context, worker string, at time.Time) []memory.Scope {
-		t.Helper()
-		got, err := q.ClaimStaleProfiles(ctx, worker, at, lease, 10)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var out []memory.Scope
-		for _, s := range got {
-			out = append(out, s.Scope)
-		}
-		return out
-	}
-
-	t.Run("a mark is due after the debounce, pushed back by later marks, never past max wait", func(t *testing.T) {
-		t.Parallel()
-		q, ctx := open(t), memTestContext(t)
-		lease := time.Hour // b stays claimed while the chatty user is watched
-		claim := func(t *testing.T, q ports.ProfileRefreshQueue, ctx context.Context, worker string, at time.Time) []memory.Scope {
+	claimFor := func(lease time.Duration) func(*testing.T, ports.ProfileRefreshQueue, context.Context, string, time.Time) []memory.Scope {
+		return func(t *testing.T, q ports.ProfileRefreshQueue, ctx context.Context, worker string, at time.Time) []memory.Scope {
 			t.Helper()
 			got, err := q.ClaimStaleProfiles(ctx, worker, at, lease, 10)
 			if err != nil {
@@ -308,6 +280,14 @@ func RunProfileRefreshQueue(t *testing.T, open func(t *testing.T) ports.ProfileR
 			}
 			return out
 		}
+	}
+	claim := claimFor(lease)
+
+	t.Run("a mark is due after the debounce, pushed back by later marks, never past max wait", func(t *testing.T) {
+		t.Parallel()
+		q, ctx := open(t), memTestContext(t)
+		lease := time.Hour // b stays claimed while the chatty user is watched
+		claim := claimFor(lease)
 		must(t, q.MarkProfileStale(ctx, a, now, debounce, maxWait))
 		must(t, q.MarkProfileStale(ctx, b, now.Add(10*time.Second), debounce, maxWait))
 		if got := claim(t, q, ctx, "w1", now.Add(59*time.Second)); len(got) != 0 {

@@ -513,3 +513,39 @@ func saveMemory(t *testing.T, h *profileHarness, scope memory.Scope, key, typ, c
 		t.Fatalf("save %s: %d %s", key, resp.Code, resp.Body.String())
 	}
 }
+
+func TestOrg_listingPagesByUserIDAndUnknownUsersAreNotFound(t *testing.T) {
+	t.Parallel()
+	h := newProfileHarness(t)
+	h.orgChart(t)
+	var ids []string
+	cursor := ""
+	for page := 0; page < 10; page++ {
+		resp := h.api.Get("/v1/org/users?limit=3&cursor="+cursor, as(acmeKey, "")...)
+		if resp.Code != http.StatusOK {
+			t.Fatalf("list: %d %s", resp.Code, resp.Body.String())
+		}
+		got := decode[httpapi.OrgUsers](t, resp)
+		for _, u := range got.Items {
+			if u.Match != nil || !u.InOrg {
+				t.Errorf("a listed member: %+v", u)
+			}
+			ids = append(ids, u.UserID)
+		}
+		if got.NextCursor == "" {
+			break
+		}
+		cursor = got.NextCursor
+	}
+	if strings.Join(ids, ",") != "ceo,dev,director,intern,lead,peer,sales" {
+		t.Errorf("listed %v", ids)
+	}
+	resp := h.api.Get("/v1/org/users/nobody", as(acmeKey, "")...)
+	if p := expectProblem(t, resp, http.StatusNotFound, ""); !strings.Contains(p.Detail, `"nobody"`) {
+		t.Errorf("detail %q", p.Detail)
+	}
+	resp = h.api.Get("/v1/org/users/dev", as(globexKey, "")...)
+	expectProblem(t, resp, http.StatusNotFound, "")
+	resp = h.api.Get("/v1/org/users?limit=5000", as(acmeKey, "")...)
+	expectProblem(t, resp, http.StatusUnprocessableEntity, "query.limit")
+}

@@ -101,27 +101,35 @@ func (s *ProfileStore) UpdateProfile(ctx context.Context, scope memory.Scope,
 		if next.Version() <= stored {
 			return fmt.Errorf("sqlstore: update profile: version %d after %d; a stored change advances the version", next.Version(), stored)
 		}
-		row, err := toProfileRow(next.State())
+		row, err := writeProfile(ctx, tx, next, cur != nil, stored)
 		if err != nil {
 			return err
-		}
-		if cur == nil {
-			if _, err := tx.NewInsert().Model(&row).Exec(ctx); err != nil {
-				return wrapErr("insert profile", err)
-			}
-		} else {
-			res, err := tx.NewUpdate().Model(&row).WherePK().Where("profile_version = ?", stored).Exec(ctx)
-			if err != nil {
-				return wrapErr("update profile", err)
-			}
-			if n, err := res.RowsAffected(); err == nil && n != 1 {
-				return fmt.Errorf("sqlstore: update profile: changed meanwhile: %w", ports.ErrConflict)
-			}
 		}
 		out, err = row.toProfile()
 		return err
 	})
 	return out, err
+}
+
+// writeProfile inserts the profile, or updates it over the version read (another
+// writer's change in between is a conflict).
+func writeProfile(ctx context.Context, tx bun.Tx, p profile.Profile, exists bool, readVersion int64) (profileRow, error) {
+	row, err := toProfileRow(p.State())
+	if err != nil {
+		return profileRow{}, err
+	}
+	if !exists {
+		_, err := tx.NewInsert().Model(&row).Exec(ctx)
+		return row, wrapErr("insert profile", err)
+	}
+	res, err := tx.NewUpdate().Model(&row).WherePK().Where("profile_version = ?", readVersion).Exec(ctx)
+	if err != nil {
+		return profileRow{}, wrapErr("update profile", err)
+	}
+	if n, err := res.RowsAffected(); err == nil && n != 1 {
+		return profileRow{}, fmt.Errorf("sqlstore: update profile: changed meanwhile: %w", ports.ErrConflict)
+	}
+	return row, nil
 }
 
 // PurgeUser removes the user's profile and pending refresh.

@@ -57,7 +57,12 @@ func (s *Service) Find(ctx context.Context, tenant, name string, limit int) ([]F
 	if err != nil {
 		return nil, err
 	}
-	matches := org.BestMatches(query, hits)
+	return s.describe(ctx, tenant, org.BestMatches(query, hits))
+}
+
+// describe fills in who the matched users are: their org entry, else what their
+// profile says.
+func (s *Service) describe(ctx context.Context, tenant string, matches []org.Match) ([]Found, error) {
 	users := make([]string, len(matches))
 	for i, m := range matches {
 		users[i] = m.UserID

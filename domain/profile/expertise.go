@@ -61,30 +61,8 @@ func Expertise(memories []MemoryFact, tallies []ActivityTally) []string {
 			add(a, cueWeight)
 		}
 	}
-	completedInFlow := map[string]*ActivityTally{}
-	for _, t := range tallies {
-		if t.Kind != ActivityTaskCompleted || t.FlowID == "" {
-			continue
-		}
-		c := completedInFlow[t.FlowID]
-		if c == nil {
-			c = &ActivityTally{FlowID: t.FlowID}
-			completedInFlow[t.FlowID] = c
-		}
-		c.Count += t.Count
-		if t.FlowName != "" {
-			c.FlowName = t.FlowName
-		}
-	}
-	flows := make([]string, 0, len(completedInFlow))
-	for id := range completedInFlow {
-		flows = append(flows, id)
-	}
-	slices.Sort(flows)
-	for _, id := range flows {
-		if c := completedInFlow[id]; c.Count >= minFlowCompletions {
-			add(cmp.Or(c.FlowName, c.FlowID), c.Count)
-		}
+	for _, f := range repeatedFlows(tallies) {
+		add(cmp.Or(f.FlowName, f.FlowID), f.Count)
 	}
 	list := make([]*area, 0, len(areas))
 	for _, a := range areas {
@@ -100,6 +78,34 @@ func Expertise(memories []MemoryFact, tallies []ActivityTally) []string {
 	for _, a := range list[:min(len(list), MaxExpertise)] {
 		out = append(out, a.name)
 	}
+	return out
+}
+
+// repeatedFlows sums completed tasks per flow and keeps the flows with at least
+// minFlowCompletions, by flow id.
+func repeatedFlows(tallies []ActivityTally) []ActivityTally {
+	byFlow := map[string]*ActivityTally{}
+	for _, t := range tallies {
+		if t.Kind != ActivityTaskCompleted || t.FlowID == "" {
+			continue
+		}
+		c := byFlow[t.FlowID]
+		if c == nil {
+			c = &ActivityTally{FlowID: t.FlowID}
+			byFlow[t.FlowID] = c
+		}
+		c.Count += t.Count
+		if t.FlowName != "" {
+			c.FlowName = t.FlowName
+		}
+	}
+	var out []ActivityTally
+	for _, c := range byFlow {
+		if c.Count >= minFlowCompletions {
+			out = append(out, *c)
+		}
+	}
+	slices.SortFunc(out, func(a, b ActivityTally) int { return cmp.Compare(a.FlowID, b.FlowID) })
 	return out
 }
 

@@ -1,6 +1,7 @@
 package profile
 
 import (
+	"cmp"
 	"strconv"
 	"strings"
 )
@@ -48,67 +49,56 @@ var (
 // and the identity slots (how to address the user, the assistant's name, the
 // tone) follow when known. A profile with nothing to say renders as "".
 func Format(s State) string {
-	lang := EffectiveLanguage(s.Declared.Language)
 	l := zhLabels
-	if IsEnglish(lang) {
+	if IsEnglish(EffectiveLanguage(s.Declared.Language)) {
 		l = enLabels
 	}
 	var lines []string
-	line := func(label string, items []string, sep string) {
+	line := func(label string, items []string) {
 		if len(items) > 0 {
-			lines = append(lines, label+": "+strings.Join(items, sep))
+			lines = append(lines, label+": "+strings.Join(items, l.sep))
 		}
 	}
-	var who []string
-	for _, part := range [][2]string{{l.name, s.Declared.DisplayName}, {l.position, s.Declared.Position}, {l.department, s.Declared.Department}} {
-		if part[1] != "" {
-			who = append(who, part[0]+": "+part[1])
-		}
+	if who := labelled(l.name, s.Declared.DisplayName, l.position, s.Declared.Position, l.department, s.Declared.Department); who != "" {
+		lines = append(lines, who)
 	}
-	if len(who) > 0 {
-		lines = append(lines, strings.Join(who, " | "))
-	}
-	line(l.style, WorkStyleTags(s), l.sep)
-	line(l.expertise, s.Derived.Expertise, l.sep)
-	var topics []string
+	line(l.style, WorkStyleTags(s))
+	line(l.expertise, s.Derived.Expertise)
+	var topics, flows, hours []string
 	for _, t := range s.Derived.Topics {
 		topics = append(topics, t.Topic+l.count(t.Count))
 	}
-	line(l.topics, topics, l.sep)
-	var flows []string
 	for _, w := range s.Derived.FavouriteWorkflows {
-		name := w.FlowName
-		if name == "" {
-			name = w.FlowID
-		}
-		flows = append(flows, name+l.count(w.Count))
+		flows = append(flows, cmp.Or(w.FlowName, w.FlowID)+l.count(w.Count))
 	}
-	line(l.workflows, flows, l.sep)
-	var hours []string
 	for _, h := range s.Derived.WorkHours {
 		hours = append(hours, h.String())
 	}
-	line(l.hours, hours, l.sep)
-	var slots []string
-	if addr := firstNonEmpty(s.Declared.Nickname, s.Declared.PreferredName); addr != "" {
-		slots = append(slots, l.address+": "+addr)
+	line(l.topics, topics)
+	line(l.workflows, flows)
+	line(l.hours, hours)
+	slots := labelled(l.address, cmp.Or(s.Declared.Nickname, s.Declared.PreferredName), l.aiName, s.Declared.AIName, l.tone, s.Declared.Tone)
+	if e := s.Declared.Emoji; e != "" {
+		slots = strings.TrimPrefix(slots+" | "+e, " | ")
 	}
-	if s.Declared.AIName != "" {
-		slots = append(slots, l.aiName+": "+s.Declared.AIName)
-	}
-	if s.Declared.Tone != "" {
-		slots = append(slots, l.tone+": "+s.Declared.Tone)
-	}
-	if s.Declared.Emoji != "" {
-		slots = append(slots, s.Declared.Emoji)
-	}
-	if len(slots) > 0 {
-		lines = append(lines, strings.Join(slots, " | "))
+	if slots != "" {
+		lines = append(lines, slots)
 	}
 	if len(lines) == 0 {
 		return ""
 	}
 	return l.header + "\n" + strings.Join(lines, "\n")
+}
+
+// labelled joins "label: value" pairs with " | ", leaving out empty values.
+func labelled(pairs ...string) string {
+	var parts []string
+	for i := 0; i+1 < len(pairs); i += 2 {
+		if pairs[i+1] != "" {
+			parts = append(parts, pairs[i]+": "+pairs[i+1])
+		}
+	}
+	return strings.Join(parts, " | ")
 }
 
 // WorkStyleTags are the declared tags followed by the derived ones in the profile's
@@ -127,13 +117,4 @@ func WorkStyleTags(s State) []string {
 		}
 	}
 	return out
-}
-
-func firstNonEmpty(vs ...string) string {
-	for _, v := range vs {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
 }

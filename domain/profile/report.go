@@ -76,15 +76,25 @@ func ReportFacts(s State, memories []MemoryFact, maxMemories int) []Fact {
 		maxMemories = DefaultReportMemories
 	}
 	en := IsEnglish(EffectiveLanguage(s.Declared.Language))
+	var facts []Fact
+	add := func(src FactSource, key, text string) {
+		facts = append(facts, Fact{ID: "F" + strconv.Itoa(len(facts)+1), Source: src, Key: key, Text: text})
+	}
+	profileFacts(s, en, add)
+	for _, m := range reportMemories(memories, maxMemories) {
+		add(FactMemory, m.Key, m.Content)
+	}
+	return facts
+}
+
+// profileFacts adds the profile's work facts, task statistics and favourite
+// workflows, in Chinese or English.
+func profileFacts(s State, en bool, add func(src FactSource, key, text string)) {
 	pick := func(zh, enText string) string {
 		if en {
 			return enText
 		}
 		return zh
-	}
-	var facts []Fact
-	add := func(src FactSource, key, text string) {
-		facts = append(facts, Fact{ID: "F" + strconv.Itoa(len(facts)+1), Source: src, Key: key, Text: text})
 	}
 	d, v := s.Declared, s.Derived
 	if d.Position != "" {
@@ -116,6 +126,11 @@ func ReportFacts(s State, memories []MemoryFact, maxMemories int) []Fact {
 		name := cmp.Or(w.FlowName, w.FlowID)
 		add(FactWorkflows, w.FlowID, pick(fmt.Sprintf("常用流程「%s」，使用 %d 次", name, w.Count), fmt.Sprintf("Workflow %q used %d times", name, w.Count)))
 	}
+}
+
+// reportMemories are the work memories a report may use: most important first,
+// then most recent, at most max.
+func reportMemories(memories []MemoryFact, max int) []MemoryFact {
 	work := make([]MemoryFact, 0, len(memories))
 	for _, m := range memories {
 		if IsWorkMemory(m) {
@@ -131,10 +146,7 @@ func ReportFacts(s State, memories []MemoryFact, maxMemories int) []Fact {
 		}
 		return cmp.Compare(a.Key, b.Key)
 	})
-	for _, m := range work[:min(len(work), maxMemories)] {
-		add(FactMemory, m.Key, m.Content)
-	}
-	return facts
+	return work[:min(len(work), max)]
 }
 
 func taskSentence(t TaskStats, en bool) string {

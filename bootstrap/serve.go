@@ -40,12 +40,13 @@ func appOptions(cfg config.Config) fx.Option {
 		indexingModule,
 		writeSignals,
 		retrievalModule,
+		profilesModule,
 	}
 	if cfg.HasRole(config.RoleAPI) {
 		opts = append(opts, apiModule)
 	}
 	if cfg.HasRole(config.RoleWorker) {
-		opts = append(opts, workerModule)
+		opts = append(opts, workerModule, profileWorkerModule)
 	}
 	if cfg.HasRole(config.RoleIndexer) {
 		opts = append(opts, indexerRetrieval, indexerModule)

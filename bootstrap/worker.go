@@ -166,14 +166,15 @@ func workerName() string {
 	return fmt.Sprintf("%s-%d-%d", strings.ReplaceAll(host, " ", "_"), os.Getpid(), time.Now().UnixNano()%1_000_000)
 }
 
-func newRunner(cfg config.Config, s *storage, p *extraction.Pipeline, clk ports.Clock, x *metrics.Extraction, log *slog.Logger) *extraction.Runner {
+func newRunner(cfg config.Config, queue extraction.Queue, p *extraction.Pipeline, clk ports.Clock, x *metrics.Extraction, log *slog.Logger) *extraction.Runner {
 	m := cfg.Memory
 	lease := time.Duration(m.ClaimLeaseSec) * time.Second
 	if run := time.Duration(m.ExtractTimeoutSec+m.UpsertTimeoutSec) * time.Second; lease <= run {
 		log.Warn("LONG_TERM_MEMORY_CLAIM_LEASE_SEC is not longer than the extract and upsert timeouts together; a slow run may lose its claim to another worker",
 			"lease", lease, "timeouts", run)
 	}
-	return extraction.NewRunner(s.messages, p, clk, extraction.RunnerOptions{
+	// queue is the message store, marking profiles for a refresh (bootstrap/profiles.go).
+	return extraction.NewRunner(queue, p, clk, extraction.RunnerOptions{
 		Worker:       workerName(),
 		PollInterval: time.Second,
 		ScanEnabled:  m.ScanEnabled,

@@ -37,6 +37,15 @@ type Config struct {
 	Vector      Vector      `yaml:"vector"`
 	LLM         LLM         `yaml:"llm"`
 	Scheduler   Scheduler   `yaml:"scheduler"`
+	Profiles    Profiles    `yaml:"profiles"`
+}
+
+// Profiles is the background refresh of user profiles and the evaluation reports.
+type Profiles struct {
+	RefreshDebounceSec int `yaml:"refresh_debounce_sec" env:"ENGRAM_PROFILE_REFRESH_DEBOUNCE_SEC"`
+	RefreshMaxWaitSec  int `yaml:"refresh_max_wait_sec" env:"ENGRAM_PROFILE_REFRESH_MAX_WAIT_SEC"`
+	ReportTimeoutSec   int `yaml:"report_timeout_sec" env:"ENGRAM_PROFILE_REPORT_TIMEOUT_SEC"`
+	ReportMaxMemories  int `yaml:"report_max_memories" env:"ENGRAM_PROFILE_REPORT_MAX_MEMORIES"`
 }
 
 // Scheduler is the scheduler role's periodic work.
@@ -332,6 +341,9 @@ func (c Config) Validate() error {
 		"ENGRAM_VECTOR_BREAKER_COOLDOWN_SEC":         c.Vector.BreakerCooldownSec,
 		"ENGRAM_EXPIRY_SWEEP_INTERVAL_SEC":           c.Scheduler.ExpirySweepIntervalSec,
 		"ENGRAM_AUTH_CACHE_TTL_SEC":                  c.Auth.CacheTTLSec,
+		"ENGRAM_PROFILE_REFRESH_DEBOUNCE_SEC":        c.Profiles.RefreshDebounceSec,
+		"ENGRAM_PROFILE_REPORT_TIMEOUT_SEC":          c.Profiles.ReportTimeoutSec,
+		"ENGRAM_PROFILE_REPORT_MAX_MEMORIES":         c.Profiles.ReportMaxMemories,
 	}
 	for _, name := range slices.Sorted(maps.Keys(positive)) {
 		if positive[name] < 1 {
@@ -345,6 +357,9 @@ func (c Config) Validate() error {
 		if !(v > 0 && v <= 1) {
 			bad(name, "must be in (0, 1], got %v", v)
 		}
+	}
+	if c.Profiles.RefreshMaxWaitSec < c.Profiles.RefreshDebounceSec {
+		bad("ENGRAM_PROFILE_REFRESH_MAX_WAIT_SEC", "must not be below ENGRAM_PROFILE_REFRESH_DEBOUNCE_SEC")
 	}
 	if m.MergeSimilarity < m.DuplicateSimilarity {
 		bad("LONG_TERM_MEMORY_MERGE_SIMILARITY", "must not be below LONG_TERM_MEMORY_DUPLICATE_SIMILARITY")

@@ -1,6 +1,7 @@
 // Package prompts holds the LLM prompts of engram as text/template files: the
-// stage-1 extraction prompt (extract.tmpl), the stage-2 refine prompt (refine.tmpl)
-// and the recursive session summary (summarize.tmpl). The files are embedded in the
+// stage-1 extraction prompt (extract.tmpl), the stage-2 refine prompt (refine.tmpl),
+// the recursive session summary (summarize.tmpl) and the evaluation report of a
+// user for their manager (report.tmpl). The files are embedded in the
 // binary; an operator can tune any of them without a rebuild by pointing Options.Dir
 // at a directory holding files of the same names, which replace the embedded ones.
 //
@@ -37,10 +38,11 @@ const (
 	Extract   Name = "extract"
 	Refine    Name = "refine"
 	Summarize Name = "summarize"
+	Report    Name = "report"
 )
 
 // Names lists every prompt.
-var Names = []Name{Extract, Refine, Summarize}
+var Names = []Name{Extract, Refine, Summarize, Report}
 
 // FileName is the file that holds the prompt.
 func (n Name) FileName() string { return string(n) + ".tmpl" }
@@ -97,6 +99,22 @@ type SummarizeData struct {
 	MaxChars int
 }
 
+// ReportFact is one numbered fact an evaluation report may rest on.
+type ReportFact struct {
+	ID     string // "F1", …
+	Source string // profile, task_stats, workflows, memory
+	Text   string
+}
+
+// ReportData is what report.tmpl renders.
+type ReportData struct {
+	Today    string
+	Subject  string // how the report names the user
+	English  bool   // write in English; else Chinese
+	Facts    []ReportFact
+	MaxChars int
+}
+
 // Prompt is one rendered prompt: the system message and the user message.
 type Prompt struct {
 	System string
@@ -105,8 +123,8 @@ type Prompt struct {
 
 // Options says where prompts come from.
 type Options struct {
-	// Dir, when set, is a directory whose extract.tmpl, refine.tmpl and
-	// summarize.tmpl replace the embedded files of the same name; absent files keep
+	// Dir, when set, is a directory whose extract.tmpl, refine.tmpl,
+	// summarize.tmpl and report.tmpl replace the embedded files of the same name; absent files keep
 	// the embedded version. Other *.tmpl files are refused, so a misspelt override
 	// cannot be silently ignored.
 	Dir string
@@ -281,6 +299,8 @@ func sample(n Name) any {
 			Existing:   []RefineExisting{{Key: "k", MemoryType: "fact", Content: "c"}}}
 	case Summarize:
 		return SummarizeData{Previous: "sample", Messages: lines, MaxChars: 600}
+	case Report:
+		return ReportData{Today: "2026-01-01", Subject: "sample", Facts: []ReportFact{{ID: "F1", Source: "profile", Text: "sample"}}, MaxChars: 1200}
 	}
 	return nil
 }

@@ -1,0 +1,170 @@
+package httpapi
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/danielgtaylor/huma/v2"
+
+	apporg "engram/app/org"
+	"engram/domain/memory"
+	"engram/domain/org"
+)
+
+// PutOrgMemberRequest is a user's place in the organisation.
+type PutOrgMemberRequest struct {
+	DisplayName string `json:"display_name" minLength:"1" maxLength:"100" doc:"The name colleagues know the user by (王小明, John Smith); names are found case-insensitively, by given name and by pinyin."`
+	Department  string `json:"department,omitempty" maxLength:"100"`
+	Position    string `json:"position,omitempty" maxLength:"100"`
+	ManagerID   string `json:"manager_id,omitempty" maxLength:"128" doc:"The user's direct manager. Managers see the profiles of everyone below them; a manager that would make a cycle is 422."`
+}
+
+type putOrgMemberInput struct {
+	UserPath
+	Body PutOrgMemberRequest
+}
+
+type orgMemberOutput struct {
+	Status int
+	Body   OrgMember
+}
+
+// PlacedMember is a member with the chain of managers above them.
+type PlacedMember struct {
+	OrgMember
+	Managers []string `json:"managers" doc:"The managers above the user, direct manager first."`
+}
+
+type placedOutput struct {
+	Body PlacedMember
+}
+
+type orgListInput struct {
+	Name   string `query:"name" maxLength:"100" doc:"Resolve this name (display name, Chinese name, given name, nickname, pinyin); without it, list the members by user id."`
+	Limit  int    `query:"limit" minimum:"1" maximum:"1000" doc:"Default 20 with name (at most 100), 100 without."`
+	Cursor string `query:"cursor" maxLength:"128" doc:"next_cursor of the previous page (listing only)."`
+}
+
+// OrgUser is a user a name resolved to, or a member of the listing.
+type OrgUser struct {
+	UserID      string    `json:"user_id"`
+	DisplayName string    `json:"display_name"`
+	Department  string    `json:"department"`
+	Position    string    `json:"position"`
+	ManagerID   string    `json:"manager_id,omitempty"`
+	Nickname    string    `json:"nickname,omitempty"`
+	InOrg       bool      `json:"in_org" doc:"False for a user known only from their profile."`
+	Match       *OrgMatch `json:"match,omitempty" doc:"How the name matched; absent in a listing."`
+}
+
+// OrgMatch is the key a name query met and how strong a match it is.
+type OrgMatch struct {
+	Key      string `json:"key"`
+	Strength string `json:"strength" enum:"name,alias,phonetic" doc:"name: a whole name or nickname; alias: a given name or one word of a name; phonetic: the pinyin of a Chinese name, or 小王/老王."`
+}
+
+// OrgUsers is the answer of GET /v1/org/users.
+type OrgUsers struct {
+	Items      []OrgUser `json:"items"`
+	NextCursor string    `json:"next_cursor,omitempty"`
+}
+
+type orgUsersOutput struct {
+	Body OrgUsers
+}
+
+// Org is what the organisation operations need.
+type Org interface {
+	Put(ctx context.Context, cmd apporg.Put) (org.Member, bool, error)
+	Get(ctx context.Context, scope memory.Scope) (apporg.Placed, error)
+	List(ctx context.Context, tenant, cursor string, limit int) ([]org.Member, string, error)
+	Find(ctx context.Context, tenant, name string, limit int) ([]apporg.Found, error)
+}
+
+// RegisterOrg adds the organisation graph of API.md "Profiles and organisation".
+func RegisterOrg(api *API, svc Org) {
+	log := api.opts.Logger
+	tags := []string{"organisation"}
+	describeTag(api.Root, "organisation", "The tenant's organisation graph: members, departments, positions and manager chains, with name resolution.")
+
+	register(api, huma.Operation{
+		OperationID: "org_user_put", Method: http.MethodPut, Path: "/org/users/{user}",
+		Summary: "Put a user's place in the organisation", Tags: tags, DefaultStatus: http.StatusOK,
+		Responses: map[string]*huma.Response{"201": {Description: "Created"}},
+		Errors:    []int{http.StatusBadRequest, http.StatusRequestEntityTooLarge, http.StatusUnprocessableEntity},
+		Description: "201 when new, 200 when replaced. The manager need not be in the graph yet; a manager that would " +
+			"make a cycle (checked in the same transaction as the write, so concurrent writes cannot build one) is 422 " +
+			"naming the loop. Display name, department and position are mirrored into the user's profile.",
+	}, func(ctx context.Context, in *putOrgMemberInput) (*orgMemberOutput, error) {
+		sc, err := memory.ParseScope(tenantFrom(ctx), in.User)
+		if err != nil {
+			return nil, problem(ctx, log, err, "path")
+		}
+		b := in.Body
+		m, created, err := svc.Put(ctx, apporg.Put{Scope: sc, Member: org.MemberInput{
+			DisplayName: b.DisplayName, Department: b.Department, Position: b.Position, ManagerID: b.ManagerID}})
+		if err != nil {
+			return nil, problem(ctx, log, err, "body")
+		}
+		status := http.StatusOK
+		if created {
+			status = http.StatusCreated
+		}
+		return &orgMemberOutput{Status: status, Body: fromMember(m)}, nil
+	})
+
+	register(api, huma.Operation{
+		OperationID: "org_user_get", Method: http.MethodGet, Path: "/org/users/{user}",
+		Summary: "Read a user's place in the organisation and the managers above them", Tags: tags,
+		Errors:      []int{http.StatusNotFound, http.StatusUnprocessableEntity},
+		Description: "engram's own addition to API.md.",
+	}, func(ctx context.Context, in *UserPath) (*placedOutput, error) {
+		sc, err := memory.ParseScope(tenantFrom(ctx), in.User)
+		if err != nil {
+			return nil, problem(ctx, log, err, "path")
+		}
+		p, err := svc.Get(ctx, sc)
+		if err != nil {
+			return nil, problem(ctx, log, err, "path")
+		}
+		managers := p.Managers
+		if managers == nil {
+			managers = []string{}
+		}
+		return &placedOutput{Body: PlacedMember{OrgMember: fromMember(p.Member), Managers: managers}}, nil
+	})
+
+	register(api, huma.Operation{
+		OperationID: "org_users", Method: http.MethodGet, Path: "/org/users",
+		Summary: "Resolve a name to users of the tenant, or list the organisation", Tags: tags,
+		Errors: []int{http.StatusUnprocessableEntity},
+		Description: "With name: the users it may mean, best first — a whole display name or nickname, then a given name " +
+			"(小明 for 王小明) or one word of a Latin name, then pinyin (\"Xiao Ming\" finds 小明) and 小王/老王; case, " +
+			"spaces and full-width letters do not matter. Without name: the members by user id, with a cursor.",
+	}, func(ctx context.Context, in *orgListInput) (*orgUsersOutput, error) {
+		tenant := tenantFrom(ctx)
+		out := &orgUsersOutput{Body: OrgUsers{Items: []OrgUser{}}}
+		if in.Name == "" {
+			members, next, err := svc.List(ctx, tenant, in.Cursor, in.Limit)
+			if err != nil {
+				return nil, problem(ctx, log, err, "query")
+			}
+			for _, m := range members {
+				out.Body.Items = append(out.Body.Items, OrgUser{UserID: m.UserID, DisplayName: m.DisplayName, Department: m.Department,
+					Position: m.Position, ManagerID: m.ManagerID, InOrg: true})
+			}
+			out.Body.NextCursor = next
+			return out, nil
+		}
+		found, err := svc.Find(ctx, tenant, in.Name, in.Limit)
+		if err != nil {
+			return nil, problem(ctx, log, err, "query")
+		}
+		for _, f := range found {
+			out.Body.Items = append(out.Body.Items, OrgUser{UserID: f.UserID, DisplayName: f.DisplayName, Department: f.Department,
+				Position: f.Position, ManagerID: f.ManagerID, Nickname: f.Nickname, InOrg: f.InOrg,
+				Match: &OrgMatch{Key: f.Match.Key, Strength: strengthName(f.Match.Strength)}})
+		}
+		return out, nil
+	})
+}

@@ -1,0 +1,164 @@
+package bootstrap
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"go.uber.org/fx"
+
+	"engram/adapters/httpapi"
+	"engram/adapters/llm"
+	"engram/adapters/pinyin"
+	"engram/adapters/sqlstore"
+	"engram/app/extraction"
+	apporg "engram/app/org"
+	"engram/app/profiles"
+	"engram/bootstrap/config"
+	"engram/configs/prompts"
+	"engram/domain/conversation"
+	"engram/domain/memory"
+	"engram/ports"
+)
+
+// profilesModule is what every role shares of user profiles and the organisation
+// graph (F8): their stores, use cases and routes, and the extraction queue that
+// marks a user's profile for a refresh once their messages are processed.
+var profilesModule = fx.Module("profiles",
+	fx.Provide(
+		fx.Private,
+		newProfileStores,
+		func() ports.NameRomanizer { return pinyin.New() },
+		newReportWriter,
+	),
+	fx.Provide(
+		newProfilesService,
+		newOrgService,
+		newProfileMarkingQueue,
+		AsRoute(profileRoutes),
+	),
+)
+
+// profileWorkerModule is the worker role's share: the refresh loop.
+var profileWorkerModule = fx.Module("profile-worker",
+	fx.Provide(fx.Private, newRefresher),
+	fx.Invoke(func(lc fx.Lifecycle, r *profiles.Refresher) { runWhileUp(lc, r.Run) }),
+)
+
+// profileStores are the SQL stores of profiles, served from the truth store.
+type profileStores struct {
+	profiles *sqlstore.ProfileStore
+	activity *sqlstore.ActivityStore
+	org      *sqlstore.OrgStore
+	reports  *sqlstore.ReportStore
+}
+
+func newProfileStores(s *storage) profileStores {
+	return profileStores{
+		profiles: sqlstore.NewProfileStore(s.db), activity: sqlstore.NewActivityStore(s.db),
+		org: sqlstore.NewOrgStore(s.db), reports: sqlstore.NewReportStore(s.db),
+	}
+}
+
+// newReportWriter is the model that writes evaluation reports; nil offline
+// (ENGRAM_LLM_PROVIDER=rules), when reports are written by rules.
+func newReportWriter(cfg config.Config) (ports.ReportWriter, error) {
+	if cfg.LLM.Provider == "rules" {
+		return nil, nil
+	}
+	set, err := prompts.Load(prompts.Options{Dir: cfg.LLM.PromptsDir})
+	if err != nil {
+		return nil, fmt.Errorf("ENGRAM_PROMPTS_DIR: %w", err)
+	}
+	client, err := llm.NewClient(llm.Options{
+		Provider: llm.Provider(cfg.LLM.Provider), BaseURL: cfg.LLM.APIBase, APIKey: cfg.LLM.APIKey, Model: cfg.LLM.Model,
+		MaxRetries: cfg.LLM.MaxRetries, Timeout: time.Duration(cfg.Profiles.ReportTimeoutSec) * time.Second,
+		Temperature: 0.2,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("ENGRAM_LLM_PROVIDER %s: %w", cfg.LLM.Provider, err)
+	}
+	return llm.NewReportWriter(client, client.Model(), llm.ReportWriterOptions{Prompts: set}), nil
+}
+
+type profilesParams struct {
+	fx.In
+	Config    config.Config
+	Stores    profileStores
+	Storage   *storage
+	Memories  ports.MemoryStore
+	Analyzer  ports.TextAnalyzer
+	Romanizer ports.NameRomanizer
+	Writer    ports.ReportWriter `optional:"true"`
+	Clock     ports.Clock
+	IDs       ports.IDs
+	Log       *slog.Logger
+}
+
+func newProfilesService(p profilesParams) *profiles.Service {
+	st, c := p.Stores, p.Config.Profiles
+	return profiles.New(profiles.Deps{
+		Profiles: st.profiles, Refreshes: st.profiles, Activity: st.activity, Org: st.org, Reports: st.reports, Audit: st.reports,
+		Memories: p.Memories, Messages: p.Storage.messages, Analyzer: p.Analyzer, Romanizer: p.Romanizer, Writer: p.Writer,
+		Clock: p.Clock, IDs: p.IDs,
+		Purgers: []profiles.UserPurger{st.profiles, st.activity, st.reports, st.org},
+	}, profiles.Options{
+		RefreshDebounce:   time.Duration(c.RefreshDebounceSec) * time.Second,
+		RefreshMaxWait:    time.Duration(c.RefreshMaxWaitSec) * time.Second,
+		ReportTimeout:     time.Duration(c.ReportTimeoutSec) * time.Second,
+		ReportMaxMemories: c.ReportMaxMemories,
+		Logger:            p.Log,
+	})
+}
+
+func newOrgService(st profileStores, romanizer ports.NameRomanizer, clk ports.Clock) *apporg.Service {
+	return apporg.New(st.org, st.profiles, romanizer, clk)
+}
+
+func profileRoutes(p *profiles.Service, o *apporg.Service) Route {
+	return func(api *httpapi.API) {
+		httpapi.RegisterProfiles(api, p)
+		httpapi.RegisterOrg(api, o)
+		httpapi.RegisterAudit(api, p)
+	}
+}
+
+func newRefresher(svc *profiles.Service, log *slog.Logger) *profiles.Refresher {
+	return profiles.NewRefresher(svc, profiles.RefresherOptions{Worker: workerName(), Logger: log})
+}
+
+// profileMarkingQueue is the extraction runner's message queue: once a
+// conversation's messages are finished (extracted or skipped), the users' profiles
+// are marked for a refresh, so topics and work hours follow the conversation and
+// its new memories.
+type profileMarkingQueue struct {
+	extraction.Queue
+	profiles *profiles.Service
+	log      *slog.Logger
+}
+
+func newProfileMarkingQueue(s *storage, svc *profiles.Service, log *slog.Logger) extraction.Queue {
+	return profileMarkingQueue{Queue: s.messages, profiles: svc, log: log}
+}
+
+// Finish stores the outcomes, then marks each user of the finished messages.
+func (q profileMarkingQueue) Finish(ctx context.Context, worker string, msgs []conversation.Message) (int, error) {
+	n, err := q.Queue.Finish(ctx, worker, msgs)
+	if err != nil || n == 0 {
+		return n, err
+	}
+	seen := map[memory.Scope]bool{}
+	for _, m := range msgs {
+		if seen[m.Scope] {
+			continue
+		}
+		seen[m.Scope] = true
+		if err := q.profiles.MarkStale(ctx, m.Scope); err != nil {
+			// The outcome is stored; the user's next conversation or event marks
+			// the profile again.
+			q.log.WarnContext(ctx, "marking a profile for refresh failed", "user", m.Scope.User, "error", err)
+		}
+	}
+	return n, nil
+}

@@ -1,0 +1,94 @@
+package profile
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+
+	"engram/domain/invalid"
+)
+
+// Slot is an identity slot: a profile field a user sets by saying it in a
+// conversation ("Please call me Captain from now on"), routed here instead of
+// becoming a long-term memory (seed 000).
+type Slot string
+
+const (
+	SlotNickname      Slot = "nickname"
+	SlotPreferredName Slot = "preferred_name"
+	SlotAIName        Slot = "ai_name"
+	SlotEmoji         Slot = "emoji"
+	SlotLanguage      Slot = "language"
+	SlotTone          Slot = "tone"
+)
+
+// Slots lists every slot.
+var Slots = []Slot{SlotNickname, SlotPreferredName, SlotAIName, SlotEmoji, SlotLanguage, SlotTone}
+
+// ParseSlot accepts a slot name, case-insensitively.
+func ParseSlot(s string) (Slot, error) {
+	slot := Slot(strings.ToLower(strings.TrimSpace(s)))
+	for _, known := range Slots {
+		if slot == known {
+			return slot, nil
+		}
+	}
+	return "", invalid.FieldValue("slot", s, "must be one of nickname, preferred_name, ai_name, emoji, language, tone")
+}
+
+// SlotUpdate is one identity slot value and where it was said. An empty value
+// clears the slot ("stop calling me Captain").
+type SlotUpdate struct {
+	Slot   Slot
+	Value  string
+	Source Source
+}
+
+// ApplySlots applies identity slot updates in order, each recorded with its own
+// source; a later update of the same slot wins. It validates like Apply and names
+// the failing update ("slots[1].nickname").
+func (p Profile) ApplySlots(updates []SlotUpdate) (Profile, []Field, error) {
+	var changed []Field
+	next := p
+	for i, u := range updates {
+		var patch Patch
+		switch u.Slot {
+		case SlotNickname:
+			patch.Nickname = Value(u.Value)
+		case SlotPreferredName:
+			patch.PreferredName = Value(u.Value)
+		case SlotAIName:
+			patch.AIName = Value(u.Value)
+		case SlotEmoji:
+			patch.Emoji = Value(u.Value)
+		case SlotLanguage:
+			patch.Language = Value(u.Value)
+		case SlotTone:
+			patch.Tone = Value(u.Value)
+		default:
+			return p, nil, invalid.FieldValue(slotsField(i, "slot"), string(u.Slot), "must be one of nickname, preferred_name, ai_name, emoji, language, tone")
+		}
+		applied, fields, err := next.Apply(patch, u.Source)
+		if err != nil {
+			return p, nil, invalid.Prefix(slotsField(i, ""), err)
+		}
+		next = applied
+		for _, f := range fields {
+			if !slices.Contains(changed, f) {
+				changed = append(changed, f)
+			}
+		}
+	}
+	if len(changed) > 0 {
+		next.s.Version = p.s.Version + 1 // one stored change, however many slots
+	}
+	return next, changed, nil
+}
+
+func slotsField(i int, name string) string {
+	f := "slots[" + strconv.Itoa(i) + "]"
+	if name != "" {
+		f += "." + name
+	}
+	return f
+}

@@ -8,14 +8,14 @@ import (
 
 	"engram/app/indexing"
 	"engram/domain/conversation"
+	"engram/domain/memory"
 	"engram/domain/ranking"
-	"engram/ports"
 )
 
 // ownEmbedding is what a message is embedded as on its own.
 func (w *world) ownEmbedding(m conversation.Message) []float32 {
 	w.t.Helper()
-	v, err := w.embedder.Embedder.Embed(context.Background(), []string{indexing.MessageText(m)})
+	v, err := w.embedder.Embedder.Embed(context.Background(), []string{m.IndexText()})
 	if err != nil {
 		w.t.Fatal(err)
 	}
@@ -82,7 +82,7 @@ func TestSyncMessages_vectorsMixNeighboursAndFollowNewArrivals(t *testing.T) {
 	w.wantContext(append(first, later...))
 
 	// A neighbour's answer finds the question: "Yes, Biscuit" finds its context.
-	if ids := w.search("dog name Biscuit", ports.VectorKindMessage); len(ids) != 4 {
+	if ids := w.search("dog name Biscuit", memory.KindMessage); len(ids) != 4 {
 		t.Fatalf("search = %v", ids)
 	}
 }

@@ -58,7 +58,7 @@ var productConfig = hybridConfig{
 	DenseNeighbourWeight: ranking.DefaultRecipe.NeighbourWeight,
 	DenseSpeakerBoost:    true,
 	Fusion:               "minmax",
-	DenseWeight:          ranking.DefaultRecipe.DenseWeight,
+	DenseWeight:          0.3,
 	RRFK:                 ranking.DefaultRRFK,
 	Depth:                ranking.DefaultRecipe.Depth,
 }

@@ -49,6 +49,9 @@ func run() error {
 	if err != nil {
 		return err
 	}
+	if appFlagConfig, err = parseAppConfig(*appConfigFlag); err != nil {
+		return err
+	}
 	convs, err := loadLoCoMo(*dataPath)
 	if err != nil {
 		return err
@@ -65,6 +68,8 @@ func run() error {
 		return runAblation(ctx, convs, ks, *workers)
 	case *generalise:
 		return runGeneralisation(ctx, convs, ks, *workers)
+	case *calibrateDense:
+		return runDenseCalibration(ctx, convs)
 	}
 	for _, name := range strings.Split(*method, ",") {
 		m, ok := methods[strings.TrimSpace(name)]

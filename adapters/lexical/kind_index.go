@@ -200,4 +200,3 @@ func (ki *kindIndex) refreshContext(conv *convSeq, lo, hi int) {
 		ki.lens[conv.docs[p]] = ctx
 	}
 }
-

@@ -9,8 +9,8 @@ import (
 
 	"engram/adapters/textanalysis"
 	"engram/adapters/ulids"
-	"engram/app/memories"
 	"engram/app/indexing"
+	"engram/app/memories"
 	"engram/domain/memory"
 	"engram/ports"
 )

@@ -373,4 +373,3 @@ func TestSearch_anotherUsersOrTenantsMessagesNeverComeBack(t *testing.T) {
 		}
 	}
 }
-

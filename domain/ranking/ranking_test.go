@@ -274,4 +274,3 @@ func TestExpandQuery(t *testing.T) {
 		t.Errorf("no feedback should keep the query alone, got %v", plain)
 	}
 }
-

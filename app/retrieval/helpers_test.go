@@ -139,6 +139,14 @@ func (e *env) save(scope memory.Scope, key, typ, content string) memory.Memory {
 	return res.Memory
 }
 
+// upsertVectorOf writes a memory's vector by hand (the indexer role is not this
+// package's).
+func (e *env) upsertVectorOf(m memory.Memory) {
+	e.t.Helper()
+	e.upsertVector(ports.VectorRecord{ID: m.ID(), Tenant: m.Scope().Tenant, User: m.Scope().User,
+		Kind: memory.KindMemory, MemoryType: string(m.Type()), At: m.UpdatedAt()}, m.IndexText())
+}
+
 func (e *env) upsertVector(r ports.VectorRecord, text string) {
 	e.t.Helper()
 	v, err := e.embedder.Embed(context.Background(), []string{text})

@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -49,8 +50,29 @@ type Server struct {
 	t    *testing.T
 	cmd  *exec.Cmd
 	Base string
-	logs *bytes.Buffer
+	logs *lockedBuffer
 }
+
+// lockedBuffer collects the process's output; Logs may read it while it runs.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// Logs is what the process has written so far.
+func (s *Server) Logs() string { return s.logs.String() }
 
 func freeAddr(t *testing.T) string {
 	t.Helper()
@@ -70,7 +92,7 @@ func Start(t *testing.T, env ...string) *Server {
 	addr := freeAddr(t)
 	cmd := exec.Command(binary, "serve")
 	cmd.Env = append(os.Environ(), append([]string{"ENGRAM_HTTP_ADDR=" + addr}, env...)...)
-	logs := &bytes.Buffer{}
+	logs := &lockedBuffer{}
 	cmd.Stdout, cmd.Stderr = logs, logs
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

@@ -12,6 +12,7 @@ import (
 	"engram/app/retrieval"
 	"engram/domain/conversation"
 	"engram/domain/memory"
+	"engram/ports"
 )
 
 // everyday is a user's memories about food, pets and hobbies.
@@ -264,6 +265,44 @@ func TestSearch_aMessageFoundThroughItsNeighboursIsShownAsContext(t *testing.T) 
 			if i := slices.Index(keysOf(res), direct); i < 0 || i > last {
 				t.Errorf("%s: %v, want the direct hit %s above the context-only one", mode, keysOf(res), direct)
 			}
+		}
+	}
+}
+
+// refusingEmbedder answers like a remote embedder that refuses (a 4xx: bad key,
+// text too long) or fails (a 5xx).
+type refusingEmbedder struct{ err error }
+
+func (r refusingEmbedder) Embed(context.Context, []string) ([][]float32, error) { return nil, r.err }
+
+type refusal struct{}
+
+func (refusal) Error() string  { return "HTTP 400: input too long" }
+func (refusal) Rejected() bool { return true }
+
+func TestSearch_onlyTheEmbeddersFailuresTripTheBreaker(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, retrieval.Options{})
+	e.save(alice, "coffee", "preference", "Drinks oat milk flat whites")
+	for _, tt := range []struct {
+		name  string
+		err   error
+		trips bool
+	}{
+		{"a 4xx refusal", fmt.Errorf("llm: embed: %w: %w", ports.ErrUnavailable, refusal{}), false},
+		{"a 5xx", fmt.Errorf("llm: embed: %w: HTTP 503", ports.ErrUnavailable), true},
+	} {
+		guard := retrieval.NewVectorGuard(e.clock, retrieval.GuardOptions{Breaker: retrieval.BreakerOptions{Failures: 2}})
+		svc := retrieval.New(retrieval.Deps{Analyzer: e.analyzer, Lexical: e.searcher, Memories: e.store, Clock: e.clock,
+			Embedder: guard.Embedder(refusingEmbedder{tt.err}), Vectors: guard.Index(e.vectors)}, retrieval.Options{})
+		for range 3 {
+			res, err := svc.Search(context.Background(), retrieval.Search{Scope: alice, Query: "oat milk", Mode: "auto"})
+			if err != nil || len(res.Items) != 1 || res.ModeUsed != retrieval.ModeLexical {
+				t.Fatalf("%s: %+v, %v; want the lexical answer", tt.name, res, err)
+			}
+		}
+		if open := guard.State() == retrieval.BreakerOpen; open != tt.trips {
+			t.Errorf("%s: breaker %s after 3 searches, want open %v", tt.name, guard.State(), tt.trips)
 		}
 	}
 }

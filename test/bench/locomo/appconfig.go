@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"engram/app/retrieval"
+	"engram/bootstrap/config"
 	"engram/domain/ranking"
 )
 
@@ -17,28 +18,37 @@ type appConfig struct {
 	Saturation      float64
 	SpeakerBoost    float64
 	Dense           ranking.DenseScale
+	MinScore        float64
 }
 
-// productAppConfig is the product's calibration (ranking.DefaultRecipe,
-// retrieval.DefaultDenseScale).
-var productAppConfig = appConfig{
-	ContextDiscount: ranking.DefaultRecipe.ContextDiscount,
-	Saturation:      ranking.DefaultRecipe.TermSaturation,
-	SpeakerBoost:    ranking.DefaultRecipe.SpeakerBoost,
-	Dense:           retrieval.DefaultDenseScale,
-}
+// productAppConfig is the product's calibration: ranking.DefaultRecipe, and the
+// local embedder's dense scale and min_score of configs/engram.yaml.
+var productAppConfig = func() appConfig {
+	cfg, err := config.Load("", nil)
+	if err != nil {
+		panic(fmt.Sprintf("the embedded configuration does not load: %v", err))
+	}
+	e := cfg.Embedding
+	return appConfig{
+		ContextDiscount: ranking.DefaultRecipe.ContextDiscount,
+		Saturation:      ranking.DefaultRecipe.TermSaturation,
+		SpeakerBoost:    ranking.DefaultRecipe.SpeakerBoost,
+		Dense:           ranking.DenseScale{Floor: e.LocalMinCosine, Full: e.LocalFullCosine, Weight: e.LocalDenseWeight},
+		MinScore:        cfg.Memory.MinScore,
+	}
+}()
 
 func (c appConfig) options() retrieval.Options {
 	r := ranking.DefaultRecipe
 	r.ContextDiscount, r.TermSaturation, r.SpeakerBoost = c.ContextDiscount, c.Saturation, c.SpeakerBoost
-	return retrieval.Options{Recipe: r, Dense: c.Dense}
+	return retrieval.Options{Recipe: r, Dense: c.Dense, MinScore: c.MinScore}
 }
 
 func (c appConfig) String() string {
-	return fmt.Sprintf("cd%.2g sat%.2g sb%.2g floor%.2g full%.2g dw%.2g", c.ContextDiscount, c.Saturation, c.SpeakerBoost, c.Dense.Floor, c.Dense.Full, c.Dense.Weight)
+	return fmt.Sprintf("cd%.2g sat%.2g sb%.2g floor%.2g full%.2g dw%.2g min%.2g", c.ContextDiscount, c.Saturation, c.SpeakerBoost, c.Dense.Floor, c.Dense.Full, c.Dense.Weight, c.MinScore)
 }
 
-var appConfigFlag = flag.String("app-config", "", "calibration of the app methods instead of the product's: cd=0.8,sat=0.3,sb=1,floor=0.25,full=0.45,dw=0.1 (any subset)")
+var appConfigFlag = flag.String("app-config", "", "calibration of the app methods instead of the product's: cd=0.8,sat=0.3,sb=1,floor=0.25,full=0.5,dw=0.05,min=0.1 (any subset)")
 
 // parseAppConfig reads -app-config over the product's values.
 func parseAppConfig(s string) (appConfig, error) {
@@ -65,8 +75,10 @@ func parseAppConfig(s string) (appConfig, error) {
 			c.Dense.Full = f
 		case "dw":
 			c.Dense.Weight = f
+		case "min":
+			c.MinScore = f
 		default:
-			return c, fmt.Errorf("-app-config: unknown knob %q (cd, sat, sb, floor, full, dw)", k)
+			return c, fmt.Errorf("-app-config: unknown knob %q (cd, sat, sb, floor, full, dw, min)", k)
 		}
 	}
 	return c, nil

@@ -19,6 +19,7 @@ type appConfig struct {
 	SpeakerBoost    float64
 	Dense           ranking.DenseScale
 	MinScore        float64
+	BackgroundDocs  int
 }
 
 // productAppConfig is the product's calibration: ranking.DefaultRecipe, and the
@@ -35,12 +36,13 @@ var productAppConfig = func() appConfig {
 		SpeakerBoost:    ranking.DefaultRecipe.SpeakerBoost,
 		Dense:           ranking.DenseScale{Floor: e.LocalMinCosine, Full: e.LocalFullCosine, Weight: e.LocalDenseWeight},
 		MinScore:        cfg.Memory.MinScore,
+		BackgroundDocs:  ranking.DefaultRecipe.BackgroundDocs,
 	}
 }()
 
 func (c appConfig) options() retrieval.Options {
 	r := ranking.DefaultRecipe
-	r.ContextDiscount, r.TermSaturation, r.SpeakerBoost = c.ContextDiscount, c.Saturation, c.SpeakerBoost
+	r.ContextDiscount, r.TermSaturation, r.SpeakerBoost, r.BackgroundDocs = c.ContextDiscount, c.Saturation, c.SpeakerBoost, c.BackgroundDocs
 	return retrieval.Options{Recipe: r, Dense: c.Dense, MinScore: c.MinScore}
 }
 
@@ -48,7 +50,7 @@ func (c appConfig) String() string {
 	return fmt.Sprintf("cd%.2g sat%.2g sb%.2g floor%.2g full%.2g dw%.2g min%.2g", c.ContextDiscount, c.Saturation, c.SpeakerBoost, c.Dense.Floor, c.Dense.Full, c.Dense.Weight, c.MinScore)
 }
 
-var appConfigFlag = flag.String("app-config", "", "calibration of the app methods instead of the product's: cd=0.8,sat=0.3,sb=1,floor=0.25,full=0.5,dw=0.05,min=0.1 (any subset)")
+var appConfigFlag = flag.String("app-config", "", "calibration of the app methods instead of the product's: cd=0.8,sat=0.3,sb=1,floor=0.25,full=0.5,dw=0.05,min=0.12,bg=20 (any subset)")
 
 // parseAppConfig reads -app-config over the product's values.
 func parseAppConfig(s string) (appConfig, error) {
@@ -77,8 +79,10 @@ func parseAppConfig(s string) (appConfig, error) {
 			c.Dense.Weight = f
 		case "min":
 			c.MinScore = f
+		case "bg":
+			c.BackgroundDocs = int(f)
 		default:
-			return c, fmt.Errorf("-app-config: unknown knob %q (cd, sat, sb, floor, full, dw, min)", k)
+			return c, fmt.Errorf("-app-config: unknown knob %q (cd, sat, sb, floor, full, dw, min, bg)", k)
 		}
 	}
 	return c, nil

@@ -90,23 +90,26 @@ func runDenseCalibration(ctx context.Context, convs []Conversation) error {
 	fmt.Printf("Embedder %s: cosine of query and stored vector\n\n", model)
 	fmt.Println("| pairs | related | n | p1 | p5 | p10 | p25 | p50 | p75 | p90 | p95 | p99 | max |")
 	fmt.Println("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
-	var unrelated99, related50 []float64
+	var unrelated99, related95 []float64
 	for _, s := range sets {
 		sort.Float64s(s.cosines)
 		q := func(p float64) float64 { return quantile(s.cosines, p) }
 		fmt.Printf("| %s | %v | %d | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f |\n", s.name, s.related, len(s.cosines),
 			q(0.01), q(0.05), q(0.10), q(0.25), q(0.50), q(0.75), q(0.90), q(0.95), q(0.99), q(1))
 		if s.related {
-			related50 = append(related50, q(0.5))
+			related95 = append(related95, q(0.95))
 		} else if !strings.Contains(s.name, "same conversation") {
 			unrelated99 = append(unrelated99, q(0.99))
 		}
 	}
-	floor := maxOf(unrelated99)
-	fmt.Printf("\nSuggested dense scale: floor %.2f (the highest 99th percentile of the unrelated sets: 1 unrelated pair in 100 shows any evidence), "+
-		"full %.2f (the highest median of the related sets, doubled from the floor).\n", floor, floor+2*(maxOf(related50)-floor))
+	fmt.Printf("\nSuggested dense scale (to the nearest 0.05): min_cosine %.2f, the highest 99th percentile of the unrelated sets "+
+		"(about 1 unrelated pair in 100 shows any dense evidence); full_cosine %.2f, the highest 95th percentile of the related sets. "+
+		"dense_weight is not a property of pairs: 1 for a semantic model, less for one that only matches words (docs/BENCHMARKS.md).\n",
+		roundTo(maxOf(unrelated99), 0.05), roundTo(maxOf(related95), 0.05))
 	return nil
 }
+
+func roundTo(x, step float64) float64 { return math.Round(x/step) * step }
 
 func quantile(sorted []float64, p float64) float64 {
 	if len(sorted) == 0 {

@@ -51,14 +51,14 @@ var productConfig = hybridConfig{
 	AppendDate:           true,
 	Window:               ranking.DefaultRecipe.NeighbourWindow,
 	NeighbourWeight:      ranking.DefaultRecipe.NeighbourWeight,
-	SpeakerBoost:         ranking.DefaultRecipe.SpeakerBoost,
+	SpeakerBoost:         0.5, // a × 1.5 boost; the app's calibrated lift is ranking.DefaultRecipe.SpeakerBoost
 	Dense:                true,
 	Dimension:            localembed.DefaultDimension,
 	DenseWindow:          ranking.DefaultRecipe.NeighbourWindow,
 	DenseNeighbourWeight: ranking.DefaultRecipe.NeighbourWeight,
 	DenseSpeakerBoost:    true,
 	Fusion:               "minmax",
-	DenseWeight:          0.3,
+	DenseWeight:          0.3, // of min-max fusion; the app fuses calibrated evidence (ranking.DenseScale)
 	RRFK:                 ranking.DefaultRRFK,
 	Depth:                ranking.DefaultRecipe.Depth,
 }

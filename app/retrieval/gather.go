@@ -235,7 +235,8 @@ func (s *Service) vectorSide(ctx context.Context, p plan) vectorOutcome {
 	if len(vecs) != 1 {
 		return vectorOutcome{reason: FallbackVectorError}
 	}
-	if isZero(vecs[0]) {
+	if _, err := ports.CheckVector("vector", vecs[0], len(vecs[0])); err != nil {
+		// No length (or no usable values): the embedder found nothing to embed.
 		return vectorOutcome{reason: FallbackNoEmbeddableText}
 	}
 	lists := make([][]ports.VectorHit, len(p.kinds))
@@ -287,15 +288,6 @@ func fallbackFor(err error) string {
 		return FallbackVectorTimeout
 	}
 	return FallbackVectorError
-}
-
-func isZero(v []float32) bool {
-	for _, x := range v {
-		if x != 0 {
-			return false
-		}
-	}
-	return true
 }
 
 // DenseQueryText is what is embedded for a search: the question, then the session

@@ -1,11 +1,9 @@
 package retrieval_test
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"log/slog"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -25,6 +23,7 @@ import (
 	"engram/domain/memory"
 	"engram/ports"
 	"engram/test/fakeclock"
+	"engram/test/logbuf"
 )
 
 var (
@@ -80,7 +79,7 @@ type env struct {
 	msgStore *memstore.MessageStore
 	indexer  *indexing.LexicalIndexer
 	guard    *retrieval.VectorGuard
-	logs     *logBuffer
+	logs     *logbuf.Buffer
 	memories *memories.Service
 	messages *messages.Service
 	access   *retrieval.AccessTracker
@@ -116,7 +115,7 @@ func newGuardedEnv(t *testing.T, opts retrieval.Options, guard retrieval.GuardOp
 	e.memories = memories.New(indexed, e.clock, ids, memory.Policy{DefaultTTLDays: 180})
 	e.messages = messages.New(e.msgStore, e.clock, ids, messages.Options{Debounce: time.Second})
 	e.access = retrieval.NewAccessTracker(e.store, retrieval.AccessOptions{FlushInterval: time.Hour})
-	e.logs = &logBuffer{}
+	e.logs = &logbuf.Buffer{}
 	guard.Logger = slog.New(slog.NewTextHandler(e.logs, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	e.guard = retrieval.NewVectorGuard(e.clock, guard)
 	e.svc = retrieval.New(retrieval.Deps{
@@ -183,24 +182,6 @@ func (e *env) post(scope memory.Scope, conv string, msgs ...conversation.Input) 
 			Kind: memory.KindMessage, ConversationID: conv, At: p.Message.CreatedAt}, p.Message.IndexText())
 	}
 	return out
-}
-
-// logBuffer collects what the guard logs, safely for concurrent writes.
-type logBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *logBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *logBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
 
 func (e *env) search(q retrieval.Search) retrieval.Result {

@@ -176,3 +176,20 @@ func TestRecipeLift(t *testing.T) {
 		}
 	}
 }
+
+func TestCosine(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		a, b []float32
+		want float64
+	}{
+		{[]float32{1, 0}, []float32{2, 0}, 1},
+		{[]float32{1, 0}, []float32{0, 3}, 0},
+		{[]float32{1, 1}, []float32{-1, -1}, -1},
+		{[]float32{0, 0}, []float32{1, 0}, 0},
+	} {
+		if got := Cosine(tt.a, tt.b); !near(got, tt.want) {
+			t.Errorf("Cosine(%v, %v) = %v, want %v", tt.a, tt.b, got, tt.want)
+		}
+	}
+}

@@ -15,10 +15,11 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"engram/test/logbuf"
 )
 
 // binary is built once per test run.
@@ -50,25 +51,7 @@ type Server struct {
 	t    *testing.T
 	cmd  *exec.Cmd
 	Base string
-	logs *lockedBuffer
-}
-
-// lockedBuffer collects the process's output; Logs may read it while it runs.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
+	logs *logbuf.Buffer
 }
 
 // Logs is what the process has written so far.
@@ -92,7 +75,7 @@ func Start(t *testing.T, env ...string) *Server {
 	addr := freeAddr(t)
 	cmd := exec.Command(binary, "serve")
 	cmd.Env = append(os.Environ(), append([]string{"ENGRAM_HTTP_ADDR=" + addr}, env...)...)
-	logs := &lockedBuffer{}
+	logs := &logbuf.Buffer{}
 	cmd.Stdout, cmd.Stderr = logs, logs
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

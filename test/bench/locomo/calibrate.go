@@ -127,19 +127,6 @@ func maxOf(xs []float64) float64 {
 	return m
 }
 
-func cosine(a, b []float32) float64 {
-	var dot, na, nb float64
-	for i := range a {
-		dot += float64(a[i]) * float64(b[i])
-		na += float64(a[i]) * float64(a[i])
-		nb += float64(b[i]) * float64(b[i])
-	}
-	if na == 0 || nb == 0 {
-		return 0
-	}
-	return dot / math.Sqrt(na*nb)
-}
-
 // storedVectors embeds every turn of a conversation as the indexer does: its
 // IndexText, mixed with its neighbours of the same session.
 func storedVectors(ctx context.Context, embed embedFunc, c Conversation) (map[string][]float32, []string, error) {
@@ -200,33 +187,44 @@ func locomoPairs(ctx context.Context, embed embedFunc, convs []Conversation, rng
 			evidence := map[string]bool{}
 			for _, id := range q.Evidence {
 				evidence[id] = true
-				related.cosines = append(related.cosines, cosine(qvecs[qi], stored[i][id]))
+				related.cosines = append(related.cosines, ranking.Cosine(qvecs[qi], stored[i][id]))
 			}
 			for range 3 {
 				if id := ids[i][rng.IntN(len(ids[i]))]; !evidence[id] {
-					same.cosines = append(same.cosines, cosine(qvecs[qi], stored[i][id]))
+					same.cosines = append(same.cosines, ranking.Cosine(qvecs[qi], stored[i][id]))
 				}
 				other := (i + 1 + rng.IntN(len(convs)-1)) % len(convs)
-				cross.cosines = append(cross.cosines, cosine(qvecs[qi], stored[other][ids[other][rng.IntN(len(ids[other]))]]))
+				cross.cosines = append(cross.cosines, ranking.Cosine(qvecs[qi], stored[other][ids[other][rng.IntN(len(ids[other]))]]))
 			}
 		}
 	}
 	return []pairSet{capped(related, rng), capped(same, rng), capped(cross, rng)}, nil
 }
 
-func memoryBankPairs(ctx context.Context, embed embedFunc, path, lang string, rng *rand.Rand) ([]pairSet, error) {
+// memoryBank is one MemoryBank file: user → day → exchanges.
+type memoryBank map[string]struct {
+	History map[string][]struct {
+		Query    string `json:"query"`
+		Response string `json:"response"`
+	} `json:"history"`
+}
+
+func loadMemoryBank(path string) (memoryBank, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	var users map[string]struct {
-		History map[string][]struct {
-			Query    string `json:"query"`
-			Response string `json:"response"`
-		} `json:"history"`
-	}
+	var users memoryBank
 	if err := json.Unmarshal(data, &users); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return users, nil
+}
+
+func memoryBankPairs(ctx context.Context, embed embedFunc, path, lang string, rng *rand.Rand) ([]pairSet, error) {
+	users, err := loadMemoryBank(path)
+	if err != nil {
+		return nil, err
 	}
 	type exchange struct{ user, query, response string }
 	var all []exchange
@@ -262,10 +260,10 @@ func memoryBankPairs(ctx context.Context, embed embedFunc, path, lang string, rn
 	related := pairSet{name: "MemoryBank " + lang + " query, its answer", related: true}
 	cross := pairSet{name: "MemoryBank " + lang + " query, another user's answer"}
 	for i, ex := range all {
-		related.cosines = append(related.cosines, cosine(vecs[2*i], vecs[2*i+1]))
+		related.cosines = append(related.cosines, ranking.Cosine(vecs[2*i], vecs[2*i+1]))
 		for tries := 0; tries < 10; tries++ {
 			if j := rng.IntN(len(all)); all[j].user != ex.user {
-				cross.cosines = append(cross.cosines, cosine(vecs[2*i], vecs[2*j+1]))
+				cross.cosines = append(cross.cosines, ranking.Cosine(vecs[2*i], vecs[2*j+1]))
 				break
 			}
 		}

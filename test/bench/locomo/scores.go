@@ -173,18 +173,9 @@ func printQuantiles(name string, xs []float64) {
 // questions of that user and of the next one.
 func memoryBankScores(ctx context.Context, lang string) error {
 	path := filepath.Join(*memoryBankDir, "memory_bank_"+lang+".json")
-	data, err := os.ReadFile(path)
+	users, err := loadMemoryBank(path)
 	if err != nil {
 		return err
-	}
-	var users map[string]struct {
-		History map[string][]struct {
-			Query    string `json:"query"`
-			Response string `json:"response"`
-		} `json:"history"`
-	}
-	if err := json.Unmarshal(data, &users); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
 	}
 	probes, err := probingQuestions(filepath.Join(*memoryBankDir, "probing_questions_"+lang+".jsonl"))
 	if err != nil {

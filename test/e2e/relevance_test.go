@@ -15,31 +15,7 @@ import (
 	"engram/test/testenv"
 )
 
-// relevanceAnswer is a search answer with the whole breakdown.
-type relevanceAnswer struct {
-	Items []struct {
-		Kind   string `json:"kind"`
-		Memory *struct {
-			Key string `json:"key"`
-		} `json:"memory"`
-		Message *struct {
-			MessageID string `json:"message_id"`
-		} `json:"message"`
-		Score     float64 `json:"score"`
-		Breakdown struct {
-			Retrieval  float64 `json:"retrieval"`
-			Context    float64 `json:"context"`
-			Importance float64 `json:"importance"`
-			Confidence float64 `json:"confidence"`
-			Recency    float64 `json:"recency"`
-			ExactKey   float64 `json:"exact_key"`
-		} `json:"breakdown"`
-	} `json:"items"`
-	ModeUsed       string `json:"mode_used"`
-	FallbackReason string `json:"fallback_reason"`
-}
-
-func (a relevanceAnswer) ids() []string {
+func (a searchAnswer) ids() []string {
 	out := make([]string, 0, len(a.Items))
 	for _, it := range a.Items {
 		if it.Memory != nil {
@@ -51,7 +27,7 @@ func (a relevanceAnswer) ids() []string {
 	return out
 }
 
-func (a relevanceAnswer) first() float64 {
+func (a searchAnswer) topScore() float64 {
 	if len(a.Items) == 0 {
 		return 0
 	}
@@ -88,9 +64,9 @@ func (c relevanceClient) save(user, key, content string, importance int) {
 	}
 }
 
-func (c relevanceClient) search(user string, body map[string]any) relevanceAnswer {
+func (c relevanceClient) search(user string, body map[string]any) searchAnswer {
 	c.t.Helper()
-	var a relevanceAnswer
+	var a searchAnswer
 	if code := c.srv.Do(http.MethodPost, "/v1/users/"+user+"/search", body, &a); code != http.StatusOK {
 		c.t.Fatalf("search %v = %d", body, code)
 	}
@@ -101,22 +77,32 @@ func (c relevanceClient) search(user string, body map[string]any) relevanceAnswe
 // SYNCED), so that dense evidence is part of the answer; it fails on timeout.
 func (c relevanceClient) waitSynced(user, key string) {
 	c.t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
-	for {
+	var status string
+	synced := eventually(60*time.Second, func() bool {
 		var m struct {
 			Vector struct {
 				Status string `json:"status"`
 			} `json:"vector"`
 		}
 		c.srv.Do(http.MethodGet, "/v1/users/"+user+"/memories/"+key, nil, &m)
-		if m.Vector.Status == "SYNCED" {
-			return
-		}
+		status = m.Vector.Status
+		return status == "SYNCED"
+	})
+	if !synced {
+		c.t.Fatalf("%s/%s: vector %q after 60 s, want SYNCED", user, key, status)
+	}
+}
+
+// eventually polls cond until it holds or the timeout passes, and says which.
+func eventually(timeout time.Duration, cond func() bool) bool {
+	deadline := time.Now().Add(timeout)
+	for !cond() {
 		if time.Now().After(deadline) {
-			c.t.Fatalf("%s/%s: vector %q after 60 s, want SYNCED", user, key, m.Vector.Status)
+			return false
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+	return true
 }
 
 // relevanceEnv is what every server of these tests runs with: a generous vector
@@ -159,7 +145,7 @@ func calibratedRelevance(t *testing.T, srv *Server) {
 			for _, scope := range []string{"memories", "all"} {
 				a := c.search("alice", map[string]any{"query": "quantum chromodynamics lecture schedule", "mode": mode, "scope": scope, "limit": 100})
 				if len(a.Items) != 0 || a.FallbackReason != "" {
-					t.Errorf("%s %s: items %v (first score %v), fallback %q; want none, from vectors and BM25", mode, scope, a.ids(), a.first(), a.FallbackReason)
+					t.Errorf("%s %s: items %v (first score %v), fallback %q; want none, from vectors and BM25", mode, scope, a.ids(), a.topScore(), a.FallbackReason)
 				}
 			}
 		}
@@ -195,14 +181,14 @@ func calibratedRelevance(t *testing.T, srv *Server) {
 		for _, user := range []string{"alice", "bob"} {
 			for _, q := range []string{"golden retriever Biscuit", "does she play tennis on saturday mornings"} {
 				a := c.search(user, map[string]any{"query": q})
-				if a.first() < 0.45 {
-					t.Errorf("%s %q: %v first scores %v, want a strong hit to score high", user, q, a.ids(), a.first())
+				if a.topScore() < 0.45 {
+					t.Errorf("%s %q: %v first scores %v, want a strong hit to score high", user, q, a.ids(), a.topScore())
 				}
 			}
 			for _, q := range []string{"quantum tennis lecture schedule for the conference", "which dog food brand is cheapest at the supermarket this week"} {
 				a := c.search(user, map[string]any{"query": q, "min_score": 0})
-				if a.first() > 0.3 {
-					t.Errorf("%s %q: %v first scores %v, want a weak hit to score low", user, q, a.ids(), a.first())
+				if a.topScore() > 0.3 {
+					t.Errorf("%s %q: %v first scores %v, want a weak hit to score low", user, q, a.ids(), a.topScore())
 				}
 			}
 		}
@@ -237,17 +223,12 @@ func calibratedRelevance(t *testing.T, srv *Server) {
 		if code := srv.Do(http.MethodPost, "/v1/users/dave/messages:batch", map[string]any{"messages": msgs}, nil); code != http.StatusAccepted {
 			t.Fatalf("post messages = %d", code)
 		}
-		deadline := time.Now().Add(60 * time.Second)
-		var a relevanceAnswer
-		for {
+		var a searchAnswer
+		if !eventually(60*time.Second, func() bool {
 			a = c.search("dave", map[string]any{"query": "lisbon", "scope": "messages", "mode": "lexical"})
-			if len(a.Items) == 4 {
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("messages not indexed within 60 s: %v", a.ids())
-			}
-			time.Sleep(200 * time.Millisecond)
+			return len(a.Items) == 4
+		}) {
+			t.Fatalf("messages not indexed within 60 s: %v", a.ids())
 		}
 		for _, mode := range []string{"lexical", "auto"} {
 			a = c.search("dave", map[string]any{"query": "lisbon", "scope": "messages", "mode": mode})
@@ -309,7 +290,7 @@ func breakerTrips(t *testing.T, extra ...string) {
 	c := relevanceClient{t: t, srv: srv}
 	c.save("alice", "pet", "Has a golden retriever called Biscuit", 0)
 	c.waitSynced("alice", "pet")
-	ask := func() relevanceAnswer {
+	ask := func() searchAnswer {
 		t.Helper()
 		a := c.search("alice", map[string]any{"query": "golden retriever", "mode": "auto"})
 		if len(a.Items) == 0 || a.Items[0].Memory.Key != "pet" {
@@ -342,12 +323,8 @@ func breakerTrips(t *testing.T, extra ...string) {
 	}
 
 	fake.Heal()
-	deadline := time.Now().Add(30 * time.Second)
-	for ask().ModeUsed != "auto" {
-		if time.Now().After(deadline) {
-			t.Fatal("vectors did not come back after the store healed")
-		}
-		time.Sleep(200 * time.Millisecond)
+	if !eventually(30*time.Second, func() bool { return ask().ModeUsed == "auto" }) {
+		t.Fatal("vectors did not come back after the store healed")
 	}
 	if !waitForLog(srv, "level=WARN", "vector breaker closed", "probe succeeded") {
 		t.Errorf("the breaker's closing is not logged:\n%s", srv.Logs())
@@ -372,18 +349,14 @@ func metricsText(t *testing.T, srv *Server) string {
 // waitForLog waits (10 s at most: the process's output reaches the test through a
 // pipe) for a log line that contains every part.
 func waitForLog(srv *Server, parts ...string) bool {
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	return eventually(10*time.Second, func() bool {
 		for _, line := range strings.Split(srv.Logs(), "\n") {
 			if containsAll(line, parts) {
 				return true
 			}
 		}
-		if time.Now().After(deadline) {
-			return false
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		return false
+	})
 }
 
 func containsAll(s string, parts []string) bool {

@@ -18,7 +18,12 @@ type searchAnswer struct {
 		} `json:"message"`
 		Score     float64 `json:"score"`
 		Breakdown struct {
-			Retrieval float64 `json:"retrieval"`
+			Retrieval  float64 `json:"retrieval"`
+			Context    float64 `json:"context"`
+			Importance float64 `json:"importance"`
+			Confidence float64 `json:"confidence"`
+			Recency    float64 `json:"recency"`
+			ExactKey   float64 `json:"exact_key"`
 		} `json:"breakdown"`
 	} `json:"items"`
 	ModeUsed       string `json:"mode_used"`

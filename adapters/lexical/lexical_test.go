@@ -103,6 +103,22 @@ func TestKindIndex_equalsRankingIndexMatchOverContextFields(t *testing.T) {
 					t.Fatalf("evidence %v above 1", g.Evidence.Total())
 				}
 			}
+			// Only a few documents: the same evidence for them, nothing else.
+			var only []string
+			for i, g := range got {
+				if i%3 == 0 {
+					only = append(only, g.ID)
+				}
+			}
+			some := ki.search(newFilter(&ports.LexicalQuery{Only: only}), query, 0, r)
+			if len(some) != len(only) {
+				t.Fatalf("round %d: Only %d documents gave %d", round, len(only), len(some))
+			}
+			for _, g := range some {
+				if w := wantEv[g.ID]; math.Abs(g.Evidence.Direct-w.Direct) > 1e-9 || math.Abs(g.Evidence.Context-w.Context) > 1e-9 {
+					t.Fatalf("round %d: with Only, %s has %+v, want %+v", round, g.ID, g.Evidence, w)
+				}
+			}
 		}
 	}
 }

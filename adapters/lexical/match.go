@@ -52,6 +52,8 @@ type scratch struct {
 	direct   []float64 // Σ over terms of TermMatch's direct part
 	context  []float64 // … and of its context part
 	hit      []bool
+	want     []bool // with Only: the documents asked for; others are not scored
+	only     bool
 	touched  []int32
 	matched  []int32
 	queryIDF []float64
@@ -63,9 +65,10 @@ func (s *scratch) reset(n int) {
 	if cap(s.own) < n {
 		s.own, s.nb = make([]float64, n), make([]float64, n)
 		s.direct, s.context = make([]float64, n), make([]float64, n)
-		s.hit = make([]bool, n)
+		s.hit, s.want = make([]bool, n), make([]bool, n)
 	}
-	s.own, s.nb, s.direct, s.context, s.hit = s.own[:n], s.nb[:n], s.direct[:n], s.context[:n], s.hit[:n]
+	s.own, s.nb, s.direct, s.context, s.hit, s.want = s.own[:n], s.nb[:n], s.direct[:n], s.context[:n], s.hit[:n], s.want[:n]
+	s.only = false
 	s.touched, s.matched, s.queryIDF = s.touched[:0], s.matched[:0], s.queryIDF[:0]
 }
 
@@ -81,6 +84,17 @@ func (ki *kindIndex) search(f filter, query []string, limit int, r ranking.Recip
 	s := scratchPool.Get().(*scratch)
 	defer scratchPool.Put(s)
 	s.reset(len(ki.docs))
+	if f.only != nil {
+		// Only the documents asked for are scored (the term statistics still count
+		// every document): full_inject's memories, the vector-only hits of auto.
+		s.only = true
+		for id := range f.only {
+			if slot, ok := ki.byID[id]; ok {
+				s.want[slot] = true
+			}
+		}
+		defer clear(s.want)
+	}
 	for _, qt := range countTerms(query) {
 		idf := ki.scoreTerm(s, qt.term, qt.count, avg, r)
 		for range qt.count {
@@ -134,6 +148,9 @@ func (ki *kindIndex) scoreTerm(s *scratch, term string, count int, avg float64, 
 		// document frequency is the list's length.
 		idf := r.IDF(len(ps), ki.n)
 		for _, p := range ps {
+			if s.only && !s.want[p.doc] {
+				continue
+			}
 			d, _ := r.TermMatch(idf, float64(p.tf), 0, ki.lens[p.doc], avg)
 			s.direct[p.doc] += q * d
 			s.markMatched(p.doc)
@@ -164,11 +181,13 @@ func (ki *kindIndex) scoreTerm(s *scratch, term string, count int, avg float64, 
 	}
 	idf := r.IDF(len(s.touched), ki.n)
 	for _, doc := range s.touched {
-		d, c := r.TermMatch(idf, s.own[doc], s.nb[doc], ki.lens[doc], avg)
-		s.direct[doc] += q * d
-		s.context[doc] += q * c
+		if !s.only || s.want[doc] {
+			d, c := r.TermMatch(idf, s.own[doc], s.nb[doc], ki.lens[doc], avg)
+			s.direct[doc] += q * d
+			s.context[doc] += q * c
+			s.markMatched(doc)
+		}
 		s.own[doc], s.nb[doc] = 0, 0
-		s.markMatched(doc)
 	}
 	return idf
 }

@@ -80,7 +80,7 @@ func (ki *kindIndex) search(f filter, query []string, limit int, r ranking.Recip
 	if ki.n == 0 || len(query) == 0 {
 		return nil
 	}
-	avg := ki.totalLen / float64(ki.n)
+	m := r.Matcher(ki.totalLen / float64(ki.n))
 	s := scratchPool.Get().(*scratch)
 	defer scratchPool.Put(s)
 	s.reset(len(ki.docs))
@@ -96,7 +96,7 @@ func (ki *kindIndex) search(f filter, query []string, limit int, r ranking.Recip
 		defer clear(s.want)
 	}
 	for _, qt := range countTerms(query) {
-		idf := ki.scoreTerm(s, qt.term, qt.count, avg, r)
+		idf := ki.scoreTerm(s, qt.term, qt.count, m, r)
 		for range qt.count {
 			s.queryIDF = append(s.queryIDF, idf)
 		}
@@ -104,13 +104,22 @@ func (ki *kindIndex) search(f filter, query []string, limit int, r ranking.Recip
 	mass := ranking.QueryMass(s.queryIDF)
 	top := newTopHits(limit)
 	for _, doc := range s.matched {
-		d := &ki.docs[doc]
-		if d.alive && f.keeps(d) {
-			top.offer(ports.LexicalHit{ID: d.id, Evidence: ranking.LexicalEvidence(s.direct[doc], s.context[doc], mass), Speaker: d.speaker})
+		if d := &ki.docs[doc]; d.alive && f.keeps(d) {
+			// Ranked by the raw sum (the mass is the query's, the same for all);
+			// the evidence is made for the kept ones only.
+			top.offer(hitRef{slot: doc, sum: s.direct[doc] + s.context[doc], id: d.id})
 		}
+	}
+	kept := top.sorted()
+	hits := make([]ports.LexicalHit, len(kept))
+	for i, h := range kept {
+		d := &ki.docs[h.slot]
+		hits[i] = ports.LexicalHit{ID: d.id, Evidence: ranking.LexicalEvidence(s.direct[h.slot], s.context[h.slot], mass), Speaker: d.speaker}
+	}
+	for _, doc := range s.matched {
 		s.direct[doc], s.context[doc], s.hit[doc] = 0, 0, false
 	}
-	return top.sorted()
+	return hits
 }
 
 type queryTerm struct {
@@ -137,7 +146,7 @@ func countTerms(query []string) []queryTerm {
 // scoreTerm adds count times the term's TermMatch to every document that has it
 // in its own text or its neighbours', and returns the term's idf (that of an
 // absent term when no document has it).
-func (ki *kindIndex) scoreTerm(s *scratch, term string, count int, avg float64, r ranking.Recipe) float64 {
+func (ki *kindIndex) scoreTerm(s *scratch, term string, count int, m ranking.Matcher, r ranking.Recipe) float64 {
 	ps := ki.postings[term]
 	if len(ps) == 0 {
 		return r.IDF(0, ki.n)
@@ -151,7 +160,7 @@ func (ki *kindIndex) scoreTerm(s *scratch, term string, count int, avg float64, 
 			if s.only && !s.want[p.doc] {
 				continue
 			}
-			d, _ := r.TermMatch(idf, float64(p.tf), 0, ki.lens[p.doc], avg)
+			d, _ := m.Match(idf, float64(p.tf), 0, ki.lens[p.doc])
 			s.direct[p.doc] += q * d
 			s.markMatched(p.doc)
 		}
@@ -182,7 +191,7 @@ func (ki *kindIndex) scoreTerm(s *scratch, term string, count int, avg float64, 
 	idf := r.IDF(len(s.touched), ki.n)
 	for _, doc := range s.touched {
 		if !s.only || s.want[doc] {
-			d, c := r.TermMatch(idf, s.own[doc], s.nb[doc], ki.lens[doc], avg)
+			d, c := m.Match(idf, s.own[doc], s.nb[doc], ki.lens[doc])
 			s.direct[doc] += q * d
 			s.context[doc] += q * c
 			s.markMatched(doc)

@@ -32,13 +32,41 @@ func (e Evidence) Total() float64 { return e.Direct + e.Context }
 // saturation and length normalisation, and by Saturate's ceiling, which a clean
 // mention already nearly reaches.
 func (r Recipe) TermMatch(idf, own, context, docLen, avgDocLen float64) (direct, contextual float64) {
+	return r.Matcher(avgDocLen).Match(idf, own, context, docLen)
+}
+
+// Matcher is TermMatch for texts of one average length, prepared once for the
+// many texts of one search.
+type Matcher struct {
+	k1, b, saturation, discount, invAvg float64
+}
+
+// Matcher prepares TermMatch for texts whose average length is avgDocLen.
+func (r Recipe) Matcher(avgDocLen float64) Matcher {
+	m := Matcher{k1: r.BM25.K1, b: r.BM25.B, saturation: r.TermSaturation, discount: r.ContextDiscount}
+	if avgDocLen > 0 {
+		m.invAvg = 1 / avgDocLen
+	}
+	return m
+}
+
+// Match is TermMatch: the term's idf-weighted evidence in a text of docLen.
+func (m Matcher) Match(idf, own, context, docLen float64) (direct, contextual float64) {
 	tf := own + context
 	if tf <= 0 || idf <= 0 {
 		return 0, 0
 	}
-	ceiling := r.BM25.K1 + 1
-	matched := idf * r.Saturate(r.BM25.TermScore(idf, tf, docLen, avgDocLen)/idf/ceiling)
-	return matched * own / tf, r.ContextDiscount * matched * context / tf
+	norm := 1.0
+	if m.invAvg > 0 {
+		norm = 1 - m.b + m.b*docLen*m.invAvg
+	}
+	// BM25's term score over its ceiling idf·(k1 + 1).
+	x := tf / (tf + m.k1*norm)
+	matched := idf * saturate(x, m.saturation)
+	if context == 0 {
+		return matched, 0
+	}
+	return matched * own / tf, m.discount * matched * context / tf
 }
 
 // Saturate maps a term's BM25 score over its ceiling, x in [0, 1], to its evidence:
@@ -46,9 +74,9 @@ func (r Recipe) TermMatch(idf, own, context, docLen, avgDocLen float64) (direct,
 // default c 0.3 one occurrence in a text of average length (x = 1/(k1 + 1)) is
 // 0.78, five occurrences 0.94, and one in a text four times as long as the
 // average 0.53.
-func (r Recipe) Saturate(x float64) float64 {
-	x = clamp01(x)
-	c := r.TermSaturation
+func (r Recipe) Saturate(x float64) float64 { return saturate(clamp01(x), r.TermSaturation) }
+
+func saturate(x, c float64) float64 {
 	if c <= 0 {
 		return math.Ceil(x) // presence only
 	}

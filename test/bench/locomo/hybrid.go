@@ -7,6 +7,7 @@ import (
 
 	"engram/adapters/localembed"
 	"engram/adapters/textanalysis"
+	"engram/domain/conversation"
 	"engram/domain/ranking"
 )
 
@@ -105,7 +106,7 @@ func (h *hybrid) docText(t Turn) string {
 		text = t.Content
 	}
 	if h.cfg.AppendDate {
-		text += " " + t.At.Format("2 January 2006")
+		text += " " + t.At.Format(conversation.DateLayout)
 	}
 	return text
 }

@@ -235,3 +235,50 @@ func TestSearcher_followsTheStoreAndKeepsToItsBudget(t *testing.T) {
 		t.Errorf("warm: %d, %v; want one user loaded", n, err)
 	}
 }
+
+// swappableStore is a LexicalIndex whose contents can be replaced at once, as an
+// erasure that purges a user's documents and their generation does.
+type swappableStore struct {
+	ports.LexicalIndex
+}
+
+// A user's generation that goes back (the documents were purged, and maybe
+// indexed anew) means the cached index is not the user's any more.
+func TestSearcher_forgetsAUserWhoseGenerationWentBack(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	alice := memory.Scope{Tenant: "t1", User: "alice"}
+	doc := func(id string, terms ...string) ports.LexicalDoc {
+		return ports.LexicalDoc{Tenant: alice.Tenant, User: alice.User, Kind: memory.KindMemory, ID: id, Terms: terms}
+	}
+	before := memstore.NewLexicalIndex()
+	for _, d := range []ports.LexicalDoc{doc("a", "secret", "diari"), doc("b", "secret", "note"), doc("c", "tea")} {
+		if err := before.PutLexicalDocs(ctx, []ports.LexicalDoc{d}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	store := &swappableStore{LexicalIndex: before}
+	s := New(store, Options{})
+	find := func(terms ...string) []string {
+		t.Helper()
+		hits, err := s.SearchLexical(ctx, alice, ports.LexicalQuery{Kind: memory.KindMemory, Terms: terms})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return hitIDs(hits)
+	}
+	if got := find("secret"); len(got) != 2 {
+		t.Fatalf("before the purge: %v", got)
+	}
+	after := memstore.NewLexicalIndex() // purged, then one new document: generation 1
+	if err := after.PutLexicalDocs(ctx, []ports.LexicalDoc{doc("d", "tea", "green")}); err != nil {
+		t.Fatal(err)
+	}
+	store.LexicalIndex = after
+	if got := find("secret"); len(got) != 0 {
+		t.Errorf("after the purge: %v, want nothing of before", got)
+	}
+	if got := find("tea"); !slices.Equal(got, []string{"d"}) {
+		t.Errorf("after the purge: %v, want only the new document", got)
+	}
+}

@@ -142,12 +142,19 @@ func (s *Searcher) acquire(ctx context.Context, scope memory.Scope) (*userIndex,
 	}
 	u := s.entry(scope)
 	u.mu.RLock()
-	if u.loaded && u.gen >= gen {
+	if u.loaded && u.gen == gen {
 		return u, nil
 	}
 	u.mu.RUnlock()
 
 	u.mu.Lock()
+	if u.loaded && gen < u.gen {
+		// The store's generation went back: the user's documents were purged
+		// (erasure) and maybe indexed anew. What this index holds is not theirs
+		// any more; it is read again from nothing.
+		u.memories, u.messages = newKindIndex(0, 0), newKindIndex(s.recipe.NeighbourWindow, s.recipe.NeighbourWeight)
+		u.gen, u.loaded = 0, false
+	}
 	if !u.loaded || u.gen < gen {
 		changes, err := s.store.LexicalChangesSince(ctx, scope, u.gen)
 		if err != nil {

@@ -10,24 +10,29 @@ import (
 	"go.uber.org/fx"
 
 	"engram/adapters/httpapi"
+	"engram/adapters/lexical"
 	"engram/adapters/metrics"
 	"engram/adapters/sqlstore"
 	"engram/adapters/textanalysis"
 	"engram/app/extraction"
+	"engram/app/indexing"
 	"engram/app/retrieval"
 	"engram/bootstrap/config"
 	"engram/domain/memory"
+	"engram/domain/ranking"
 	"engram/ports"
 )
 
 // retrievalModule is search (F5): the lexical index kept by memory writes and by
-// the indexer role's message and repair passes, the search use case with its
-// metrics and route, and last-access tracking. Everything is built lazily, when a
-// role needs it.
+// the indexer role's message and repair passes, the lexical search engine over it,
+// the search use case behind the vector guard with its metrics and route, and
+// last-access tracking. Everything is built lazily, when a role needs it.
 var retrievalModule = fx.Module("retrieval",
 	fx.Provide(
 		fx.Private,
 		func(s *storage) ports.LexicalIndex { return sqlstore.NewLexicalIndex(s.db) },
+		func(store ports.LexicalIndex) *lexical.Searcher { return lexical.New(store, lexical.Options{}) },
+		newVectorGuard,
 		newAccessTracker,
 	),
 	fx.Provide(
@@ -63,13 +68,13 @@ func newSimilarMemories(s *storage, mem ports.MemoryStore, emb ports.Embedder, v
 // change, so a memory saved through the API is found by the next search (the
 // repair pass of the indexer role stays as the safety net).
 func newMemoryStore(s *storage, m *metrics.Metrics, an ports.TextAnalyzer) ports.MemoryStore {
-	s.memories.IndexLexically(func(mem memory.Memory) (ports.LexicalDoc, bool) { return retrieval.MemoryDocument(an, mem) })
+	s.memories.IndexLexically(func(mem memory.Memory) (ports.LexicalDoc, bool) { return indexing.MemoryDocument(an, mem) })
 	return m.MemoryStore(s.memories)
 }
 
-func newLexicalIndexer(s *storage, an ports.TextAnalyzer, lexical ports.LexicalIndex, clk ports.Clock, log *slog.Logger) *retrieval.Indexer {
+func newLexicalIndexer(s *storage, an ports.TextAnalyzer, lexical ports.LexicalIndex, clk ports.Clock, log *slog.Logger) *indexing.LexicalIndexer {
 	host, _ := os.Hostname()
-	return retrieval.NewIndexer(an, lexical, s.memories, s.messages, clk, retrieval.IndexerOptions{
+	return indexing.NewLexicalIndexer(an, lexical, s.memories, s.messages, clk, indexing.LexicalOptions{
 		Holder: fmt.Sprintf("%s-%d", host, os.Getpid()), // the message pass's lease, one holder per process
 		Logger: log,
 	})
@@ -82,12 +87,26 @@ func newAccessTracker(lc fx.Lifecycle, s *storage, log *slog.Logger) *retrieval.
 	return a
 }
 
+// newVectorGuard is the deadline and the circuit breakers around search's vector
+// side (ENGRAM_VECTOR_SEARCH_TIMEOUT_MS, ENGRAM_VECTOR_BREAKER_*).
+func newVectorGuard(cfg config.Config, clk ports.Clock, log *slog.Logger) *retrieval.VectorGuard {
+	return retrieval.NewVectorGuard(clk, retrieval.GuardOptions{
+		Timeout: time.Duration(cfg.Vector.SearchTimeoutMS) * time.Millisecond,
+		Breaker: retrieval.BreakerOptions{
+			Failures: cfg.Vector.BreakerFailures,
+			Cooldown: time.Duration(cfg.Vector.BreakerCooldownSec) * time.Second,
+		},
+		Logger: log,
+	})
+}
+
 type retrievalParams struct {
 	fx.In
 	Config   config.Config
 	Storage  *storage
 	Analyzer ports.TextAnalyzer
-	Lexical  ports.LexicalIndex
+	Lexical  *lexical.Searcher
+	Guard    *retrieval.VectorGuard
 	Access   *retrieval.AccessTracker
 	Clock    ports.Clock
 	Embedder ports.Embedder    `optional:"true"`
@@ -96,30 +115,41 @@ type retrievalParams struct {
 
 func newRetrievalService(p retrievalParams) *retrieval.Service {
 	c := p.Config
-	return retrieval.New(retrieval.Deps{
+	deps := retrieval.Deps{
 		Analyzer: p.Analyzer, Lexical: p.Lexical, Memories: p.Storage.memories, Messages: p.Storage.messages,
-		Embedder: p.Embedder, Vectors: p.Vectors, Access: p.Access, Clock: p.Clock,
-	}, retrieval.Options{
-		DefaultMode:   retrieval.Mode(c.Memory.RetrieveMode),
-		DefaultLimit:  c.Memory.RetrieveLimit,
-		ScanLimit:     c.Memory.RetrieveScanLimit,
-		VectorTimeout: time.Duration(c.Vector.SearchTimeoutMS) * time.Millisecond,
-		Breaker: retrieval.BreakerOptions{
-			Failures: c.Vector.BreakerFailures,
-			Cooldown: time.Duration(c.Vector.BreakerCooldownSec) * time.Second,
-		},
+		Access: p.Access, Clock: p.Clock,
+	}
+	if p.Embedder != nil && p.Vectors != nil {
+		deps.Embedder, deps.Vectors = p.Guard.Embedder(p.Embedder), p.Guard.Index(p.Vectors)
+	}
+	return retrieval.New(deps, retrieval.Options{
+		DefaultMode:  retrieval.Mode(c.Memory.RetrieveMode),
+		DefaultLimit: c.Memory.RetrieveLimit,
+		ScanLimit:    c.Memory.RetrieveScanLimit,
+		MinScore:     c.Memory.MinScore,
+		Dense:        denseScale(c.Embedding),
 	})
+}
+
+// denseScale is the embedder's cosine scale: the local embedder's measured one, or
+// the one configured for a remote model (docs/BENCHMARKS.md "Calibrated relevance"
+// says how to measure it).
+func denseScale(e config.Embedding) ranking.DenseScale {
+	if e.Provider == "local" {
+		return ranking.DenseScale{Floor: e.LocalMinCosine, Full: e.LocalFullCosine, Weight: e.LocalDenseWeight}
+	}
+	return ranking.DenseScale{Floor: e.MinCosine, Full: e.FullCosine, Weight: e.DenseWeight}
 }
 
 // newSearcher is the search use case as the API serves it: with its metrics, and
 // the busiest users' lexical indexes loaded in the background at start.
-func newSearcher(lc fx.Lifecycle, svc *retrieval.Service, m *metrics.Metrics, log *slog.Logger) metrics.Searcher {
+func newSearcher(lc fx.Lifecycle, svc *retrieval.Service, lex *lexical.Searcher, guard *retrieval.VectorGuard, m *metrics.Metrics, log *slog.Logger) metrics.Searcher {
 	ctx, cancel := context.WithCancel(context.Background())
 	lc.Append(fx.Hook{
 		OnStart: func(context.Context) error {
 			go func() {
 				start := time.Now()
-				n, err := svc.Warm(ctx, retrieval.DefaultWarmUsers)
+				n, err := lex.Warm(ctx, lexical.DefaultWarmUsers)
 				if err != nil && ctx.Err() == nil {
 					log.Warn("lexical index: warm-up stopped", "users", n, "error", err)
 					return
@@ -130,7 +160,7 @@ func newSearcher(lc fx.Lifecycle, svc *retrieval.Service, m *metrics.Metrics, lo
 		},
 		OnStop: func(context.Context) error { cancel(); return nil },
 	})
-	return m.Search(svc, svc.BreakerState)
+	return m.Search(svc, guard.State)
 }
 
 func searchRoutes(s metrics.Searcher) Route {
@@ -138,4 +168,4 @@ func searchRoutes(s metrics.Searcher) Route {
 }
 
 // startLexicalIndexer runs the message and repair passes while the process runs.
-func startLexicalIndexer(lc fx.Lifecycle, ix *retrieval.Indexer) { runWhileUp(lc, ix.Run) }
+func startLexicalIndexer(lc fx.Lifecycle, ix *indexing.LexicalIndexer) { runWhileUp(lc, ix.Run) }

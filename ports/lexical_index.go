@@ -7,21 +7,13 @@ import (
 	"engram/domain/memory"
 )
 
-// LexicalKind says what an analysed document stands for.
-type LexicalKind string
-
-const (
-	LexicalMemory  LexicalKind = "memory"
-	LexicalMessage LexicalKind = "message"
-)
-
 // LexicalDoc is one text of a user as lexical search keeps it: analysed terms and
 // the fields search filters on. It is derived data: the truth stays in the memory
 // and message tables, and a document can always be rebuilt from them.
 type LexicalDoc struct {
 	Tenant string
 	User   string
-	Kind   LexicalKind
+	Kind   memory.Kind
 	// ID is the memory's id, or the message's arrival id (conversation.Message.Seq,
 	// unique across tenants, unlike the client's message_id).
 	ID             string
@@ -43,7 +35,7 @@ type LexicalDoc struct {
 
 // LexicalRef names one document of a user.
 type LexicalRef struct {
-	Kind LexicalKind
+	Kind memory.Kind
 	ID   string
 }
 
@@ -54,7 +46,8 @@ type LexicalChanges struct {
 	Deleted    []LexicalRef // deleted since
 }
 
-// LexicalIndex keeps users' analysed documents for lexical search. Every change
+// LexicalIndex keeps users' analysed documents for lexical search (the store that
+// LexicalSearcher reads). Every change
 // advances the user's generation in the same transaction, so a searcher that has
 // seen generation g catches up by reading the changes after g, and sees every
 // committed write of any process (read-your-writes across API processes).

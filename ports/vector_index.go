@@ -8,14 +8,7 @@ import (
 	"unicode/utf8"
 
 	"engram/domain/invalid"
-)
-
-// VectorKind says what an indexed vector stands for.
-type VectorKind string
-
-const (
-	VectorKindMemory  VectorKind = "memory"
-	VectorKindMessage VectorKind = "message"
+	"engram/domain/memory"
 )
 
 // VectorRecord is one vector with the fields the index filters on.
@@ -23,7 +16,7 @@ type VectorRecord struct {
 	ID             string // the memory or message id
 	Tenant         string
 	User           string
-	Kind           VectorKind
+	Kind           memory.Kind
 	MemoryType     string // memories only
 	ConversationID string // messages only
 	At             time.Time
@@ -36,10 +29,10 @@ type VectorRecord struct {
 type VectorQuery struct {
 	Tenant         string
 	User           string
-	Kinds          []VectorKind // empty: all kinds
-	MemoryTypes    []string     // empty: all types
-	ConversationID string       // empty: any conversation
-	Since, Until   time.Time    // zero: unbounded
+	Kinds          []memory.Kind // empty: all kinds
+	MemoryTypes    []string      // empty: all types
+	ConversationID string        // empty: any conversation
+	Since, Until   time.Time     // zero: unbounded
 	Vector         []float32
 	Limit          int
 }
@@ -47,7 +40,7 @@ type VectorQuery struct {
 // VectorHit is one search result; Score is cosine similarity in [-1, 1].
 type VectorHit struct {
 	ID    string
-	Kind  VectorKind
+	Kind  memory.Kind
 	Score float64
 }
 

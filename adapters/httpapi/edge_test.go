@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	lexicalsearch "engram/adapters/lexical"
+	"engram/app/indexing"
 	"errors"
 	"log/slog"
 	"net/http"
@@ -77,12 +79,12 @@ func newEdgeServer(t testing.TB, reindexErr error) *edgeServer {
 	mem := memstore.NewMemoryStore()
 	an := textanalysis.New(textanalysis.Options{})
 	lexical := memstore.NewLexicalIndex()
-	ix := retrieval.NewIndexer(an, lexical, mem, nil, clk, retrieval.IndexerOptions{})
-	httpapi.RegisterMemories(api, memories.New(retrieval.NewIndexingMemoryStore(mem, ix, nil), clk, ids, memory.Policy{DefaultTTLDays: 180}))
+	ix := indexing.NewLexicalIndexer(an, lexical, mem, nil, clk, indexing.LexicalOptions{})
+	httpapi.RegisterMemories(api, memories.New(indexing.NewIndexingMemoryStore(mem, ix, nil), clk, ids, memory.Policy{DefaultTTLDays: 180}))
 	msgs := memstore.NewMessageStore(mem)
 	httpapi.RegisterMessages(api, messages.New(msgs, clk, ids, messages.Options{Debounce: time.Second}))
 	httpapi.RegisterLifecycle(api, lifecycle.New(memstore.NewJobStore(), mem, mem, clk, ids, lifecycle.Options{}))
-	httpapi.RegisterSearch(api, retrieval.New(retrieval.Deps{Analyzer: an, Lexical: lexical, Memories: mem, Clock: clk}, retrieval.Options{}))
+	httpapi.RegisterSearch(api, retrieval.New(retrieval.Deps{Analyzer: an, Lexical: lexicalsearch.New(lexical, lexicalsearch.Options{}), Memories: mem, Clock: clk}, retrieval.Options{}))
 	httpapi.RegisterAdmin(api, &recordingReindexer{err: reindexErr})
 	httpapi.RegisterOps(api, httpapi.Checks{SQL: func(context.Context) error { return nil }})
 	return &edgeServer{handler: api.Handler(), logs: logs, memories: mem, messages: msgs}

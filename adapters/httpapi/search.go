@@ -23,6 +23,7 @@ type SearchRequest struct {
 	ConversationID string     `json:"conversation_id,omitempty" maxLength:"128" doc:"Only messages of this conversation."`
 	Since          *time.Time `json:"since,omitempty" doc:"Only messages said (memories changed) at or after this time."`
 	Until          *time.Time `json:"until,omitempty" doc:"Only messages said (memories changed) before this time."`
+	MinScore       *float64   `json:"min_score,omitempty" minimum:"0" maximum:"1" doc:"Drop items scoring below this (scores are absolute relevance in [0, 1]). Default: LONG_TERM_MEMORY_MIN_SCORE. Ignored by full_inject."`
 }
 
 type searchInput struct {
@@ -34,7 +35,7 @@ type searchInput struct {
 type SearchResult struct {
 	Items          []SearchItem `json:"items"`
 	ModeUsed       string       `json:"mode_used" enum:"auto,dense,lexical,full_inject" doc:"lexical when vectors were asked for but did not answer; see fallback_reason."`
-	FallbackReason string       `json:"fallback_reason,omitempty" enum:"vectors_disabled,vector_timeout,vector_error,breaker_open" doc:"Why vectors did not answer."`
+	FallbackReason string       `json:"fallback_reason,omitempty" enum:"vectors_disabled,vector_timeout,vector_error,breaker_open,no_embeddable_text" doc:"Why vectors did not answer; no_embeddable_text: the query has no words to embed (only emoji or punctuation), which is no vector failure."`
 }
 
 // SearchItem is one result with its score and how the score was made.
@@ -42,7 +43,7 @@ type SearchItem struct {
 	Kind      string         `json:"kind" enum:"memory,message"`
 	Memory    *Memory        `json:"memory,omitempty"`
 	Message   *SearchMessage `json:"message,omitempty"`
-	Score     float64        `json:"score" doc:"The sum of the breakdown, in [0, 1]."`
+	Score     float64        `json:"score" doc:"Absolute relevance in [0, 1], comparable across queries and users (a threshold can be applied to it); the sum of the breakdown."`
 	Breakdown ScoreBreakdown `json:"breakdown"`
 }
 
@@ -56,13 +57,14 @@ type SearchMessage struct {
 	CreatedAt      time.Time `json:"created_at"`
 }
 
-// ScoreBreakdown is each signal's weighted contribution to the score.
+// ScoreBreakdown is each signal's contribution to the score; they add up to it.
 type ScoreBreakdown struct {
-	Retrieval  float64 `json:"retrieval" doc:"Relevance to the query (fused dense and lexical, normalised by the best result)."`
-	Importance float64 `json:"importance"`
-	Confidence float64 `json:"confidence"`
-	Recency    float64 `json:"recency"`
-	ExactKey   float64 `json:"exact_key" doc:"How much of the memory's key the query spells out."`
+	Retrieval  float64 `json:"retrieval" doc:"Relevance found in the item itself: the query's words in its text (the matched share of the query), and its vector's similarity to the query."`
+	Context    float64 `json:"context" doc:"Relevance found only in a message's neighbours (the messages around it in its conversation): weaker evidence than its own words."`
+	Importance float64 `json:"importance" doc:"Memories only: their importance, in proportion to their relevance."`
+	Confidence float64 `json:"confidence" doc:"Memories only: their confidence, in proportion to their relevance."`
+	Recency    float64 `json:"recency" doc:"How recently the item changed or was said, in proportion to its relevance."`
+	ExactKey   float64 `json:"exact_key" doc:"Memories only: how much of the memory's key the query spells out, in proportion to its relevance."`
 }
 
 type searchOutput struct {
@@ -81,8 +83,10 @@ func RegisterSearch(api *API, svc Searcher) {
 	register(api, huma.Operation{
 		OperationID: "memory_search", Method: http.MethodPost, Path: "/users/{user}/search",
 		Summary: "Search memories and past messages", Tags: []string{"search"},
-		Description: "Expired, deleted and noise-key memories are never returned. When vectors fail or exceed " +
-			"ENGRAM_VECTOR_SEARCH_TIMEOUT_MS, dense and auto answer from lexical search with mode_used lexical and a fallback_reason.",
+		Description: "Every item's score is absolute relevance in [0, 1]: an item without lexical or semantic evidence for the query " +
+			"is never returned (except in full_inject), nor one below min_score, so an unrelated query returns no items. " +
+			"Expired, deleted and noise-key memories are never returned. When vectors fail, exceed ENGRAM_VECTOR_SEARCH_TIMEOUT_MS " +
+			"or the query has nothing to embed, dense and auto answer from lexical search with mode_used lexical and a fallback_reason.",
 		Errors: []int{http.StatusBadRequest, http.StatusUnprocessableEntity},
 	}, func(ctx context.Context, in *searchInput) (*searchOutput, error) {
 		sc, err := memory.ParseScope(tenantFrom(ctx), in.User)
@@ -90,7 +94,7 @@ func RegisterSearch(api *API, svc Searcher) {
 			return nil, problem(ctx, log, err, "path")
 		}
 		q := retrieval.Search{Scope: sc, Query: in.Body.Query, Within: in.Body.Scope, Mode: in.Body.Mode,
-			Limit: in.Body.Limit, Types: in.Body.Types, ConversationID: in.Body.ConversationID}
+			Limit: in.Body.Limit, Types: in.Body.Types, ConversationID: in.Body.ConversationID, MinScore: in.Body.MinScore}
 		if in.Body.Since != nil {
 			q.Since = *in.Body.Since
 		}
@@ -124,5 +128,5 @@ func fromSearchItem(it retrieval.Item) SearchItem {
 }
 
 func fromBreakdown(b ranking.Breakdown) ScoreBreakdown {
-	return ScoreBreakdown{Retrieval: b.Retrieval, Importance: b.Importance, Confidence: b.Confidence, Recency: b.Recency, ExactKey: b.ExactKey}
+	return ScoreBreakdown{Retrieval: b.Retrieval, Context: b.Context, Importance: b.Importance, Confidence: b.Confidence, Recency: b.Recency, ExactKey: b.ExactKey}
 }

@@ -1,6 +1,7 @@
 package httpapi_test
 
 import (
+	"math"
 	"net/http"
 	"testing"
 	"time"
@@ -8,9 +9,11 @@ import (
 	"github.com/danielgtaylor/huma/v2/humatest"
 
 	"engram/adapters/httpapi"
+	"engram/adapters/lexical"
 	"engram/adapters/memstore"
 	"engram/adapters/textanalysis"
 	"engram/app/auth"
+	"engram/app/indexing"
 	"engram/app/memories"
 	"engram/app/retrieval"
 	"engram/domain/memory"
@@ -26,10 +29,10 @@ func newSearchHarness(t *testing.T) humatest.TestAPI {
 	authn := auth.New(auth.Options{Configured: map[string]string{acmeKey: "acme", globexKey: "globex"}}, memstore.NewAPIKeyStore(), clk, ids)
 	api := httpapi.New(http.NewServeMux(), httpapi.Options{MaxBodyBytes: 1 << 20}, authn)
 	an := textanalysis.New(textanalysis.Options{})
-	store, lexical := memstore.NewMemoryStore(), memstore.NewLexicalIndex()
-	ix := retrieval.NewIndexer(an, lexical, store, nil, clk, retrieval.IndexerOptions{})
-	httpapi.RegisterMemories(api, memories.New(retrieval.NewIndexingMemoryStore(store, ix, nil), clk, ids, memory.Policy{DefaultTTLDays: 180}))
-	httpapi.RegisterSearch(api, retrieval.New(retrieval.Deps{Analyzer: an, Lexical: lexical, Memories: store, Clock: clk}, retrieval.Options{}))
+	store, lexicalStore := memstore.NewMemoryStore(), memstore.NewLexicalIndex()
+	ix := indexing.NewLexicalIndexer(an, lexicalStore, store, nil, clk, indexing.LexicalOptions{})
+	httpapi.RegisterMemories(api, memories.New(indexing.NewIndexingMemoryStore(store, ix, nil), clk, ids, memory.Policy{DefaultTTLDays: 180}))
+	httpapi.RegisterSearch(api, retrieval.New(retrieval.Deps{Analyzer: an, Lexical: lexical.New(lexicalStore, lexical.Options{}), Memories: store, Clock: clk}, retrieval.Options{}))
 	return humatest.Wrap(t, api.Root)
 }
 
@@ -52,8 +55,18 @@ func TestSearch_200WithBreakdownAndFallback(t *testing.T) {
 		t.Errorf("mode_used %q, fallback_reason %q; want lexical, vectors_disabled (auto with no vectors configured)", got.ModeUsed, got.FallbackReason)
 	}
 	b := got.Items[0].Breakdown
-	if b.Retrieval <= 0 || got.Items[0].Score <= 0 || b.Retrieval+b.Importance+b.Confidence+b.Recency+b.ExactKey-got.Items[0].Score > 1e-9 {
+	if sum := b.Retrieval + b.Context + b.Importance + b.Confidence + b.Recency + b.ExactKey; b.Retrieval <= 0 || got.Items[0].Score <= 0 ||
+		math.Abs(sum-got.Items[0].Score) > 1e-9 {
 		t.Errorf("score %v with breakdown %+v", got.Items[0].Score, b)
+	}
+	// min_score drops what scores below it, and nothing else.
+	resp = api.Post("/v1/users/alice/search", auth, map[string]any{"query": "what milk does alice drink", "min_score": got.Items[0].Score + 0.01})
+	if got := decode[httpapi.SearchResult](t, resp); resp.Code != http.StatusOK || len(got.Items) != 0 {
+		t.Errorf("min_score above the only item's score: %d %+v, want no items", resp.Code, got)
+	}
+	resp = api.Post("/v1/users/alice/search", auth, map[string]any{"query": "what milk does alice drink", "min_score": got.Items[0].Score})
+	if got := decode[httpapi.SearchResult](t, resp); resp.Code != http.StatusOK || len(got.Items) != 1 {
+		t.Errorf("min_score at the item's score: %d %+v, want it kept", resp.Code, got)
 	}
 	// Deleted: gone from search at once.
 	if resp := api.Delete("/v1/users/alice/memories/coffee", auth); resp.Code != http.StatusNoContent {
@@ -98,6 +111,8 @@ func TestSearch_4xxNamingTheField(t *testing.T) {
 		{"unknown type", map[string]any{"query": "x", "types": []string{"gossip"}}, http.StatusUnprocessableEntity, "body.types"},
 		{"full_inject over messages", map[string]any{"mode": "full_inject", "scope": "messages"}, http.StatusUnprocessableEntity, "body.scope"},
 		{"bad time", map[string]any{"query": "x", "since": "yesterday"}, http.StatusUnprocessableEntity, "body.since"},
+		{"min_score above 1", map[string]any{"query": "x", "min_score": 1.5}, http.StatusUnprocessableEntity, "body.min_score"},
+		{"negative min_score", map[string]any{"query": "x", "min_score": -0.1}, http.StatusUnprocessableEntity, "body.min_score"},
 	}
 	for _, tt := range tests {
 		resp := api.Post("/v1/users/alice/search", auth, tt.body)

@@ -3,6 +3,7 @@ package llm
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 	"sync"
@@ -295,5 +296,20 @@ func TestChat_zeroMaxRetriesMeansOneAttempt(t *testing.T) {
 	_, err := c.Chat(context.Background(), hello)
 	if !errors.Is(err, ports.ErrUnavailable) || len(srv.ChatRequests()) != 1 || len(s.all()) != 0 {
 		t.Fatalf("err %v after %d requests", err, len(srv.ChatRequests()))
+	}
+}
+
+// A refusal is recognisable without importing this package: search's breaker must
+// not count it as the endpoint being down.
+func TestErrRejected_isRecognisableByItsMethod(t *testing.T) {
+	t.Parallel()
+	err := fmt.Errorf("llm: embed: %w: %w: HTTP 401: bad key", ports.ErrUnavailable, ErrRejected)
+	var rejected interface{ Rejected() bool }
+	if !errors.As(err, &rejected) || !rejected.Rejected() || !errors.Is(err, ErrRejected) || !errors.Is(err, ports.ErrUnavailable) {
+		t.Errorf("%v: not recognised as a refusal", err)
+	}
+	var none interface{ Rejected() bool }
+	if errors.As(fmt.Errorf("llm: embed: %w: HTTP 503", ports.ErrUnavailable), &none) {
+		t.Error("a 5xx is recognised as a refusal")
 	}
 }

@@ -17,8 +17,16 @@ var ErrBadOutput = errors.New("unusable model output")
 // fix (HTTP 4xx other than 408/409/425/429: bad key, unknown model, context too
 // long). It always comes wrapped together with ports.ErrUnavailable, because for
 // engram the LLM cannot answer either way; ErrRejected tells an operator to look at
-// the configuration rather than wait.
-var ErrRejected = errors.New("request rejected by the LLM endpoint")
+// the configuration rather than wait. Its Rejected method lets packages that must
+// not import adapters (search's circuit breaker, which must not count a refusal as
+// the endpoint being down) recognise it with errors.As on an interface{ Rejected()
+// bool } of their own.
+var ErrRejected error = rejectedError{}
+
+type rejectedError struct{}
+
+func (rejectedError) Error() string  { return "request rejected by the LLM endpoint" }
+func (rejectedError) Rejected() bool { return true }
 
 // BadOutputError is an ErrBadOutput with what was wrong and how the answer began.
 type BadOutputError struct {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"engram/adapters/localvec"
+	"engram/domain/memory"
 	"engram/ports"
 )
 
@@ -64,7 +65,7 @@ func fixture(b *testing.B, n int) *benchFixture {
 	f := &benchFixture{records: make([]ports.VectorRecord, n)}
 	for i := range f.records {
 		f.records[i] = ports.VectorRecord{
-			ID: fmt.Sprintf("m%07d", i), Tenant: "t", User: "u", Kind: ports.VectorKindMessage,
+			ID: fmt.Sprintf("m%07d", i), Tenant: "t", User: "u", Kind: memory.KindMessage,
 			MemoryType: []string{"fact", "preference", "goal"}[i%3], At: time.UnixMilli(int64(i)), Vector: point(),
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/coder/hnsw"
 
 	"engram/domain/invalid"
+	"engram/domain/memory"
 	"engram/ports"
 )
 
@@ -75,8 +76,8 @@ type Index struct {
 
 	mu    sync.RWMutex
 	parts map[partKey]*partition
-	kinds map[scopeKey]map[ports.VectorKind]*partition // a user's partitions
-	where map[idKey]partKey                            // where each (tenant, id) lives
+	kinds map[scopeKey]map[memory.Kind]*partition // a user's partitions
+	where map[idKey]partKey                       // where each (tenant, id) lives
 
 	builds inflight // background graph builds
 }
@@ -132,7 +133,7 @@ func New(opts Options) (*Index, error) {
 		dim:   opts.Dimension,
 		hnsw:  h.withDefaults(),
 		parts: make(map[partKey]*partition),
-		kinds: make(map[scopeKey]map[ports.VectorKind]*partition),
+		kinds: make(map[scopeKey]map[memory.Kind]*partition),
 		where: make(map[idKey]partKey),
 	}, nil
 }
@@ -191,7 +192,7 @@ func (ix *Index) Search(ctx context.Context, q ports.VectorQuery) ([]ports.Vecto
 			parts = append(parts, p)
 		}
 	} else {
-		seen := make(map[ports.VectorKind]bool, len(q.Kinds))
+		seen := make(map[memory.Kind]bool, len(q.Kinds))
 		for _, k := range q.Kinds {
 			if p := userParts[k]; p != nil && !seen[k] {
 				seen[k] = true
@@ -391,7 +392,7 @@ func (ix *Index) partitionLocked(key partKey) *partition {
 	ix.parts[key] = p
 	scope := scopeKey{key.tenant, key.user}
 	if ix.kinds[scope] == nil {
-		ix.kinds[scope] = make(map[ports.VectorKind]*partition)
+		ix.kinds[scope] = make(map[memory.Kind]*partition)
 	}
 	ix.kinds[scope][key.kind] = p
 	return p

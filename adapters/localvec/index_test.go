@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"engram/adapters/localvec"
+	"engram/domain/memory"
 	"engram/ports"
 	"engram/test/contract"
 )
@@ -62,7 +63,7 @@ func TestUpsert_movesAnIDToItsNewUser(t *testing.T) {
 	t.Parallel()
 	ix := mustNew(t, 4, 0)
 	ctx := context.Background()
-	rec := ports.VectorRecord{ID: "m1", Tenant: "t", User: "alice", Kind: ports.VectorKindMemory, Vector: []float32{1, 0, 0, 0}}
+	rec := ports.VectorRecord{ID: "m1", Tenant: "t", User: "alice", Kind: memory.KindMemory, Vector: []float32{1, 0, 0, 0}}
 	must(t, ix.Upsert(ctx, []ports.VectorRecord{rec}))
 	rec.User = "bob"
 	must(t, ix.Upsert(ctx, []ports.VectorRecord{rec}))
@@ -83,8 +84,8 @@ func TestUpsert_sameIDInTwoTenantsAreTwoRecords(t *testing.T) {
 	ix := mustNew(t, 4, 0)
 	ctx := context.Background()
 	must(t, ix.Upsert(ctx, []ports.VectorRecord{
-		{ID: "m1", Tenant: "t1", User: "u", Kind: ports.VectorKindMemory, Vector: []float32{1, 0, 0, 0}},
-		{ID: "m1", Tenant: "t2", User: "u", Kind: ports.VectorKindMemory, Vector: []float32{0, 1, 0, 0}},
+		{ID: "m1", Tenant: "t1", User: "u", Kind: memory.KindMemory, Vector: []float32{1, 0, 0, 0}},
+		{ID: "m1", Tenant: "t2", User: "u", Kind: memory.KindMemory, Vector: []float32{0, 1, 0, 0}},
 	}))
 	must(t, ix.Delete(ctx, "t1", []string{"m1"}))
 	if hits := search(t, ix, "t2", "u"); len(hits) != 1 {
@@ -133,8 +134,8 @@ func TestLoad_skipsBadRecordsAndLoadsTheRest(t *testing.T) {
 	t.Parallel()
 	ix := mustNew(t, 4, 0)
 	err := ix.Load([]ports.VectorRecord{
-		{ID: "ok", Tenant: "t", User: "u", Kind: ports.VectorKindMemory, Vector: []float32{1, 0, 0, 0}},
-		{ID: "old-model", Tenant: "t", User: "u", Kind: ports.VectorKindMemory, Vector: []float32{1, 0}},
+		{ID: "ok", Tenant: "t", User: "u", Kind: memory.KindMemory, Vector: []float32{1, 0, 0, 0}},
+		{ID: "old-model", Tenant: "t", User: "u", Kind: memory.KindMemory, Vector: []float32{1, 0}},
 	})
 	if err == nil {
 		t.Fatal("Load reported no skipped record")
@@ -173,7 +174,7 @@ func TestIndex_concurrentUse(t *testing.T) {
 			for i := range 300 {
 				r := ports.VectorRecord{
 					ID: fmt.Sprintf("w%d-%d", w, i%120), Tenant: "t", User: fmt.Sprintf("u%d", w%2),
-					Kind: ports.VectorKindMessage, ConversationID: "c", At: time.UnixMilli(int64(i)), Vector: randomVector(rng, dim),
+					Kind: memory.KindMessage, ConversationID: "c", At: time.UnixMilli(int64(i)), Vector: randomVector(rng, dim),
 				}
 				if err := ix.Upsert(ctx, []ports.VectorRecord{r}); err != nil {
 					t.Error(err)
@@ -258,9 +259,9 @@ func TestDurable_survivesARestart(t *testing.T) {
 	d, err := localvec.OpenDurable(ctx, store, localvec.Options{Dimension: 4})
 	must(t, err)
 	must(t, d.Upsert(ctx, []ports.VectorRecord{
-		{ID: "a", Tenant: "t", User: "u", Kind: ports.VectorKindMemory, Vector: []float32{1, 0, 0, 0}},
-		{ID: "b", Tenant: "t", User: "u", Kind: ports.VectorKindMemory, Vector: []float32{0, 1, 0, 0}},
-		{ID: "c", Tenant: "t", User: "u", Kind: ports.VectorKindMemory, Vector: []float32{0, 0, 1, 0}},
+		{ID: "a", Tenant: "t", User: "u", Kind: memory.KindMemory, Vector: []float32{1, 0, 0, 0}},
+		{ID: "b", Tenant: "t", User: "u", Kind: memory.KindMemory, Vector: []float32{0, 1, 0, 0}},
+		{ID: "c", Tenant: "t", User: "u", Kind: memory.KindMemory, Vector: []float32{0, 0, 1, 0}},
 	}))
 	must(t, d.Delete(ctx, "t", []string{"b"}))
 
@@ -279,7 +280,7 @@ func TestDurable_storeFailureLeavesMemoryUntouched(t *testing.T) {
 	store := &memStore{records: map[string]ports.VectorRecord{}, fail: fmt.Errorf("sqlstore: save: %w", ports.ErrUnavailable)}
 	d, err := localvec.OpenDurable(ctx, store, localvec.Options{Dimension: 4})
 	must(t, err)
-	err = d.Upsert(ctx, []ports.VectorRecord{{ID: "a", Tenant: "t", User: "u", Kind: ports.VectorKindMemory, Vector: []float32{1, 0, 0, 0}}})
+	err = d.Upsert(ctx, []ports.VectorRecord{{ID: "a", Tenant: "t", User: "u", Kind: memory.KindMemory, Vector: []float32{1, 0, 0, 0}}})
 	if !errors.Is(err, ports.ErrUnavailable) {
 		t.Fatalf("err %v, want ErrUnavailable", err)
 	}
@@ -288,7 +289,7 @@ func TestDurable_storeFailureLeavesMemoryUntouched(t *testing.T) {
 	}
 	// Invalid records never reach the store.
 	store.fail = nil
-	err = d.Upsert(ctx, []ports.VectorRecord{{ID: "a", Tenant: "t", User: "u", Kind: ports.VectorKindMemory, Vector: []float32{1}}})
+	err = d.Upsert(ctx, []ports.VectorRecord{{ID: "a", Tenant: "t", User: "u", Kind: memory.KindMemory, Vector: []float32{1}}})
 	if err == nil || len(store.records) != 0 {
 		t.Fatalf("invalid record: err %v, store has %d records", err, len(store.records))
 	}
@@ -331,7 +332,7 @@ func randomRecords(n, dim, tenants int) []ports.VectorRecord {
 	for i := range out {
 		out[i] = ports.VectorRecord{
 			ID: fmt.Sprintf("id-%04d", i), Tenant: fmt.Sprintf("tenant-%d", i%tenants), User: fmt.Sprintf("user-%d", i%2),
-			Kind: []ports.VectorKind{ports.VectorKindMemory, ports.VectorKindMessage}[i%3%2], MemoryType: "fact",
+			Kind: []memory.Kind{memory.KindMemory, memory.KindMessage}[i%3%2], MemoryType: "fact",
 			At: time.UnixMilli(int64(i) * 1000).UTC(), Vector: randomVector(rng, dim),
 		}
 	}

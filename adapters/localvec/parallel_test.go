@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"engram/adapters/localvec"
+	"engram/domain/memory"
 	"engram/ports"
 )
 
@@ -37,7 +38,7 @@ func TestSearch_parallelScanOfALargePartitionIsExact(t *testing.T) {
 			v[j] /= float32(math.Sqrt(norm))
 		}
 		vecs[i] = v
-		records[i] = ports.VectorRecord{ID: fmt.Sprintf("m%05d", i), Tenant: "t", User: "u", Kind: ports.VectorKindMemory,
+		records[i] = ports.VectorRecord{ID: fmt.Sprintf("m%05d", i), Tenant: "t", User: "u", Kind: memory.KindMemory,
 			MemoryType: []string{"fact", "goal"}[i%2], At: base.Add(time.Duration(i) * time.Minute), Vector: v}
 	}
 	if err := ix.Load(records); err != nil {

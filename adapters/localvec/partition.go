@@ -6,6 +6,7 @@ import (
 
 	"github.com/viterin/vek/vek32"
 
+	"engram/domain/memory"
 	"engram/ports"
 )
 
@@ -15,7 +16,7 @@ import (
 type partKey struct {
 	tenant string
 	user   string
-	kind   ports.VectorKind
+	kind   memory.Kind
 }
 
 // record is one stored vector. vec is normalised and never written after the record
@@ -33,7 +34,7 @@ type record struct {
 // partition holds the vectors of one partKey in slots; deleted slots are reused.
 type partition struct {
 	mu      sync.RWMutex
-	kind    ports.VectorKind
+	kind    memory.Kind
 	records []record
 	slotOf  map[string]int32 // id → slot of the live record
 	free    []int32
@@ -43,7 +44,7 @@ type partition struct {
 	building bool        // a graph build for this partition is running
 }
 
-func newPartition(kind ports.VectorKind) *partition {
+func newPartition(kind memory.Kind) *partition {
 	return &partition{kind: kind, slotOf: make(map[string]int32)}
 }
 

@@ -60,7 +60,7 @@ func (x *LexicalIndex) PutLexicalDocs(ctx context.Context, docs []ports.LexicalD
 		return fmt.Errorf("memstore: put lexical docs: %w: %w", ports.ErrUnavailable, err)
 	}
 	for _, d := range docs {
-		if d.Tenant == "" || d.User == "" || d.ID == "" || (d.Kind != ports.LexicalMemory && d.Kind != ports.LexicalMessage) {
+		if d.Tenant == "" || d.User == "" || d.ID == "" || (d.Kind != memory.KindMemory && d.Kind != memory.KindMessage) {
 			return fmt.Errorf("memstore: put lexical docs: a document needs a tenant, a user, a kind and an id")
 		}
 	}
@@ -151,7 +151,7 @@ func (x *LexicalIndex) LexicalVersions(_ context.Context, scope memory.Scope, me
 		return out, nil
 	}
 	for _, id := range memoryIDs {
-		if e, ok := u.docs[ports.LexicalRef{Kind: ports.LexicalMemory, ID: id}]; ok && !e.deleted {
+		if e, ok := u.docs[ports.LexicalRef{Kind: memory.KindMemory, ID: id}]; ok && !e.deleted {
 			out[id] = e.doc.Version
 		}
 	}

@@ -8,6 +8,7 @@ import (
 
 	"engram/adapters/metrics"
 	"engram/app/indexing"
+	"engram/domain/memory"
 	"engram/ports"
 )
 
@@ -73,7 +74,7 @@ func TestIndexing_batchReportsAndBacklog(t *testing.T) {
 	t.Parallel()
 	m := metrics.New()
 	x := m.Indexing()
-	x.Batch(indexing.Report{Kind: ports.VectorKindMemory, Claimed: 5, Embedded: 3, Unchanged: 1, Removed: 1, Upserted: 3,
+	x.Batch(indexing.Report{Kind: memory.KindMemory, Claimed: 5, Embedded: 3, Unchanged: 1, Removed: 1, Upserted: 3,
 		Synced: 4, Failed: 1, Failures: map[string]int{"embed": 1}, Lags: []time.Duration{time.Second, 2 * time.Second}, Stale: 0})
 	checks := []struct {
 		name   string

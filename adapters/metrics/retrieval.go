@@ -28,7 +28,8 @@ type searcher struct {
 // Search decorates a search use case with engram_search_duration_seconds (by the
 // mode that answered), engram_search_fallbacks_total (by reason) and
 // engram_search_errors_total, and registers engram_vector_breaker_state, read from
-// breaker at scrape time (0 closed, 1 open, 2 half-open). Call it once per Metrics.
+// breaker at scrape time (0 closed, 1 open, 2 half-open; retrieval.VectorGuard.State,
+// the worse of its two breakers). Call it once per Metrics.
 func (m *Metrics) Search(next Searcher, breaker func() retrieval.BreakerState) Searcher {
 	s := &searcher{
 		next: next,
@@ -51,7 +52,7 @@ func (m *Metrics) Search(next Searcher, breaker func() retrieval.BreakerState) S
 	}
 	m.Registry.MustRegister(s.latency, s.fallbacks, s.failures,
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
-			Name: "engram_vector_breaker_state", Help: "The vector search circuit breaker: 0 closed, 1 open, 2 half-open (the next search probes).",
+			Name: "engram_vector_breaker_state", Help: "The vector search circuit breakers (vector index, embedder), the worse of them: 0 closed, 1 open, 2 half-open (the next search probes).",
 		}, func() float64 { return float64(breaker()) }))
 	return s
 }

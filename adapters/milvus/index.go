@@ -31,6 +31,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"engram/domain/invalid"
+	"engram/domain/memory"
 	"engram/ports"
 )
 
@@ -346,7 +347,7 @@ func toHits(rs milvusclient.ResultSet) ([]ports.VectorHit, error) {
 			return nil, fmt.Errorf("milvus: search: %w: read kind: %s", ports.ErrUnavailable, err.Error())
 		}
 		score := math.Max(-1, math.Min(1, float64(rs.Scores[i])))
-		hits = append(hits, ports.VectorHit{ID: id, Kind: ports.VectorKind(kind), Score: score})
+		hits = append(hits, ports.VectorHit{ID: id, Kind: memory.Kind(kind), Score: score})
 	}
 	// Milvus orders by score; equal scores are put in id order, as localvec does.
 	sort.SliceStable(hits, func(i, j int) bool {

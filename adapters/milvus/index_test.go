@@ -21,6 +21,7 @@ import (
 
 	"engram/adapters/milvus"
 	"engram/domain/invalid"
+	"engram/domain/memory"
 	"engram/ports"
 	"engram/test/contract"
 	"engram/test/fakemilvus"
@@ -81,8 +82,8 @@ func unit(dim, axis int) []float32 {
 	return v
 }
 
-func memory(tenant, user, id string, v []float32) ports.VectorRecord {
-	return ports.VectorRecord{ID: id, Tenant: tenant, User: user, Kind: ports.VectorKindMemory, MemoryType: "fact", At: time.UnixMilli(1_700_000_000_000), Vector: v}
+func memoryRecord(tenant, user, id string, v []float32) ports.VectorRecord {
+	return ports.VectorRecord{ID: id, Tenant: tenant, User: user, Kind: memory.KindMemory, MemoryType: "fact", At: time.UnixMilli(1_700_000_000_000), Vector: v}
 }
 
 func TestCollectionName(t *testing.T) {
@@ -231,7 +232,7 @@ func TestSearch_requestShape(t *testing.T) {
 	ctx := ctxFor(t)
 	since := time.UnixMilli(1_700_000_000_000)
 	_, err := ix.Search(ctx, ports.VectorQuery{
-		Tenant: "acme", User: "alice", Kinds: []ports.VectorKind{ports.VectorKindMemory, ports.VectorKindMessage},
+		Tenant: "acme", User: "alice", Kinds: []memory.Kind{memory.KindMemory, memory.KindMessage},
 		MemoryTypes: []string{"fact", "goal"}, ConversationID: "c-1", Since: since, Until: since.Add(time.Hour),
 		Vector: []float32{1, 0, 0, 0}, Limit: 7,
 	})
@@ -312,8 +313,8 @@ func TestUpsert_batchesAndKeepsTheLastCopyOfAnID(t *testing.T) {
 	srv := fakemilvus.Start(t)
 	ix := open(t, milvus.Options{URI: srv.Addr(), Dimension: 4, BatchSize: 2})
 	records := []ports.VectorRecord{
-		memory("t", "u", "a", unit(4, 0)), memory("t", "u", "b", unit(4, 1)), memory("t", "u", "a", unit(4, 2)),
-		memory("t", "u", "c", unit(4, 3)), memory("t", "u", "d", unit(4, 0)), memory("t", "u", "e", unit(4, 1)),
+		memoryRecord("t", "u", "a", unit(4, 0)), memoryRecord("t", "u", "b", unit(4, 1)), memoryRecord("t", "u", "a", unit(4, 2)),
+		memoryRecord("t", "u", "c", unit(4, 3)), memoryRecord("t", "u", "d", unit(4, 0)), memoryRecord("t", "u", "e", unit(4, 1)),
 	}
 	if err := ix.Upsert(ctxFor(t), records); err != nil {
 		t.Fatal(err)
@@ -388,9 +389,9 @@ func TestInvalidInput_neverReachesMilvus(t *testing.T) {
 	ctx := ctxFor(t)
 	long := strings.Repeat("x", 257)
 	for name, r := range map[string]ports.VectorRecord{
-		"long id":      memory("t", "u", long, unit(4, 0)),
-		"bad utf-8":    memory("t", "u\xff", "a", unit(4, 0)),
-		"short vector": memory("t", "u", "a", []float32{1}),
+		"long id":      memoryRecord("t", "u", long, unit(4, 0)),
+		"bad utf-8":    memoryRecord("t", "u\xff", "a", unit(4, 0)),
+		"short vector": memoryRecord("t", "u", "a", []float32{1}),
 	} {
 		var ve *invalid.Error
 		if err := ix.Upsert(ctx, []ports.VectorRecord{r}); !errors.As(err, &ve) {
@@ -431,7 +432,7 @@ func TestErrors_mapToUnavailable(t *testing.T) {
 					_, err := ix.Search(ctx, ports.VectorQuery{Tenant: "t", User: "u", Vector: unit(4, 0), Limit: 3})
 					return err
 				}(),
-				"upsert": ix.Upsert(ctx, []ports.VectorRecord{memory("t", "u", "a", unit(4, 0))}),
+				"upsert": ix.Upsert(ctx, []ports.VectorRecord{memoryRecord("t", "u", "a", unit(4, 0))}),
 				"delete": ix.Delete(ctx, "t", []string{"a"}),
 			}
 			for op, err := range calls {
@@ -506,7 +507,7 @@ func TestCollectionDroppedBehindOurBack_isRecreated(t *testing.T) {
 	srv := fakemilvus.Start(t)
 	ix := open(t, milvus.Options{URI: srv.Addr(), Dimension: 4})
 	ctx := ctxFor(t)
-	if err := ix.Upsert(ctx, []ports.VectorRecord{memory("t", "u", "a", unit(4, 0))}); err != nil {
+	if err := ix.Upsert(ctx, []ports.VectorRecord{memoryRecord("t", "u", "a", unit(4, 0))}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := srv.DropCollection(ctx, &milvuspb.DropCollectionRequest{CollectionName: ix.Collection()}); err != nil {
@@ -530,16 +531,16 @@ func TestSearch_returnsKindsAndCosineScores(t *testing.T) {
 	srv := fakemilvus.Start(t)
 	ix := open(t, milvus.Options{URI: srv.Addr(), Dimension: 4})
 	ctx := ctxFor(t)
-	msg := memory("t", "u", "m", []float32{1, 1, 0, 0})
-	msg.Kind, msg.MemoryType, msg.ConversationID = ports.VectorKindMessage, "", "c"
-	if err := ix.Upsert(ctx, []ports.VectorRecord{memory("t", "u", "a", unit(4, 0)), msg}); err != nil {
+	msg := memoryRecord("t", "u", "m", []float32{1, 1, 0, 0})
+	msg.Kind, msg.MemoryType, msg.ConversationID = memory.KindMessage, "", "c"
+	if err := ix.Upsert(ctx, []ports.VectorRecord{memoryRecord("t", "u", "a", unit(4, 0)), msg}); err != nil {
 		t.Fatal(err)
 	}
 	hits, err := ix.Search(ctx, ports.VectorQuery{Tenant: "t", User: "u", Vector: []float32{3, 0, 0, 0}, Limit: 5})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(hits) != 2 || hits[0].ID != "a" || hits[0].Kind != ports.VectorKindMemory || hits[1].Kind != ports.VectorKindMessage {
+	if len(hits) != 2 || hits[0].ID != "a" || hits[0].Kind != memory.KindMemory || hits[1].Kind != memory.KindMessage {
 		t.Fatalf("hits %v", hits)
 	}
 	if hits[0].Score < 0.9999 || hits[1].Score < 0.7070 || hits[1].Score > 0.7072 {

@@ -84,8 +84,8 @@ func TestIndexing_logsBatchesThatClaimedSomething(t *testing.T) {
 	var buf bytes.Buffer
 	next := &recorded{}
 	obs := oplog.Indexing(slog.New(slog.NewJSONHandler(&buf, nil)), next)
-	obs.Batch(indexing.Report{Kind: ports.VectorKindMemory})
-	obs.Batch(indexing.Report{Kind: ports.VectorKindMessage, Claimed: 5, Embedded: 4, Unchanged: 1, Synced: 4, Failed: 1,
+	obs.Batch(indexing.Report{Kind: memory.KindMemory})
+	obs.Batch(indexing.Report{Kind: memory.KindMessage, Claimed: 5, Embedded: 4, Unchanged: 1, Synced: 4, Failed: 1,
 		Failures: map[string]int{"embed": 1}, Duration: 30 * time.Millisecond})
 	if len(next.batches) != 2 {
 		t.Fatalf("passed on %d batches", len(next.batches))
@@ -94,7 +94,7 @@ func TestIndexing_logsBatchesThatClaimedSomething(t *testing.T) {
 	if len(lines) != 1 {
 		t.Fatalf("%d lines, want one (an empty batch is not logged): %s", len(lines), buf.String())
 	}
-	if l := lines[0]; l["msg"] != "indexer batch" || l["claimed"] != 5.0 || l["synced"] != 4.0 || l["failed"] != 1.0 || l["kind"] != string(ports.VectorKindMessage) {
+	if l := lines[0]; l["msg"] != "indexer batch" || l["claimed"] != 5.0 || l["synced"] != 4.0 || l["failed"] != 1.0 || l["kind"] != string(memory.KindMessage) {
 		t.Errorf("line = %v", l)
 	}
 }

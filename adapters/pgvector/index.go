@@ -40,6 +40,7 @@ import (
 	"github.com/uptrace/bun/driver/pgdriver"
 
 	"engram/domain/invalid"
+	"engram/domain/memory"
 	"engram/ports"
 )
 
@@ -350,7 +351,7 @@ type hitRow struct {
 func toHits(rows []hitRow) []ports.VectorHit {
 	hits := make([]ports.VectorHit, len(rows))
 	for i, r := range rows {
-		hits[i] = ports.VectorHit{ID: r.ID, Kind: ports.VectorKind(r.Kind), Score: 1 - r.D}
+		hits[i] = ports.VectorHit{ID: r.ID, Kind: memory.Kind(r.Kind), Score: 1 - r.D}
 	}
 	return hits
 }

@@ -16,6 +16,7 @@ import (
 
 	"database/sql"
 
+	"engram/domain/memory"
 	"engram/ports"
 	"engram/test/contract"
 	"engram/test/testenv"
@@ -125,7 +126,7 @@ func TestSearch_Postgres_unavailableWhenTheDatabaseIsGone(t *testing.T) {
 		t.Fatalf("Search past the deadline: %v, want ErrUnavailable and DeadlineExceeded", err)
 	}
 	_ = db.Close()
-	err = ix.Upsert(context.Background(), []ports.VectorRecord{{ID: "x", Tenant: "t", User: "u", Kind: ports.VectorKindMemory, Vector: []float32{1, 0, 0, 0, 0, 0, 0, 0}}})
+	err = ix.Upsert(context.Background(), []ports.VectorRecord{{ID: "x", Tenant: "t", User: "u", Kind: memory.KindMemory, Vector: []float32{1, 0, 0, 0, 0, 0, 0, 0}}})
 	if !errors.Is(err, ports.ErrUnavailable) {
 		t.Fatalf("Upsert on a closed pool: %v, want ErrUnavailable", err)
 	}
@@ -149,12 +150,12 @@ func TestHNSWPath_Postgres_usesTheGraph(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	var batch []ports.VectorRecord
 	for i := range 2 * perUser {
-		user, kind := "a", ports.VectorKindMessage
+		user, kind := "a", memory.KindMessage
 		if i%2 == 1 {
 			user = "b"
 		}
 		if i%5 == 0 {
-			kind = ports.VectorKindMemory
+			kind = memory.KindMemory
 		}
 		batch = append(batch, ports.VectorRecord{ID: fmt.Sprintf("%s-%05d", user, i), Tenant: "t", User: user, Kind: kind,
 			At: time.Unix(int64(i), 0), Vector: randomVector(rng, dim, 1)})
@@ -168,7 +169,7 @@ func TestHNSWPath_Postgres_usesTheGraph(t *testing.T) {
 	if _, err := db.ExecContext(ctx, "ANALYZE "+ix.Table()); err != nil {
 		t.Fatal(err)
 	}
-	q := ports.VectorQuery{Tenant: "t", User: "a", Kinds: []ports.VectorKind{ports.VectorKindMessage}, Limit: 20}
+	q := ports.VectorQuery{Tenant: "t", User: "a", Kinds: []memory.Kind{memory.KindMessage}, Limit: 20}
 	if plan := explain(t, ix, ports.VectorQuery{Tenant: "t", User: "a", Vector: randomVector(rng, dim, 1), Limit: 20}); !strings.Contains(plan, "hnsw_idx") {
 		t.Fatalf("the HNSW path did not use the graph: %s", plan)
 	}
@@ -192,7 +193,7 @@ func TestHNSWPath_Postgres_usesTheGraph(t *testing.T) {
 			wantIDs[h.ID] = true
 		}
 		for i, h := range got {
-			if !strings.HasPrefix(h.ID, "a-") || h.Kind != ports.VectorKindMessage {
+			if !strings.HasPrefix(h.ID, "a-") || h.Kind != memory.KindMessage {
 				t.Fatalf("hit %+v is not one of user a's messages", h)
 			}
 			if i > 0 && h.Score > got[i-1].Score {

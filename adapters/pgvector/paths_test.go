@@ -14,6 +14,7 @@ import (
 
 	"github.com/uptrace/bun"
 
+	"engram/domain/memory"
 	"engram/ports"
 )
 
@@ -96,7 +97,7 @@ func measureSearchPaths(t testing.TB) {
 				user = fmt.Sprintf("other-%d", i%40)
 			}
 			batch = append(batch, ports.VectorRecord{ID: fmt.Sprintf("v%07d", i), Tenant: "t", User: user,
-				Kind: ports.VectorKindMessage, At: time.Unix(int64(i), 0), Vector: point()})
+				Kind: memory.KindMessage, At: time.Unix(int64(i), 0), Vector: point()})
 			if len(batch) == 1000 {
 				flush()
 			}

@@ -39,7 +39,7 @@ func (x *LexicalIndex) PutLexicalDocs(ctx context.Context, docs []ports.LexicalD
 		return nil
 	}
 	for _, d := range docs {
-		if d.Tenant == "" || d.User == "" || d.ID == "" || (d.Kind != ports.LexicalMemory && d.Kind != ports.LexicalMessage) {
+		if d.Tenant == "" || d.User == "" || d.ID == "" || (d.Kind != memory.KindMemory && d.Kind != memory.KindMessage) {
 			return fmt.Errorf("sqlstore: put lexical docs: a document needs a tenant, a user, a kind and an id")
 		}
 	}
@@ -121,7 +121,7 @@ func (x *LexicalIndex) DeleteLexicalDocs(ctx context.Context, scope memory.Scope
 }
 
 func deleteLexicalDocs(ctx context.Context, tx bun.Tx, scope memory.Scope, refs []ports.LexicalRef) error {
-	byKind := map[ports.LexicalKind][]string{}
+	byKind := map[memory.Kind][]string{}
 	for _, r := range refs {
 		byKind[r.Kind] = append(byKind[r.Kind], r.ID)
 	}
@@ -190,7 +190,7 @@ type lexicalHook struct {
 // document in lexical_docs, in the same transaction: document returns it and
 // whether the memory belongs in the index (false: its document is removed). Call
 // it once, before the store is used. Without it, a decorator must keep the index
-// (app/retrieval.IndexingMemoryStore), at the price of a second transaction.
+// (app/indexing.IndexingMemoryStore), at the price of a second transaction.
 func (s *MemoryStore) IndexLexically(document func(memory.Memory) (ports.LexicalDoc, bool)) {
 	s.lexical = &lexicalHook{document: document}
 }
@@ -200,7 +200,7 @@ func (h *lexicalHook) memoryWritten(ctx context.Context, tx bun.Tx, m memory.Mem
 	if keep {
 		return putLexicalDocs(ctx, tx, []ports.LexicalDoc{doc})
 	}
-	return deleteLexicalDocs(ctx, tx, m.Scope(), []ports.LexicalRef{{Kind: ports.LexicalMemory, ID: m.ID()}})
+	return deleteLexicalDocs(ctx, tx, m.Scope(), []ports.LexicalRef{{Kind: memory.KindMemory, ID: m.ID()}})
 }
 
 // LexicalGeneration reads the user's generation.
@@ -238,7 +238,7 @@ func (x *LexicalIndex) LexicalChangesSince(ctx context.Context, scope memory.Sco
 		r := &rows[i]
 		out.Generation = max(out.Generation, r.Gen)
 		if r.Deleted {
-			out.Deleted = append(out.Deleted, ports.LexicalRef{Kind: ports.LexicalKind(r.Kind), ID: r.DocID})
+			out.Deleted = append(out.Deleted, ports.LexicalRef{Kind: memory.Kind(r.Kind), ID: r.DocID})
 			continue
 		}
 		out.Docs = append(out.Docs, r.toDoc())
@@ -254,7 +254,7 @@ func (x *LexicalIndex) LexicalVersions(ctx context.Context, scope memory.Scope, 
 		err := x.db.bun.NewSelect().Model(&rows).Column("doc_id", "version").
 			Where("ld.tenant_id = ?", scope.Tenant).
 			Where("ld.user_id = ?", scope.User).
-			Where("ld.kind = ?", string(ports.LexicalMemory)).
+			Where("ld.kind = ?", string(memory.KindMemory)).
 			Where("ld.doc_id IN (?)", bun.In(memoryIDs[start:min(start+lexicalBatch, len(memoryIDs))])).
 			Where("ld.deleted = ?", false).
 			Scan(ctx)
@@ -357,7 +357,7 @@ func (r *lexicalDocRow) toDoc() ports.LexicalDoc {
 	return ports.LexicalDoc{
 		Tenant:         r.TenantID,
 		User:           r.UserID,
-		Kind:           ports.LexicalKind(r.Kind),
+		Kind:           memory.Kind(r.Kind),
 		ID:             r.DocID,
 		ConversationID: r.ConversationID,
 		MemoryType:     r.MemoryType,

@@ -9,8 +9,8 @@ import (
 
 	"engram/adapters/textanalysis"
 	"engram/adapters/ulids"
+	"engram/app/indexing"
 	"engram/app/memories"
-	"engram/app/retrieval"
 	"engram/domain/memory"
 	"engram/ports"
 )
@@ -30,10 +30,10 @@ func BenchmarkMemorySave_lexicalIndex(b *testing.B) {
 			var store ports.MemoryStore = sqlMemories
 			switch index {
 			case "decorator":
-				ix := retrieval.NewIndexer(an, NewLexicalIndex(db), sqlMemories, nil, clk, retrieval.IndexerOptions{})
-				store = retrieval.NewIndexingMemoryStore(store, ix, nil)
+				ix := indexing.NewLexicalIndexer(an, NewLexicalIndex(db), sqlMemories, nil, clk, indexing.LexicalOptions{})
+				store = indexing.NewIndexingMemoryStore(store, ix, nil)
 			case "in-transaction":
-				sqlMemories.IndexLexically(func(m memory.Memory) (ports.LexicalDoc, bool) { return retrieval.MemoryDocument(an, m) })
+				sqlMemories.IndexLexically(func(m memory.Memory) (ports.LexicalDoc, bool) { return indexing.MemoryDocument(an, m) })
 			}
 			svc := memories.New(store, clk, ulids.New(), memory.Policy{})
 			var n atomic.Int64

@@ -6,9 +6,11 @@ import (
 	"testing"
 	"time"
 
+	"engram/adapters/lexical"
 	"engram/adapters/memstore"
 	"engram/adapters/textanalysis"
 	"engram/adapters/ulids"
+	"engram/app/indexing"
 	"engram/app/memories"
 	"engram/app/messages"
 	"engram/app/retrieval"
@@ -25,10 +27,12 @@ type retrievalStores struct {
 		ports.MemoryStore
 		retrieval.MemoryReader
 		retrieval.AccessWriter
+		indexing.ChangedMemories
 	}
 	messages interface {
 		ports.MessageStore
 		retrieval.MessageReader
+		indexing.MessageFeed
 	}
 	lexical ports.LexicalIndex
 }
@@ -47,16 +51,16 @@ func searchScript(t *testing.T, st retrievalStores, inTx bool) []string {
 	clock := fixedClock{now: time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)}
 	an := textanalysis.New(textanalysis.Options{})
 	ids := ulids.New()
-	ix := retrieval.NewIndexer(an, st.lexical, st.memories, st.messages, clock, retrieval.IndexerOptions{MessageLag: -1})
-	var writes ports.MemoryStore = retrieval.NewIndexingMemoryStore(st.memories, ix, nil)
+	ix := indexing.NewLexicalIndexer(an, st.lexical, st.memories, st.messages, clock, indexing.LexicalOptions{MessageLag: -1})
+	var writes ports.MemoryStore = indexing.NewIndexingMemoryStore(st.memories, ix, nil)
 	if inTx {
 		sqlMemories := st.memories.(*MemoryStore)
-		sqlMemories.IndexLexically(func(m memory.Memory) (ports.LexicalDoc, bool) { return retrieval.MemoryDocument(an, m) })
+		sqlMemories.IndexLexically(func(m memory.Memory) (ports.LexicalDoc, bool) { return indexing.MemoryDocument(an, m) })
 		writes = sqlMemories
 	}
 	mems := memories.New(writes, clock, ids, memory.Policy{DefaultTTLDays: 180})
 	msgs := messages.New(st.messages, clock, ids, messages.Options{})
-	svc := retrieval.New(retrieval.Deps{Analyzer: an, Lexical: st.lexical, Memories: st.memories, Messages: st.messages, Clock: clock}, retrieval.Options{})
+	svc := retrieval.New(retrieval.Deps{Analyzer: an, Lexical: lexical.New(st.lexical, lexical.Options{}), Memories: st.memories, Messages: st.messages, Clock: clock}, retrieval.Options{})
 	alice := memory.Scope{Tenant: "t1", User: "alice"}
 	for _, m := range []struct{ key, typ, content string }{
 		{"diet-preference", "preference", "Vegetarian, no fish"},
@@ -183,8 +187,8 @@ func crossProcess(t *testing.T, db *DB) {
 	alice := memory.Scope{Tenant: "t1", User: "alice"}
 	process := func() (*memories.Service, *retrieval.Service) {
 		store := NewMemoryStore(db)
-		store.IndexLexically(func(m memory.Memory) (ports.LexicalDoc, bool) { return retrieval.MemoryDocument(an, m) })
-		svc := retrieval.New(retrieval.Deps{Analyzer: an, Lexical: NewLexicalIndex(db), Memories: store, Clock: clock}, retrieval.Options{})
+		store.IndexLexically(func(m memory.Memory) (ports.LexicalDoc, bool) { return indexing.MemoryDocument(an, m) })
+		svc := retrieval.New(retrieval.Deps{Analyzer: an, Lexical: lexical.New(NewLexicalIndex(db), lexical.Options{}), Memories: store, Clock: clock}, retrieval.Options{})
 		return memories.New(store, clock, ulids.New(), memory.Policy{}), svc
 	}
 	writerMems, _ := process()

@@ -11,6 +11,7 @@ import (
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect/pgdialect"
 
+	"engram/domain/memory"
 	"engram/ports"
 )
 
@@ -213,7 +214,7 @@ func (r *localVectorRow) toRecord() (ports.VectorRecord, error) {
 		return ports.VectorRecord{}, fmt.Errorf("sqlstore: load vector %s/%s: %w", r.TenantID, r.ID, err)
 	}
 	return ports.VectorRecord{
-		ID: r.ID, Tenant: r.TenantID, User: r.UserID, Kind: ports.VectorKind(r.Kind),
+		ID: r.ID, Tenant: r.TenantID, User: r.UserID, Kind: memory.Kind(r.Kind),
 		MemoryType: r.MemoryType, ConversationID: r.ConversationID, At: dbTime(r.At), Vector: v,
 	}, nil
 }

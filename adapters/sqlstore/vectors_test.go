@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"engram/adapters/localvec"
+	"engram/domain/memory"
 	"engram/ports"
 	"engram/test/contract"
 )
@@ -71,7 +72,7 @@ func TestLocalVectorStore_loadsOnlyItsModelInPages(t *testing.T) {
 	at := time.Date(2026, 1, 2, 3, 4, 5, 6000, time.UTC)
 	for i := range LoadBatchSize + 7 {
 		records = append(records, ports.VectorRecord{
-			ID: fmt.Sprintf("m%05d", i), Tenant: "t1", User: "u1", Kind: ports.VectorKindMemory,
+			ID: fmt.Sprintf("m%05d", i), Tenant: "t1", User: "u1", Kind: memory.KindMemory,
 			MemoryType: "fact", At: at, Vector: []float32{1, float32(i), 0, 0},
 		})
 	}
@@ -81,7 +82,7 @@ func TestLocalVectorStore_loadsOnlyItsModelInPages(t *testing.T) {
 	if err := other.SaveVectors(ctx, records[:3]); err != nil {
 		t.Fatalf("SaveVectors other model: %v", err)
 	}
-	if err := otherDim.SaveVectors(ctx, []ports.VectorRecord{{ID: "x", Tenant: "t1", User: "u1", Kind: ports.VectorKindMemory, At: at, Vector: make([]float32, 8)}}); err != nil {
+	if err := otherDim.SaveVectors(ctx, []ports.VectorRecord{{ID: "x", Tenant: "t1", User: "u1", Kind: memory.KindMemory, At: at, Vector: make([]float32, 8)}}); err != nil {
 		t.Fatalf("SaveVectors other dimension: %v", err)
 	}
 

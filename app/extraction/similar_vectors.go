@@ -114,7 +114,7 @@ func (v *VectorSimilar) nearest(ctx context.Context, scope memory.Scope, cands [
 	var ids []string
 	for _, vec := range vecs {
 		hits, err := v.Vectors.Search(vctx, ports.VectorQuery{Tenant: scope.Tenant, User: scope.User,
-			Kinds: []ports.VectorKind{ports.VectorKindMemory}, Vector: vec, Limit: per})
+			Kinds: []memory.Kind{memory.KindMemory}, Vector: vec, Limit: per})
 		if err != nil {
 			return nil, fmt.Errorf("search similar memories: %w", err)
 		}

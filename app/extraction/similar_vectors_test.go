@@ -71,7 +71,7 @@ func newVSFixture(t *testing.T, n int, extra map[memory.Key]string) *vsFixture {
 		}
 		vec, _ := emb.Embed(ctx, []string{m.IndexText()})
 		if err := ix.Upsert(ctx, []ports.VectorRecord{{ID: m.ID(), Tenant: scope.Tenant, User: scope.User,
-			Kind: ports.VectorKindMemory, MemoryType: "fact", At: start, Vector: vec[0]}}); err != nil {
+			Kind: memory.KindMemory, MemoryType: "fact", At: start, Vector: vec[0]}}); err != nil {
 			t.Fatal(err)
 		}
 	}

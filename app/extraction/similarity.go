@@ -4,10 +4,10 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"math"
 	"time"
 
 	"engram/domain/candidate"
+	"engram/domain/ranking"
 	"engram/ports"
 )
 
@@ -82,20 +82,7 @@ func (e *EmbeddingScorer) cosines(ctx context.Context, text string, others []str
 	}
 	out := make([]float64, len(others))
 	for i := range others {
-		out[i] = cosine(vecs[0], vecs[i+1])
+		out[i] = ranking.Cosine(vecs[0], vecs[i+1])
 	}
 	return out, nil
-}
-
-func cosine(a, b []float32) float64 {
-	var dot, na, nb float64
-	for i := range a {
-		dot += float64(a[i]) * float64(b[i])
-		na += float64(a[i]) * float64(a[i])
-		nb += float64(b[i]) * float64(b[i])
-	}
-	if na == 0 || nb == 0 {
-		return 0
-	}
-	return dot / math.Sqrt(na*nb)
 }

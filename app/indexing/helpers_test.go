@@ -199,7 +199,7 @@ func (w *world) drain() indexing.Totals {
 }
 
 // search returns the ids of the user's nearest vectors to text.
-func (w *world) search(text string, kinds ...ports.VectorKind) []string {
+func (w *world) search(text string, kinds ...memory.Kind) []string {
 	w.t.Helper()
 	q, err := w.embedder.Embedder.Embed(context.Background(), []string{text})
 	if err != nil {

@@ -1,19 +1,29 @@
-// Package indexing keeps the vector index in step with the truth store (SPEC F4): it
-// embeds memories and conversation messages whose vectors are out of date, writes
-// them to the vector index and records the outcome, and requeues everything for a
-// reindex. One file per use case; it depends on domain and ports only.
+// Package indexing keeps the retrieval indexes in step with the truth store, both
+// of them:
+//
+//   - the vector index (SPEC F4): it embeds memories and conversation messages
+//     whose vectors are out of date, writes them to the vector index and records
+//     the outcome, and requeues everything for a reindex (Indexer, Runner,
+//     Reindexer);
+//   - the lexical index: memories on the write path and by a repair pass,
+//     messages by a pass over the stored messages (LexicalIndexer,
+//     IndexingMemoryStore, MemoryDocument).
 //
 // Memories are embedded alone from memory.IndexText. A message is embedded alone
-// (MessageText), its raw embedding is kept in the truth store, and the vector the
-// index holds is that embedding mixed with its neighbours' (ranking.ContextVectors,
-// the LoCoMo recipe of docs/BENCHMARKS.md); when later messages of a conversation
-// arrive, their neighbours' vectors are rebuilt from the stored embeddings, without
+// (conversation.Message.IndexText, the text its lexical document is made of too),
+// its raw embedding is kept in the truth store, and the vector the index holds is
+// that embedding mixed with its neighbours' (ranking.ContextVectors, the LoCoMo
+// recipe of docs/BENCHMARKS.md); when later messages of a conversation arrive,
+// their neighbours' vectors are rebuilt from the stored embeddings, without
 // embedding anything again.
+//
+// One file per use case; it depends on domain and ports only, and never on fx.
 package indexing
 
 import (
 	"time"
 
+	"engram/domain/memory"
 	"engram/domain/ranking"
 	"engram/ports"
 )
@@ -103,7 +113,7 @@ type Observer interface {
 
 // Report is what one batch did.
 type Report struct {
-	Kind      ports.VectorKind
+	Kind      memory.Kind
 	Claimed   int
 	Embedded  int // texts sent to the embedder
 	Unchanged int // synced without embedding: same text and model as the vector held

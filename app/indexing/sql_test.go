@@ -194,7 +194,7 @@ func checkMessageVectors(t *testing.T, w *sqlWorld, index ports.VectorIndex, use
 		}
 		want := ranking.ContextVectors(own, 2, 0.5)
 		for i, mv := range window {
-			hits, err := index.Search(ctx, ports.VectorQuery{Tenant: sc.Tenant, User: sc.User, Kinds: []ports.VectorKind{ports.VectorKindMessage}, Vector: want[i], Limit: 1})
+			hits, err := index.Search(ctx, ports.VectorQuery{Tenant: sc.Tenant, User: sc.User, Kinds: []memory.Kind{memory.KindMessage}, Vector: want[i], Limit: 1})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -26,7 +26,7 @@ import (
 // DIRTY. It returns the batch's report; zero claimed means nothing was due.
 func (ix *Indexer) SyncMemories(ctx context.Context) (Report, error) {
 	start := time.Now()
-	rep := Report{Kind: ports.VectorKindMemory}
+	rep := Report{Kind: memory.KindMemory}
 	claimed, err := ix.store.ClaimMemoryVectors(ctx, ports.VectorClaim{
 		Worker: ix.opts.Worker, Now: ix.clock.Now(), Lease: ix.opts.Lease, Limit: ix.opts.BatchSize,
 	})
@@ -122,7 +122,7 @@ func (ix *Indexer) SyncMemories(ctx context.Context) (Report, error) {
 				}
 				records = append(records, ports.VectorRecord{
 					ID: m.ID(), Tenant: m.Scope().Tenant, User: m.Scope().User,
-					Kind: ports.VectorKindMemory, MemoryType: string(m.Type()),
+					Kind: memory.KindMemory, MemoryType: string(m.Type()),
 					At: m.UpdatedAt(), Vector: vectors[k],
 				})
 				owners = append(owners, i)

@@ -11,7 +11,6 @@ import (
 	"engram/app/indexing"
 	"engram/app/memories"
 	"engram/domain/memory"
-	"engram/ports"
 )
 
 func TestSyncMemories_embedsIndexTextUpsertsAndMarksSynced(t *testing.T) {
@@ -285,7 +284,7 @@ func TestReindex_afterModelChangeRebuildsEveryVector(t *testing.T) {
 	if got := w.get("drink").Vector().Model; got != "test-model-v2" {
 		t.Fatalf("model %q, want the new one", got)
 	}
-	if ids := w.search("hiking", ports.VectorKindMessage); len(ids) != 2 {
+	if ids := w.search("hiking", memory.KindMessage); len(ids) != 2 {
 		t.Fatalf("messages in the new index: %v", ids)
 	}
 }

@@ -14,8 +14,9 @@ import (
 // SyncMessages claims the due messages of some conversations (about one batch) and
 // brings their vectors in step:
 //
-//  1. each user or assistant message is embedded alone (MessageText), in one call
-//     for the batch, unless its stored embedding is of the same text and model;
+//  1. each user or assistant message is embedded alone (its IndexText), in one
+//     call for the batch, unless its stored embedding is of the same text and
+//     model;
 //  2. per conversation, the stored embeddings of the messages around the claimed
 //     ones are read, and every message whose neighbourhood changed — the claimed
 //     ones and up to NeighbourWindow indexed messages on each side — gets its
@@ -28,7 +29,7 @@ import (
 // upserted here: their sync rebuilds them, and their neighbours, later.
 func (ix *Indexer) SyncMessages(ctx context.Context) (Report, error) {
 	start := time.Now()
-	rep := Report{Kind: ports.VectorKindMessage}
+	rep := Report{Kind: memory.KindMessage}
 	claimed, err := ix.store.ClaimMessageVectors(ctx, ports.VectorClaim{
 		Worker: ix.opts.Worker, Now: ix.clock.Now(), Lease: ix.opts.Lease, Limit: ix.opts.BatchSize,
 	})
@@ -68,7 +69,7 @@ func (ix *Indexer) SyncMessages(ctx context.Context) (Report, error) {
 			synced(i)
 			continue
 		}
-		text := MessageText(mv.Message)
+		text := mv.Message.IndexText()
 		hashes[i] = memory.TextHash(text)
 		if mv.Embedding != nil && mv.Model == model && mv.TextHash == hashes[i] && len(mv.Embedding) == dim {
 			own[i] = mv.Embedding
@@ -225,7 +226,7 @@ func (ix *Indexer) syncConversation(ctx context.Context, claimed []ports.Message
 		}
 		m := seq[p].Message
 		records = append(records, ports.VectorRecord{
-			ID: m.Seq, Tenant: m.Scope.Tenant, User: m.Scope.User, Kind: ports.VectorKindMessage,
+			ID: m.Seq, Tenant: m.Scope.Tenant, User: m.Scope.User, Kind: memory.KindMessage,
 			ConversationID: m.ConversationID, At: m.CreatedAt, Vector: mixed[p],
 		})
 	}

@@ -3,19 +3,18 @@ package indexing_test
 import (
 	"context"
 	"errors"
-	"math"
 	"testing"
 
 	"engram/app/indexing"
 	"engram/domain/conversation"
+	"engram/domain/memory"
 	"engram/domain/ranking"
-	"engram/ports"
 )
 
 // ownEmbedding is what a message is embedded as on its own.
 func (w *world) ownEmbedding(m conversation.Message) []float32 {
 	w.t.Helper()
-	v, err := w.embedder.Embedder.Embed(context.Background(), []string{indexing.MessageText(m)})
+	v, err := w.embedder.Embedder.Embed(context.Background(), []string{m.IndexText()})
 	if err != nil {
 		w.t.Fatal(err)
 	}
@@ -36,20 +35,10 @@ func (w *world) wantContext(seq []conversation.Message) {
 		if got == nil {
 			w.t.Fatalf("message %d (%s) has no vector", i, m.Content)
 		}
-		if cos := cosine(got, want[i]); cos < 0.9999 {
+		if cos := ranking.Cosine(got, want[i]); cos < 0.9999 {
 			w.t.Fatalf("message %d (%s): vector has cosine %.5f with its context vector, want 1", i, m.Content, cos)
 		}
 	}
-}
-
-func cosine(a, b []float32) float64 {
-	var dot, na, nb float64
-	for i := range a {
-		dot += float64(a[i]) * float64(b[i])
-		na += float64(a[i]) * float64(a[i])
-		nb += float64(b[i]) * float64(b[i])
-	}
-	return dot / math.Sqrt(na*nb)
 }
 
 func TestSyncMessages_vectorsMixNeighboursAndFollowNewArrivals(t *testing.T) {
@@ -82,7 +71,7 @@ func TestSyncMessages_vectorsMixNeighboursAndFollowNewArrivals(t *testing.T) {
 	w.wantContext(append(first, later...))
 
 	// A neighbour's answer finds the question: "Yes, Biscuit" finds its context.
-	if ids := w.search("dog name Biscuit", ports.VectorKindMessage); len(ids) != 4 {
+	if ids := w.search("dog name Biscuit", memory.KindMessage); len(ids) != 4 {
 		t.Fatalf("search = %v", ids)
 	}
 }
@@ -203,7 +192,7 @@ func TestSyncMessages_unreadableTextGetsNoVectorAndMixesNothingIn(t *testing.T) 
 	own := [][]float32{w.ownEmbedding(msgs[0]), make([]float32, testDim), w.ownEmbedding(msgs[2])}
 	want := ranking.ContextVectors(own, 2, 0.5)
 	for _, i := range []int{0, 2} {
-		if c := cosine(w.vectorOf(msgs[i].Seq), want[i]); c < 0.9999 {
+		if c := ranking.Cosine(w.vectorOf(msgs[i].Seq), want[i]); c < 0.9999 {
 			t.Fatalf("message %d: cosine %.5f with its context vector", i, c)
 		}
 	}

@@ -2,23 +2,28 @@ package retrieval_test
 
 import (
 	"context"
-	"errors"
+	"fmt"
+	"log/slog"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"engram/adapters/lexical"
 	"engram/adapters/localembed"
 	"engram/adapters/localvec"
 	"engram/adapters/memstore"
 	"engram/adapters/textanalysis"
 	"engram/adapters/ulids"
+	"engram/app/indexing"
 	"engram/app/memories"
 	"engram/app/messages"
 	"engram/app/retrieval"
 	"engram/domain/conversation"
+	"engram/domain/invalid"
 	"engram/domain/memory"
 	"engram/ports"
 	"engram/test/fakeclock"
+	"engram/test/logbuf"
 )
 
 var (
@@ -39,19 +44,22 @@ const (
 	indexFails
 	indexHangs
 	indexIgnoresDeadline
+	indexRefuses
 )
 
 func (f *flakyIndex) Search(ctx context.Context, q ports.VectorQuery) ([]ports.VectorHit, error) {
 	f.calls.Add(1)
 	switch f.mode.Load() {
 	case indexFails:
-		return nil, errors.New("milvus: connection refused: unavailable")
+		return nil, fmt.Errorf("milvus: search: %w: connection refused", ports.ErrUnavailable)
+	case indexRefuses:
+		return nil, invalid.Field("vector", "must have a non-zero, finite length")
 	case indexHangs:
 		<-ctx.Done()
 		return nil, ctx.Err()
 	case indexIgnoresDeadline:
 		<-f.hold
-		return nil, errors.New("too late")
+		return nil, fmt.Errorf("too late: %w", ports.ErrUnavailable)
 	}
 	return f.VectorIndex.Search(ctx, q)
 }
@@ -66,9 +74,12 @@ type env struct {
 	embedder *localembed.Embedder
 	vectors  *flakyIndex
 	lexical  *memstore.LexicalIndex
+	searcher *lexical.Searcher
 	store    *memstore.MemoryStore
 	msgStore *memstore.MessageStore
-	indexer  *retrieval.Indexer
+	indexer  *indexing.LexicalIndexer
+	guard    *retrieval.VectorGuard
+	logs     *logbuf.Buffer
 	memories *memories.Service
 	messages *messages.Service
 	access   *retrieval.AccessTracker
@@ -76,6 +87,12 @@ type env struct {
 }
 
 func newEnv(t *testing.T, opts retrieval.Options) *env {
+	t.Helper()
+	return newGuardedEnv(t, opts, retrieval.GuardOptions{})
+}
+
+// newGuardedEnv is newEnv with the vector guard's options (deadline, breaker).
+func newGuardedEnv(t *testing.T, opts retrieval.Options, guard retrieval.GuardOptions) *env {
 	t.Helper()
 	e := &env{t: t, clock: fakeclock.New(start), analyzer: textanalysis.New(textanalysis.Options{})}
 	var err error
@@ -92,14 +109,18 @@ func newEnv(t *testing.T, opts retrieval.Options) *env {
 	e.store = memstore.NewMemoryStore()
 	e.msgStore = memstore.NewMessageStore(e.store)
 	ids := ulids.New()
-	e.indexer = retrieval.NewIndexer(e.analyzer, e.lexical, e.store, e.msgStore, e.clock, retrieval.IndexerOptions{MessageLag: -1})
-	indexed := retrieval.NewIndexingMemoryStore(e.store, e.indexer, nil)
+	e.searcher = lexical.New(e.lexical, lexical.Options{})
+	e.indexer = indexing.NewLexicalIndexer(e.analyzer, e.lexical, e.store, e.msgStore, e.clock, indexing.LexicalOptions{MessageLag: -1})
+	indexed := indexing.NewIndexingMemoryStore(e.store, e.indexer, nil)
 	e.memories = memories.New(indexed, e.clock, ids, memory.Policy{DefaultTTLDays: 180})
 	e.messages = messages.New(e.msgStore, e.clock, ids, messages.Options{Debounce: time.Second})
 	e.access = retrieval.NewAccessTracker(e.store, retrieval.AccessOptions{FlushInterval: time.Hour})
+	e.logs = &logbuf.Buffer{}
+	guard.Logger = slog.New(slog.NewTextHandler(e.logs, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	e.guard = retrieval.NewVectorGuard(e.clock, guard)
 	e.svc = retrieval.New(retrieval.Deps{
-		Analyzer: e.analyzer, Lexical: e.lexical, Memories: e.store, Messages: e.msgStore,
-		Embedder: e.embedder, Vectors: e.vectors, Access: e.access, Clock: e.clock,
+		Analyzer: e.analyzer, Lexical: e.searcher, Memories: e.store, Messages: e.msgStore,
+		Embedder: e.guard.Embedder(e.embedder), Vectors: e.guard.Index(e.vectors), Access: e.access, Clock: e.clock,
 	}, opts)
 	return e
 }
@@ -113,8 +134,16 @@ func (e *env) save(scope memory.Scope, key, typ, content string) memory.Memory {
 		e.t.Fatalf("save %s: %v", key, err)
 	}
 	e.upsertVector(ports.VectorRecord{ID: res.Memory.ID(), Tenant: scope.Tenant, User: scope.User,
-		Kind: ports.VectorKindMemory, MemoryType: typ, At: res.Memory.UpdatedAt()}, res.Memory.IndexText())
+		Kind: memory.KindMemory, MemoryType: typ, At: res.Memory.UpdatedAt()}, res.Memory.IndexText())
 	return res.Memory
+}
+
+// upsertVectorOf writes a memory's vector by hand (the indexer role is not this
+// package's).
+func (e *env) upsertVectorOf(m memory.Memory) {
+	e.t.Helper()
+	e.upsertVector(ports.VectorRecord{ID: m.ID(), Tenant: m.Scope().Tenant, User: m.Scope().User,
+		Kind: memory.KindMemory, MemoryType: string(m.Type()), At: m.UpdatedAt()}, m.IndexText())
 }
 
 func (e *env) upsertVector(r ports.VectorRecord, text string) {
@@ -150,7 +179,7 @@ func (e *env) post(scope memory.Scope, conv string, msgs ...conversation.Input) 
 	for i, p := range posted {
 		out[i] = p.Message
 		e.upsertVector(ports.VectorRecord{ID: p.Message.Seq, Tenant: scope.Tenant, User: scope.User,
-			Kind: ports.VectorKindMessage, ConversationID: conv, At: p.Message.CreatedAt}, retrieval.MessageText(p.Message))
+			Kind: memory.KindMessage, ConversationID: conv, At: p.Message.CreatedAt}, p.Message.IndexText())
 	}
 	return out
 }

@@ -1,17 +1,38 @@
 // Package retrieval is F5: search over a user's memories and messages in the modes
 // of seed 000 (full_inject, dense) plus lexical and auto (dense and lexical fused),
-// re-ranked by retrieval score, importance, confidence, recency and exact-key
-// match with a breakdown of every score; the lexical index that keeps search
-// available when vectors are not (lexical.go, indexer.go); the circuit breaker and
-// timeout that make a slow or dead vector store cost a request nothing but its
-// fused half; and last-access tracking off the request path.
+// each result scored as calibrated relevance with a breakdown; the deadline and the
+// circuit breakers around the vector side (VectorGuard); last-access tracking off
+// the request path.
 //
-// The method is docs/BENCHMARKS.md's "Retrieval quality: LoCoMo" (ranking.Recipe):
-// the same analyser for texts and queries, BM25 over a message with its ±2
-// neighbours at half weight and its date, the speaker boost, min-max fusion with
-// the dense list, ranking.Rerank over ranking.Normalize of the fused scores.
+// # Scores
 //
-// One file per use case; it depends on domain and ports only, and never on fx.
+// A score is absolute relevance in [0, 1], comparable across queries and users, so
+// a client can threshold it (min_score, LONG_TERM_MEMORY_MIN_SCORE):
+//
+//	lexical  L = Σ_t q_t·min(idf_t, bm25_t)·(own_t + γ·ctx_t)/tf_t  /  Σ_t q_t·idf_t
+//	dense    D = clamp((cosine − floor) / (full − floor), 0, 1)
+//	relevance R = 1 − (1 − L)(1 − D), lifted to R + b·R·(1 − R) for a message whose
+//	           speaker the query names
+//	score     = R × (Σ_s w_s·s) / (Σ_s w_s)
+//
+// L is the matched share of the query's IDF mass (ranking.Recipe.TermMatch): each
+// query term earns at most its idf, what one occurrence in a text of average
+// length earns, so repeating a word or stuffing keywords earns nothing more and a
+// long text less; own_t and ctx_t are the term's frequency in the text and in its
+// neighbours (the ±2 messages around a message, at half weight), the neighbours'
+// share discounted by γ (ContextDiscount). D maps the cosine against the
+// thresholds measured for the embedder in use (ranking.DenseScale). In mode lexical
+// D = 0, in mode dense L = 0. The signals s are retrieval (1), importance,
+// confidence, recency and exact key (ranking.Score); an item without one (a message
+// has no importance, confidence or key) leaves it out. The breakdown shows
+// retrieval and context (R's direct and neighbour shares at the retrieval weight)
+// and each other signal's part; it adds up to the score.
+//
+// An item without lexical or semantic evidence (R = 0) is never returned, except
+// in full_inject, which returns every live memory whatever the query.
+//
+// One file per use case or step (request.go, gather.go, rank.go, full_inject.go);
+// it depends on domain and ports only, and never on fx.
 package retrieval
 
 import (
@@ -33,14 +54,15 @@ const (
 
 // Why a search that asked for vectors answered from lexical search.
 const (
-	FallbackVectorsDisabled = "vectors_disabled" // no embedder or vector index configured
-	FallbackVectorTimeout   = "vector_timeout"   // past ENGRAM_VECTOR_SEARCH_TIMEOUT_MS
-	FallbackVectorError     = "vector_error"     // the embedder or the index failed
-	FallbackBreakerOpen     = "breaker_open"     // recent failures: vectors are not tried
+	FallbackVectorsDisabled  = "vectors_disabled"   // no embedder or vector index configured
+	FallbackVectorTimeout    = "vector_timeout"     // past ENGRAM_VECTOR_SEARCH_TIMEOUT_MS
+	FallbackVectorError      = "vector_error"       // the embedder or the index failed
+	FallbackBreakerOpen      = "breaker_open"       // recent failures: vectors are not tried
+	FallbackNoEmbeddableText = "no_embeddable_text" // the query has no words to embed (emoji, punctuation)
 )
 
 // FallbackReasons lists every reason (metrics pre-register them).
-var FallbackReasons = []string{FallbackVectorsDisabled, FallbackVectorTimeout, FallbackVectorError, FallbackBreakerOpen}
+var FallbackReasons = []string{FallbackVectorsDisabled, FallbackVectorTimeout, FallbackVectorError, FallbackBreakerOpen, FallbackNoEmbeddableText}
 
 // Modes lists every mode.
 var Modes = []Mode{ModeAuto, ModeDense, ModeLexical, ModeFullInject}
@@ -54,22 +76,26 @@ const (
 	MaxQueryLen          = 4000 // characters
 )
 
+// DefaultDenseScale is the local embedder's (adapters/localembed, 512 dimensions),
+// measured on LoCoMo and MemoryBank (docs/BENCHMARKS.md "Calibrated relevance").
+var DefaultDenseScale = ranking.DenseScale{Floor: 0.25, Full: 0.5, Weight: 0.05}
+
 // Options shape search.
 type Options struct {
 	Recipe  ranking.Recipe  // zero: ranking.DefaultRecipe
 	Weights ranking.Weights // zero: ranking.DefaultWeights
+	// Dense maps cosines of the embedder in use to dense evidence; zero:
+	// DefaultDenseScale (the local embedder's).
+	Dense ranking.DenseScale
+	// MinScore is LONG_TERM_MEMORY_MIN_SCORE: the least score an item needs to be
+	// returned when a request names none (full_inject excepted).
+	MinScore float64
 	// DefaultMode is LONG_TERM_MEMORY_RETRIEVE_MODE, used when a request names none.
 	DefaultMode Mode
 	// DefaultLimit is LONG_TERM_MEMORY_RETRIEVE_LIMIT, used when a request names none.
 	DefaultLimit int
 	// ScanLimit is LONG_TERM_MEMORY_RETRIEVE_SCAN_LIMIT: full_inject's bound.
 	ScanLimit int
-	// VectorTimeout is ENGRAM_VECTOR_SEARCH_TIMEOUT_MS: the vector side's deadline
-	// (embedding the query and searching) before the answer falls back to lexical.
-	VectorTimeout time.Duration
-	Breaker       BreakerOptions
-	// MaxCachedDocs bounds the lexical documents held in memory (DefaultMaxCachedDocs).
-	MaxCachedDocs int
 }
 
 func (o Options) withDefaults() Options {
@@ -78,6 +104,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Weights == (ranking.Weights{}) {
 		o.Weights = ranking.DefaultWeights
+	}
+	if o.Dense == (ranking.DenseScale{}) {
+		o.Dense = DefaultDenseScale
 	}
 	if o.DefaultMode == "" {
 		o.DefaultMode = ModeAuto
@@ -89,44 +118,31 @@ func (o Options) withDefaults() Options {
 	if o.ScanLimit <= 0 {
 		o.ScanLimit = DefaultScanLimit
 	}
-	if o.VectorTimeout <= 0 {
-		o.VectorTimeout = DefaultVectorTimeout
-	}
 	return o
 }
 
 // Deps are the ports search works through. Embedder and Vectors may be nil (no
 // vectors: dense and auto answer from lexical search with FallbackVectorsDisabled);
-// Messages may be nil (no message search); Access may be nil (no last-access).
+// in production they come through a VectorGuard. Messages may be nil (no message
+// search); Access may be nil (no last-access).
 type Deps struct {
 	Analyzer ports.TextAnalyzer
-	Lexical  ports.LexicalIndex
+	Lexical  ports.LexicalSearcher
 	Memories MemoryReader
 	Messages MessageReader
-	Embedder ports.Embedder
-	Vectors  ports.VectorIndex
+	Embedder QueryEmbedder
+	Vectors  VectorSearcher
 	Access   *AccessTracker
 	Clock    ports.Clock
 }
 
 // Service runs the search use case.
 type Service struct {
-	deps    Deps
-	opts    Options
-	lexical *lexicalSearcher
-	breaker *breaker
+	deps Deps
+	opts Options
 }
 
 // New builds the service.
 func New(deps Deps, opts Options) *Service {
-	opts = opts.withDefaults()
-	return &Service{
-		deps:    deps,
-		opts:    opts,
-		lexical: newLexicalSearcher(deps.Lexical, opts.Recipe, opts.MaxCachedDocs),
-		breaker: newBreaker(deps.Clock, opts.Breaker),
-	}
+	return &Service{deps: deps, opts: opts.withDefaults()}
 }
-
-// BreakerState is the vector breaker's state (metrics).
-func (s *Service) BreakerState() BreakerState { return s.breaker.State() }

@@ -21,10 +21,6 @@ type MemoryReader interface {
 	// empty: all), the most important first, then the most recently changed
 	// (full_inject's bound).
 	TopMemories(ctx context.Context, scope memory.Scope, types []memory.Type, now time.Time, limit int) ([]memory.Memory, error)
-	// MemoriesChangedSince returns memories of every user whose updated_at is at or
-	// after since, ordered by (updated_at, id), after the cursor (afterAt,
-	// afterID), up to limit: the repair pass's scan.
-	MemoriesChangedSince(ctx context.Context, afterAt time.Time, afterID string, limit int) ([]memory.Memory, error)
 }
 
 // MessageReader is what retrieval reads of the stored messages.
@@ -32,9 +28,6 @@ type MessageReader interface {
 	// MessagesBySeq returns the user's messages with these arrival ids
 	// (conversation.Message.Seq); ids that are not the user's are absent.
 	MessagesBySeq(ctx context.Context, scope memory.Scope, seqs []string) ([]conversation.Message, error)
-	// MessagesAfter returns messages of every user whose Seq is greater than after
-	// and at most upTo, in Seq order, up to limit: the indexer's scan.
-	MessagesAfter(ctx context.Context, after, upTo string, limit int) ([]conversation.Message, error)
 }
 
 // AccessWriter records reads of memories (last_accessed_at). It is not a change

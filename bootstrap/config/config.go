@@ -87,6 +87,7 @@ type Memory struct {
 	RetrieveMode           string  `yaml:"retrieve_mode" env:"LONG_TERM_MEMORY_RETRIEVE_MODE"`
 	RetrieveLimit          int     `yaml:"retrieve_limit" env:"LONG_TERM_MEMORY_RETRIEVE_LIMIT"`
 	RetrieveScanLimit      int     `yaml:"retrieve_scan_limit" env:"LONG_TERM_MEMORY_RETRIEVE_SCAN_LIMIT"`
+	MinScore               float64 `yaml:"min_score" env:"LONG_TERM_MEMORY_MIN_SCORE"`
 	MinConfidence          float64 `yaml:"min_confidence" env:"LONG_TERM_MEMORY_MIN_CONFIDENCE"`
 	MaxWriteItems          int     `yaml:"max_write_items" env:"LONG_TERM_MEMORY_MAX_WRITE_ITEMS"`
 	DebounceSec            float64 `yaml:"debounce_sec" env:"LONG_TERM_MEMORY_DEBOUNCE_SEC"`
@@ -115,6 +116,14 @@ type Embedding struct {
 	LocalDim int    `yaml:"local_dim" env:"ENGRAM_LOCAL_EMBEDDING_DIM"`
 	APIBase  string `yaml:"api_base" env:"MEMORY_EMBEDDING_API_BASE"`
 	APIKey   string `yaml:"api_key" env:"MEMORY_EMBEDDING_API_KEY" secret:"value"`
+	// The cosine scale of search's dense evidence (ranking.DenseScale), for the
+	// local embedder (measured) and for a remote model (to be measured).
+	LocalMinCosine   float64 `yaml:"local_min_cosine" env:"ENGRAM_LOCAL_EMBEDDING_MIN_COSINE"`
+	LocalFullCosine  float64 `yaml:"local_full_cosine" env:"ENGRAM_LOCAL_EMBEDDING_FULL_COSINE"`
+	LocalDenseWeight float64 `yaml:"local_dense_weight" env:"ENGRAM_LOCAL_EMBEDDING_DENSE_WEIGHT"`
+	MinCosine        float64 `yaml:"min_cosine" env:"MEMORY_EMBEDDING_MIN_COSINE"`
+	FullCosine       float64 `yaml:"full_cosine" env:"MEMORY_EMBEDDING_FULL_COSINE"`
+	DenseWeight      float64 `yaml:"dense_weight" env:"MEMORY_EMBEDDING_DENSE_WEIGHT"`
 }
 
 type Vector struct {
@@ -320,6 +329,10 @@ func (c Config) Validate() error {
 	if !(m.MinConfidence >= 0 && m.MinConfidence <= 1) {
 		bad("LONG_TERM_MEMORY_MIN_CONFIDENCE", "must be between 0 and 1, got %v", m.MinConfidence)
 	}
+	if !(m.MinScore >= 0 && m.MinScore <= 1) {
+		bad("LONG_TERM_MEMORY_MIN_SCORE", "must be between 0 and 1 (scores are relevance in [0, 1]), got %v", m.MinScore)
+	}
+	errs = append(errs, c.Embedding.validateDenseScale()...)
 	if m.MaxWriteItems < 1 || m.MaxWriteItems > 100 {
 		bad("LONG_TERM_MEMORY_MAX_WRITE_ITEMS", "must be between 1 and 100, got %d", m.MaxWriteItems)
 	}
@@ -405,6 +418,27 @@ func (c Config) Validate() error {
 		bad("LLM_MAX_RETRIES", "must be between 0 and 10, got %d", c.LLM.MaxRetries)
 	}
 	return errors.Join(errs...)
+}
+
+// validateDenseScale checks both cosine scales: a floor below the full cosine,
+// both in [-1, 1], and a weight in [0, 1].
+func (e Embedding) validateDenseScale() []error {
+	var errs []error
+	for _, s := range []struct {
+		prefix            string
+		floor, full, wght float64
+	}{
+		{"ENGRAM_LOCAL_EMBEDDING_", e.LocalMinCosine, e.LocalFullCosine, e.LocalDenseWeight},
+		{"MEMORY_EMBEDDING_", e.MinCosine, e.FullCosine, e.DenseWeight},
+	} {
+		if !(s.floor >= -1 && s.floor < s.full && s.full <= 1) {
+			errs = append(errs, fmt.Errorf("%sMIN_COSINE and %sFULL_COSINE: must satisfy -1 <= min < full <= 1, got %v and %v", s.prefix, s.prefix, s.floor, s.full))
+		}
+		if !(s.wght >= 0 && s.wght <= 1) {
+			errs = append(errs, fmt.Errorf("%sDENSE_WEIGHT: must be between 0 and 1, got %v", s.prefix, s.wght))
+		}
+	}
+	return errs
 }
 
 // ParseAPIKeys reads "tenant=key,tenant2=key2". Keys must be long enough to resist

@@ -146,6 +146,22 @@ func (m Message) SameAs(other Message) bool {
 		m.Name == other.Name && m.Content == other.Content
 }
 
+// DateLayout is how a message's date joins its indexed text: questions name months
+// and years ("What did Melanie do in May 2023?"), and the measured method appends
+// the date this way (docs/BENCHMARKS.md, ablation row 2b).
+const DateLayout = "2 January 2006"
+
+// IndexText is the text a message is indexed by, lexically and as a vector: the
+// speaker's name (when the client gave one), the content, and the date it was said.
+// An image caption or other attachment text belongs in the content.
+func (m Message) IndexText() string {
+	text := m.Content
+	if m.Name != "" {
+		text = m.Name + ": " + text
+	}
+	return text + " " + m.CreatedAt.UTC().Format(DateLayout)
+}
+
 // IsUser reports whether the message is a possible source of facts.
 func (m Message) IsUser() bool { return m.Role == RoleUser }
 

@@ -176,3 +176,21 @@ func TestValidateSaidAt_refusesTheZeroTimeAClientSent(t *testing.T) {
 		t.Error("0001-01-01T00:00:00Z was accepted")
 	}
 }
+
+func TestIndexText_nameContentAndDate(t *testing.T) {
+	t.Parallel()
+	said := time.Date(2023, 5, 8, 23, 30, 0, 0, time.FixedZone("CST", 8*3600)) // 15:30 UTC
+	tests := []struct {
+		name string
+		m    conversation.Message
+		want string
+	}{
+		{"with a speaker", conversation.Message{Name: "Melanie", Content: "Yes, twice last year!", CreatedAt: said}, "Melanie: Yes, twice last year! 8 May 2023"},
+		{"without one", conversation.Message{Content: "我喜欢绘画", CreatedAt: said}, "我喜欢绘画 8 May 2023"},
+	}
+	for _, tt := range tests {
+		if got := tt.m.IndexText(); got != tt.want {
+			t.Errorf("%s: IndexText = %q, want %q (the date in UTC)", tt.name, got, tt.want)
+		}
+	}
+}

@@ -43,9 +43,12 @@ func (p BM25) TermScore(idf, tf, docLen, avgDocLen float64) float64 {
 
 // Field is a part of a text with its weight: a message's own words at 1 and its
 // neighbours' words at less, for instance. Terms come from ports.TextAnalyzer.
+// Context marks words that are not the text's own (its neighbours'): Match counts
+// them as context evidence.
 type Field struct {
-	Terms  []string
-	Weight float64
+	Terms   []string
+	Weight  float64
+	Context bool
 }
 
 // Index is an in-memory BM25 index over weighted fields (BM25F-style: term
@@ -62,7 +65,8 @@ type Index struct {
 
 type posting struct {
 	doc int32
-	tf  float64
+	tf  float64 // weighted, over every field
+	ctx float64 // the part of tf from context fields
 }
 
 // NewIndex returns an empty index scoring with params.
@@ -74,15 +78,19 @@ func NewIndex(params BM25) *Index {
 func (ix *Index) Add(id string, fields ...Field) {
 	doc := int32(len(ix.ids))
 	tfs := make(map[string]float64)
+	ctx := make(map[string]float64)
 	length := 0.0
 	for _, f := range fields {
 		for _, t := range f.Terms {
 			tfs[t] += f.Weight
+			if f.Context {
+				ctx[t] += f.Weight
+			}
 		}
 		length += f.Weight * float64(len(f.Terms))
 	}
 	for t, tf := range tfs {
-		ix.postings[t] = append(ix.postings[t], posting{doc: doc, tf: tf})
+		ix.postings[t] = append(ix.postings[t], posting{doc: doc, tf: tf, ctx: ctx[t]})
 	}
 	ix.ids = append(ix.ids, id)
 	ix.lengths = append(ix.lengths, length)
@@ -141,6 +149,50 @@ func (ix *Index) SearchWeighted(query []QueryTerm, limit int) []Scored {
 		}
 	}
 	SortScored(out)
+	if limit > 0 && len(out) > limit {
+		out = out[:limit]
+	}
+	return out
+}
+
+// Matched is one text's calibrated lexical evidence for a query.
+type Matched struct {
+	ID       string
+	Evidence Evidence
+}
+
+// Match is the calibrated counterpart of Search: every text that shares a term
+// with the query, with its lexical evidence (Recipe.TermMatch over the query's
+// terms divided by QueryMass, r's BM25 parameters instead of the index's), best
+// first, ties by insertion order, the best limit (all when limit ≤ 0).
+func (ix *Index) Match(queryTerms []string, r Recipe, limit int) []Matched {
+	if len(ix.ids) == 0 || len(queryTerms) == 0 {
+		return nil
+	}
+	n := len(ix.ids)
+	avg := ix.totalLen / float64(n)
+	direct := make([]float64, n)
+	context := make([]float64, n)
+	matched := make([]bool, n)
+	idfs := make([]float64, len(queryTerms))
+	for i, t := range queryTerms {
+		ps := ix.postings[t]
+		idfs[i] = r.IDF(len(ps), n)
+		for _, p := range ps {
+			d, c := r.TermMatch(idfs[i], p.tf-p.ctx, p.ctx, ix.lengths[p.doc], avg)
+			direct[p.doc] += d
+			context[p.doc] += c
+			matched[p.doc] = true
+		}
+	}
+	mass := QueryMass(idfs)
+	var out []Matched
+	for doc := range ix.ids {
+		if matched[doc] {
+			out = append(out, Matched{ID: ix.ids[doc], Evidence: LexicalEvidence(direct[doc], context[doc], mass)})
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Evidence.Total() > out[j].Evidence.Total() })
 	if limit > 0 && len(out) > limit {
 		out = out[:limit]
 	}

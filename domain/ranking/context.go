@@ -4,7 +4,7 @@ import "math"
 
 // ContextFields returns the fields to index for message i of a sequence (the
 // messages of one conversation, in order): its own terms at weight 1 and the terms
-// of up to window messages on each side at weight neighbourWeight. A message's
+// of up to window messages on each side at weight neighbourWeight, marked Context. A message's
 // meaning often lives partly in its neighbours ("Yes, twice last year!" answers the
 // question before it), and this lets lexical search find it by them, while its own
 // words still count most.
@@ -15,7 +15,7 @@ func ContextFields(terms [][]string, i, window int, neighbourWeight float64) []F
 	}
 	for j := max(0, i-window); j <= min(len(terms)-1, i+window); j++ {
 		if j != i {
-			fields = append(fields, Field{Terms: terms[j], Weight: neighbourWeight})
+			fields = append(fields, Field{Terms: terms[j], Weight: neighbourWeight, Context: true})
 		}
 	}
 	return fields

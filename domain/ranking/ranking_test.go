@@ -4,7 +4,6 @@ import (
 	"math"
 	"reflect"
 	"testing"
-	"time"
 )
 
 func near(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
@@ -190,11 +189,11 @@ func TestContextFields(t *testing.T) {
 		weight    float64
 		want      []Field
 	}{
-		{"no window is the message alone", 1, 0, 0.3, []Field{{[]string{"b"}, 1}}},
-		{"zero weight is the message alone", 1, 2, 0, []Field{{[]string{"b"}, 1}}},
-		{"window 1 in the middle", 1, 1, 0.3, []Field{{[]string{"b"}, 1}, {[]string{"a"}, 0.3}, {[]string{"c"}, 0.3}}},
-		{"window clipped at the start", 0, 2, 0.5, []Field{{[]string{"a"}, 1}, {[]string{"b"}, 0.5}, {[]string{"c"}, 0.5}}},
-		{"window clipped at the end", 3, 1, 0.5, []Field{{[]string{"d"}, 1}, {[]string{"c"}, 0.5}}},
+		{"no window is the message alone", 1, 0, 0.3, []Field{{[]string{"b"}, 1, false}}},
+		{"zero weight is the message alone", 1, 2, 0, []Field{{[]string{"b"}, 1, false}}},
+		{"window 1 in the middle", 1, 1, 0.3, []Field{{[]string{"b"}, 1, false}, {[]string{"a"}, 0.3, true}, {[]string{"c"}, 0.3, true}}},
+		{"window clipped at the start", 0, 2, 0.5, []Field{{[]string{"a"}, 1, false}, {[]string{"b"}, 0.5, true}, {[]string{"c"}, 0.5, true}}},
+		{"window clipped at the end", 3, 1, 0.5, []Field{{[]string{"d"}, 1, false}, {[]string{"c"}, 0.5, true}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -273,150 +272,5 @@ func TestExpandQuery(t *testing.T) {
 	}
 	if plain := ExpandQuery([]string{"camp"}, nil, nil, idf, 5, 0.3); len(plain) != 1 {
 		t.Errorf("no feedback should keep the query alone, got %v", plain)
-	}
-}
-
-func TestScore(t *testing.T) {
-	t.Parallel()
-	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	w := Weights{Retrieval: 0.6, Importance: 0.1, Confidence: 0.1, Recency: 0.1, ExactKey: 0.1, HalfLife: 10 * 24 * time.Hour}
-	tests := []struct {
-		name string
-		c    Candidate
-		want Breakdown
-	}{
-		{
-			"every signal at its best",
-			Candidate{Retrieval: 1, Importance: 5, Confidence: 1, At: now, ExactKey: 1},
-			Breakdown{0.6, 0.1, 0.1, 0.1, 0.1},
-		},
-		{
-			"one half-life old, lowest importance",
-			Candidate{Retrieval: 0.5, Importance: 1, Confidence: 0.8, At: now.Add(-10 * 24 * time.Hour)},
-			Breakdown{0.3, 0, 0.08, 0.05, 0},
-		},
-		{
-			"a message without importance or confidence is neutral",
-			Candidate{Retrieval: 1, Importance: 0, Confidence: -1},
-			Breakdown{0.6, 0.05, 0.1, 0, 0},
-		},
-		{
-			"out-of-range inputs are clamped",
-			Candidate{Retrieval: 3, Importance: 9, Confidence: math.NaN(), At: now.Add(time.Hour), ExactKey: -2},
-			Breakdown{0.6, 0.1, 0, 0.1, 0},
-		},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			got := Score(tt.c, now, w)
-			g := []float64{got.Retrieval, got.Importance, got.Confidence, got.Recency, got.ExactKey}
-			e := []float64{tt.want.Retrieval, tt.want.Importance, tt.want.Confidence, tt.want.Recency, tt.want.ExactKey}
-			for i := range g {
-				if !near(g[i], e[i]) {
-					t.Errorf("Score = %+v, want %+v", got, tt.want)
-					break
-				}
-			}
-			if !near(got.Total(), e[0]+e[1]+e[2]+e[3]+e[4]) {
-				t.Errorf("Total = %v, want the sum of the contributions", got.Total())
-			}
-		})
-	}
-}
-
-func TestRerank(t *testing.T) {
-	t.Parallel()
-	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	cands := []Candidate{
-		{ID: "relevant-old", Retrieval: 1, Importance: 3, Confidence: 0.8, At: now.AddDate(-2, 0, 0)},
-		{ID: "off-topic-important", Retrieval: 0.2, Importance: 5, Confidence: 1, At: now},
-		{ID: "relevant-new", Retrieval: 0.95, Importance: 3, Confidence: 0.8, At: now},
-	}
-	got := Rerank(cands, now, DefaultWeights)
-	var order []string
-	for _, r := range got {
-		order = append(order, r.ID)
-		if !near(r.Score, r.Breakdown.Total()) {
-			t.Errorf("%s: score %v is not its breakdown's total %v", r.ID, r.Score, r.Breakdown.Total())
-		}
-	}
-	want := []string{"relevant-new", "relevant-old", "off-topic-important"}
-	if !reflect.DeepEqual(order, want) {
-		t.Errorf("Rerank order = %q, want %q (recency breaks near ties; relevance beats importance)", order, want)
-	}
-	sum := DefaultWeights.Retrieval + DefaultWeights.Importance + DefaultWeights.Confidence + DefaultWeights.Recency + DefaultWeights.ExactKey
-	if !near(sum, 1) {
-		t.Errorf("default weights sum to %v, want 1 so that scores stay in [0, 1]", sum)
-	}
-}
-
-func TestDecay(t *testing.T) {
-	t.Parallel()
-	day := 24 * time.Hour
-	tests := []struct {
-		age, halfLife time.Duration
-		want          float64
-	}{
-		{0, day, 1}, {-day, day, 1}, {day, day, 0.5}, {2 * day, day, 0.25}, {day, 0, 0},
-	}
-	for _, tt := range tests {
-		if got := Decay(tt.age, tt.halfLife); !near(got, tt.want) {
-			t.Errorf("Decay(%v, %v) = %v, want %v", tt.age, tt.halfLife, got, tt.want)
-		}
-	}
-}
-
-func TestNormalize(t *testing.T) {
-	t.Parallel()
-	in := []Scored{{"a", 4}, {"b", 1}, {"c", -2}}
-	got := Normalize(in)
-	want := []Scored{{"a", 1}, {"b", 0.25}, {"c", 0}}
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("Normalize = %v, want %v", got, want)
-	}
-	if in[0].Score != 4 {
-		t.Error("Normalize changed its input")
-	}
-	if got := Normalize([]Scored{{"a", 0}}); got[0].Score != 0 {
-		t.Errorf("all-zero list = %v, want 0", got)
-	}
-}
-
-func TestKeyMatch(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		query, key []string
-		want       float64
-	}{
-		{[]string{"diet", "prefer", "now"}, []string{"diet", "prefer"}, 1},
-		{[]string{"diet"}, []string{"diet", "prefer"}, 0.5},
-		{[]string{"food"}, []string{"diet", "prefer"}, 0},
-		{[]string{"food"}, nil, 0},
-	}
-	for _, tt := range tests {
-		if got := KeyMatch(tt.query, tt.key); !near(got, tt.want) {
-			t.Errorf("KeyMatch(%q, %q) = %v, want %v", tt.query, tt.key, got, tt.want)
-		}
-	}
-}
-
-func TestRecipeFuse(t *testing.T) {
-	t.Parallel()
-	r := Recipe{DenseWeight: 0.3}
-	lexical := []Scored{{"a", 8}, {"b", 4}, {"c", 0}}
-	dense := []Scored{{"c", 0.9}, {"b", 0.5}, {"a", 0.1}}
-	got := r.Fuse(lexical, dense)
-	want := map[string]float64{"a": 1, "b": 0.5 + 0.3*0.5, "c": 0.3}
-	if ids := idsOf(got); !reflect.DeepEqual(ids, []string{"a", "b", "c"}) {
-		t.Errorf("order = %q, want a b c: the lexical list leads", ids)
-	}
-	for _, s := range got {
-		if !near(s.Score, want[s.ID]) {
-			t.Errorf("%s = %v, want %v", s.ID, s.Score, want[s.ID])
-		}
-	}
-	if got := r.Fuse(lexical, nil); !reflect.DeepEqual(idsOf(got), []string{"a", "b", "c"}) {
-		t.Errorf("without vectors the lexical order must stand, got %q", idsOf(got))
 	}
 }

@@ -10,38 +10,41 @@ package ranking
 // NeighbourWeight times each neighbour's (ContextVectors). Memories have no
 // neighbours and are indexed alone.
 //
-// Searching: BM25 over the analysed query, then BoostNamed with SpeakerBoost; the
-// query embedding against the vectors, boosted the same way; both lists, Depth
-// deep, fused by Fuse. When the vector side is down, the lexical list alone is
-// the answer.
+// Searching: the analysed query's lexical evidence in each text (TermMatch over
+// its terms, divided by QueryMass), Depth best; the query embedding against the
+// vectors, Depth nearest, each cosine turned into dense evidence by the
+// embedder's DenseScale; both fused per item by Fuse, with the speaker lift. When
+// the vector side is down, the lexical evidence alone is the answer.
 type Recipe struct {
 	BM25            BM25
 	NeighbourWindow int
 	NeighbourWeight float64
-	SpeakerBoost    float64
-	// DenseWeight is the dense list's weight in the fusion; the lexical list has 1.
-	DenseWeight float64
-	// Depth is how many results of each list are fused.
+	// ContextDiscount is what a term found only in a message's neighbours counts
+	// for against the same strength in its own text (TermMatch).
+	ContextDiscount float64
+	// TermSaturation is c of Saturate: how fast a term's evidence approaches its
+	// ceiling.
+	TermSaturation float64
+	// BackgroundDocs is how many texts without the term IDF adds to a user's.
+	BackgroundDocs int
+	// SpeakerBoost lifts the relevance of a message whose speaker the query names
+	// (Fuse); 0 to 1.
+	SpeakerBoost float64
+	// Depth is how many results of each retriever are fused.
 	Depth int
 }
 
 // DefaultRecipe is the product's method. Each value and its alternatives are in
-// the ablation of docs/BENCHMARKS.md; tuned by leave-one-conversation-out, the same
-// values were chosen for every held-out conversation.
+// the ablation and the calibration sections of docs/BENCHMARKS.md; tuned by
+// leave-one-conversation-out, the same values were chosen for every held-out
+// conversation.
 var DefaultRecipe = Recipe{
 	BM25:            DefaultBM25,
 	NeighbourWindow: 2,
 	NeighbourWeight: 0.5,
-	SpeakerBoost:    0.5,
-	DenseWeight:     0.3,
+	ContextDiscount: 0.8,
+	TermSaturation:  0.3,
+	BackgroundDocs:  20,
+	SpeakerBoost:    1,
 	Depth:           100,
-}
-
-// Fuse combines a lexical and a dense list by normalised score fusion (FuseMinMax),
-// the lexical list at weight 1 and the dense one at DenseWeight. Min-max fusion
-// beat reciprocal-rank fusion here because the local embedder is the weaker list:
-// RRF gives its first ranks the same pull as lexical ones whatever their scores.
-// Either list may be empty.
-func (r Recipe) Fuse(lexical, dense []Scored) []Scored {
-	return FuseMinMax(List{Items: lexical, Weight: 1}, List{Items: dense, Weight: r.DenseWeight})
 }

@@ -9,23 +9,27 @@ import (
 // Candidate is what re-ranking knows about one retrieved item.
 type Candidate struct {
 	ID string
-	// Retrieval is the item's relevance to the query in [0, 1]; see Normalize.
-	Retrieval float64
+	// Evidence is the item's calibrated relevance to the query (Fuse).
+	Evidence Evidence
 	// Importance is 1–5 as memories store it; 0 means the item has none (a
-	// message) and counts as the midpoint, so it neither gains nor loses.
+	// message) and the signal is left out.
 	Importance int
-	// Confidence is 0–1; a negative value means the item has none and counts as 1.
+	// Confidence is 0–1; a negative value means the item has none (a message) and
+	// the signal is left out.
 	Confidence float64
 	// At is when the item was last confirmed (updated, or said); zero means
-	// unknown and earns no recency.
+	// unknown and the signal is left out.
 	At time.Time
 	// ExactKey is 0–1: how much of the memory's key the query spells out
-	// (KeyMatch), 1 when the agent asked for exactly that key.
+	// (KeyMatch), 1 when the agent asked for exactly that key; a negative value
+	// means the item has no key (a message) and the signal is left out.
 	ExactKey float64
 }
 
-// Weights say how much each signal counts. Total score is the weighted sum of the
-// signals, each in [0, 1], so with weights summing to 1 the total is in [0, 1].
+// Weights say how much each signal counts. With weights summing to 1, an item that
+// has every signal scores relevance × (the weighted sum of its signals), in [0, 1];
+// an item without some signals (a message has no importance, confidence or key)
+// has the remaining weights scaled up to fill their place.
 type Weights struct {
 	Retrieval  float64
 	Importance float64
@@ -36,14 +40,14 @@ type Weights struct {
 	HalfLife time.Duration
 }
 
-// DefaultWeights put relevance first: the other signals are worth together less
-// than the gap between a relevant and an irrelevant memory (0.65), so they order
-// comparable hits and never promote an off-topic memory over an on-topic one.
-// Importance (0.12) is the extractor's or the agent's judgement of how much a
-// memory matters; confidence (0.05) already passed a write threshold (0.75) so it
-// varies little; recency (0.08, half-life 90 days) prefers the newer of two
-// similar memories — preferences change — without burying stable facts; the exact
-// key (0.10) rewards a query that names a memory ("what's my diet-preference").
+// DefaultWeights put relevance first: whatever its other signals, an item scores
+// between 0.65 and 1 times its relevance, so they order items of comparable
+// relevance and can never make an irrelevant one relevant. Importance (0.12) is
+// the extractor's or the agent's judgement of how much a memory matters;
+// confidence (0.05) already passed a write threshold (0.75) so it varies little;
+// recency (0.08, half-life 90 days) prefers the newer of two similar memories —
+// preferences change — without burying stable facts; the exact key (0.10)
+// rewards a query that names a memory ("what's my diet-preference").
 var DefaultWeights = Weights{
 	Retrieval:  0.65,
 	Importance: 0.12,
@@ -53,9 +57,13 @@ var DefaultWeights = Weights{
 	HalfLife:   90 * 24 * time.Hour,
 }
 
-// Breakdown is each signal's weighted contribution to a score; they add up to it.
+// Breakdown is each signal's contribution to a score; they add up to it. Retrieval
+// and Context are the relevance found in the item itself and only through its
+// neighbours, at the retrieval weight; the other signals' contributions are their
+// weighted values times the relevance.
 type Breakdown struct {
 	Retrieval  float64
+	Context    float64
 	Importance float64
 	Confidence float64
 	Recency    float64
@@ -64,7 +72,7 @@ type Breakdown struct {
 
 // Total is the score: the sum of the contributions.
 func (b Breakdown) Total() float64 {
-	return b.Retrieval + b.Importance + b.Confidence + b.Recency + b.ExactKey
+	return b.Retrieval + b.Context + b.Importance + b.Confidence + b.Recency + b.ExactKey
 }
 
 // Ranked is a candidate with its score and how it was made.
@@ -74,26 +82,46 @@ type Ranked struct {
 	Breakdown Breakdown
 }
 
-// Score computes one candidate's breakdown at time now.
+// Score computes one candidate's breakdown at time now:
+//
+//	score = relevance × (Σ weight·signal) / (Σ weight)
+//
+// over the retrieval signal (1) and the other signals the item has, where
+// relevance = Evidence.Total(). The score is thus absolute like the evidence: 0
+// without evidence, at most the relevance, and at least Retrieval/(Σ weight) of it.
 func Score(c Candidate, now time.Time, w Weights) Breakdown {
-	importance := 0.5
-	if c.Importance > 0 {
-		importance = clamp01(float64(c.Importance-1) / 4)
+	direct, context := clamp01(c.Evidence.Direct), clamp01(c.Evidence.Context)
+	if t := direct + context; t > 1 {
+		direct, context = direct/t, context/t
 	}
-	confidence := clamp01(c.Confidence) // NaN counts as 0
-	if c.Confidence < 0 {
-		confidence = 1
+	relevance := direct + context
+	total := w.Retrieval
+	signal := func(weight, value float64, present bool) float64 {
+		if !present {
+			return 0
+		}
+		total += weight
+		return weight * value
 	}
+	importance := signal(w.Importance, clamp01(float64(c.Importance-1)/4), c.Importance > 0)
+	confidence := signal(w.Confidence, clamp01(c.Confidence), !(c.Confidence < 0)) // NaN counts as 0
 	recency := 0.0
-	if !c.At.IsZero() && w.HalfLife > 0 {
+	if w.HalfLife > 0 {
 		recency = Decay(now.Sub(c.At), w.HalfLife)
 	}
+	recent := signal(w.Recency, recency, !c.At.IsZero())
+	key := signal(w.ExactKey, clamp01(c.ExactKey), !(c.ExactKey < 0))
+	if total <= 0 || relevance == 0 {
+		return Breakdown{}
+	}
+	scale := relevance / total
 	return Breakdown{
-		Retrieval:  w.Retrieval * clamp01(c.Retrieval),
-		Importance: w.Importance * importance,
-		Confidence: w.Confidence * confidence,
-		Recency:    w.Recency * recency,
-		ExactKey:   w.ExactKey * clamp01(c.ExactKey),
+		Retrieval:  w.Retrieval * direct / total,
+		Context:    w.Retrieval * context / total,
+		Importance: importance * scale,
+		Confidence: confidence * scale,
+		Recency:    recent * scale,
+		ExactKey:   key * scale,
 	}
 }
 
@@ -118,25 +146,6 @@ func Decay(age, halfLife time.Duration) float64 {
 		return 0
 	}
 	return math.Exp2(-float64(age) / float64(halfLife))
-}
-
-// Normalize maps a ranked list's scores into [0, 1] by dividing by the best score,
-// which keeps ratios (a result half as good as the best gets 0.5) and makes the
-// retrieval signal of lists from different retrievers comparable. Scores ≤ 0 become
-// 0. The input is not changed.
-func Normalize(items []Scored) []Scored {
-	out := make([]Scored, len(items))
-	top := 0.0
-	for _, it := range items {
-		top = math.Max(top, it.Score)
-	}
-	for i, it := range items {
-		out[i] = Scored{ID: it.ID}
-		if top > 0 && it.Score > 0 {
-			out[i].Score = it.Score / top
-		}
-	}
-	return out
 }
 
 // KeyMatch is the share of a memory key's terms that the query contains, both

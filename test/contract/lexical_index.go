@@ -32,11 +32,11 @@ func RunLexicalIndex(t *testing.T, open func(t *testing.T) ports.LexicalIndex) {
 	alice := memory.Scope{Tenant: "t1", User: "alice"}
 	at := time.Date(2026, 11, 30, 17, 4, 5, 123456789, time.FixedZone("CST", 8*3600))
 	msg := func(sc memory.Scope, id string, terms ...string) ports.LexicalDoc {
-		return ports.LexicalDoc{Tenant: sc.Tenant, User: sc.User, Kind: ports.LexicalMessage, ID: id,
+		return ports.LexicalDoc{Tenant: sc.Tenant, User: sc.User, Kind: memory.KindMessage, ID: id,
 			ConversationID: "conv-1", At: at, Speaker: "melani", Terms: terms}
 	}
 	mem := func(sc memory.Scope, id string, version int64, terms ...string) ports.LexicalDoc {
-		return ports.LexicalDoc{Tenant: sc.Tenant, User: sc.User, Kind: ports.LexicalMemory, ID: id,
+		return ports.LexicalDoc{Tenant: sc.Tenant, User: sc.User, Kind: memory.KindMemory, ID: id,
 			MemoryType: "preference", At: at, ExpiresAt: at.AddDate(0, 6, 0), Terms: terms, Version: version}
 	}
 
@@ -46,7 +46,7 @@ func RunLexicalIndex(t *testing.T, open func(t *testing.T) ports.LexicalIndex) {
 		docs := []ports.LexicalDoc{
 			msg(alice, "01M1", "喜", "喜欢", "欢", "paint", "paint", "2023"),
 			mem(alice, "01K1", 3, "diet", "vegetarian"),
-			{Tenant: "t1", User: "alice", Kind: ports.LexicalMessage, ID: "01M2", At: at}, // no terms
+			{Tenant: "t1", User: "alice", Kind: memory.KindMessage, ID: "01M2", At: at}, // no terms
 		}
 		if err := x.PutLexicalDocs(ctx, docs); err != nil {
 			t.Fatalf("put: %v", err)
@@ -80,7 +80,7 @@ func RunLexicalIndex(t *testing.T, open func(t *testing.T) ports.LexicalIndex) {
 		}
 		mustPut(t, ctx, x, msg(alice, "a", "x"), msg(alice, "b", "y"), msg(bob, "c", "z"))
 		mustPut(t, ctx, x, msg(alice, "d", "x"))
-		if err := x.DeleteLexicalDocs(ctx, alice, []ports.LexicalRef{{Kind: ports.LexicalMessage, ID: "a"}}); err != nil {
+		if err := x.DeleteLexicalDocs(ctx, alice, []ports.LexicalRef{{Kind: memory.KindMessage, ID: "a"}}); err != nil {
 			t.Fatal(err)
 		}
 		if g := lexGen(t, ctx, x, alice); g != 3 {
@@ -97,14 +97,14 @@ func RunLexicalIndex(t *testing.T, open func(t *testing.T) ports.LexicalIndex) {
 		mustPut(t, ctx, x, mem(alice, "k1", 1, "tea"), mem(alice, "k2", 1, "coffee"), mem(alice, "k3", 1, "water"))
 		g := lexGen(t, ctx, x, alice)
 		mustPut(t, ctx, x, mem(alice, "k1", 2, "green", "tea"))
-		if err := x.DeleteLexicalDocs(ctx, alice, []ports.LexicalRef{{Kind: ports.LexicalMemory, ID: "k2"}, {Kind: ports.LexicalMemory, ID: "unknown"}}); err != nil {
+		if err := x.DeleteLexicalDocs(ctx, alice, []ports.LexicalRef{{Kind: memory.KindMemory, ID: "k2"}, {Kind: memory.KindMemory, ID: "unknown"}}); err != nil {
 			t.Fatal(err)
 		}
 		ch := lexChanges(t, ctx, x, alice, g)
 		if ids := lexIDs(ch.Docs); !slices.Equal(ids, []string{"k1"}) || ch.Docs[0].Version != 2 || !slices.Equal(ch.Docs[0].Terms, []string{"green", "tea"}) {
 			t.Errorf("changed docs = %v (%+v), want k1 at version 2", ids, ch.Docs)
 		}
-		if len(ch.Deleted) != 1 || ch.Deleted[0] != (ports.LexicalRef{Kind: ports.LexicalMemory, ID: "k2"}) {
+		if len(ch.Deleted) != 1 || ch.Deleted[0] != (ports.LexicalRef{Kind: memory.KindMemory, ID: "k2"}) {
 			t.Errorf("deleted = %v, want k2", ch.Deleted)
 		}
 		if ch.Generation != lexGen(t, ctx, x, alice) {
@@ -140,11 +140,11 @@ func RunLexicalIndex(t *testing.T, open func(t *testing.T) ports.LexicalIndex) {
 		t.Parallel()
 		x, ctx := open(t), lexContext(t)
 		mustPut(t, ctx, x, mem(alice, "same", 1, "memory"), msg(alice, "same", "message"))
-		if err := x.DeleteLexicalDocs(ctx, alice, []ports.LexicalRef{{Kind: ports.LexicalMessage, ID: "same"}}); err != nil {
+		if err := x.DeleteLexicalDocs(ctx, alice, []ports.LexicalRef{{Kind: memory.KindMessage, ID: "same"}}); err != nil {
 			t.Fatal(err)
 		}
 		ch := lexChanges(t, ctx, x, alice, 0)
-		if len(ch.Docs) != 1 || ch.Docs[0].Kind != ports.LexicalMemory {
+		if len(ch.Docs) != 1 || ch.Docs[0].Kind != memory.KindMemory {
 			t.Errorf("got %+v, want the memory only", ch.Docs)
 		}
 	})
@@ -157,7 +157,7 @@ func RunLexicalIndex(t *testing.T, open func(t *testing.T) ports.LexicalIndex) {
 		mustPut(t, ctx, x, mem(alice, "k", 1, "tea"))
 		for _, o := range others {
 			mustPut(t, ctx, x, mem(o, "k", 7, "tea"), mem(o, "only-"+o.User, 7, "tea"))
-			if err := x.DeleteLexicalDocs(ctx, o, []ports.LexicalRef{{Kind: ports.LexicalMemory, ID: "k"}}); err != nil {
+			if err := x.DeleteLexicalDocs(ctx, o, []ports.LexicalRef{{Kind: memory.KindMemory, ID: "k"}}); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -177,7 +177,7 @@ func RunLexicalIndex(t *testing.T, open func(t *testing.T) ports.LexicalIndex) {
 		t.Parallel()
 		x, ctx := open(t), lexContext(t)
 		mustPut(t, ctx, x, mem(alice, "k1", 4, "a"), mem(alice, "k2", 9, "b"), msg(alice, "m1", "c"))
-		if err := x.DeleteLexicalDocs(ctx, alice, []ports.LexicalRef{{Kind: ports.LexicalMemory, ID: "k2"}}); err != nil {
+		if err := x.DeleteLexicalDocs(ctx, alice, []ports.LexicalRef{{Kind: memory.KindMemory, ID: "k2"}}); err != nil {
 			t.Fatal(err)
 		}
 		v, err := x.LexicalVersions(ctx, alice, []string{"k1", "k2", "m1", "nope"})
@@ -341,8 +341,8 @@ func RunLexicalIndex(t *testing.T, open func(t *testing.T) ports.LexicalIndex) {
 	t.Run("incomplete documents are refused", func(t *testing.T) {
 		t.Parallel()
 		x, ctx := open(t), lexContext(t)
-		bad := []ports.LexicalDoc{{User: "u", Kind: ports.LexicalMemory, ID: "x"}, {Tenant: "t", Kind: ports.LexicalMemory, ID: "x"},
-			{Tenant: "t", User: "u", Kind: "other", ID: "x"}, {Tenant: "t", User: "u", Kind: ports.LexicalMemory}}
+		bad := []ports.LexicalDoc{{User: "u", Kind: memory.KindMemory, ID: "x"}, {Tenant: "t", Kind: memory.KindMemory, ID: "x"},
+			{Tenant: "t", User: "u", Kind: "other", ID: "x"}, {Tenant: "t", User: "u", Kind: memory.KindMemory}}
 		for _, d := range bad {
 			if err := x.PutLexicalDocs(ctx, []ports.LexicalDoc{d}); err == nil {
 				t.Errorf("put %+v: no error", d)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"engram/domain/invalid"
+	"engram/domain/memory"
 	"engram/ports"
 )
 
@@ -55,8 +56,8 @@ func RunVectorIndex(t *testing.T, open func(t *testing.T, dim int) ports.VectorI
 			{"opposite", -4 / math.Sqrt(17)},
 		})
 		for _, h := range hits {
-			if h.Kind != ports.VectorKindMemory {
-				t.Errorf("hit %s: kind %q, want %q", h.ID, h.Kind, ports.VectorKindMemory)
+			if h.Kind != memory.KindMemory {
+				t.Errorf("hit %s: kind %q, want %q", h.ID, h.Kind, memory.KindMemory)
 			}
 		}
 	})
@@ -217,18 +218,18 @@ func RunVectorIndex(t *testing.T, open func(t *testing.T, dim int) ports.VectorI
 		}
 		vecMustUpsert(t, ctx, ix, records...)
 
-		hits := vecMustSearch(t, ctx, ix, ports.VectorQuery{Tenant: "t1", User: "u1", Kinds: []ports.VectorKind{ports.VectorKindMemory}, Vector: vecUnit(0), Limit: 3})
+		hits := vecMustSearch(t, ctx, ix, ports.VectorQuery{Tenant: "t1", User: "u1", Kinds: []memory.Kind{memory.KindMemory}, Vector: vecUnit(0), Limit: 3})
 		vecExpectIDs(t, hits, "memory-far")
 
-		hits = vecMustSearch(t, ctx, ix, ports.VectorQuery{Tenant: "t1", User: "u1", Kinds: []ports.VectorKind{ports.VectorKindMessage}, Vector: vecUnit(0), Limit: 2})
+		hits = vecMustSearch(t, ctx, ix, ports.VectorQuery{Tenant: "t1", User: "u1", Kinds: []memory.Kind{memory.KindMessage}, Vector: vecUnit(0), Limit: 2})
 		vecExpectIDs(t, hits, "message-00", "message-01")
 		for _, h := range hits {
-			if h.Kind != ports.VectorKindMessage {
+			if h.Kind != memory.KindMessage {
 				t.Errorf("hit %s: kind %q, want message", h.ID, h.Kind)
 			}
 		}
 
-		hits = vecMustSearch(t, ctx, ix, ports.VectorQuery{Tenant: "t1", User: "u1", Kinds: []ports.VectorKind{ports.VectorKindMemory, ports.VectorKindMessage}, Vector: vecUnit(1), Limit: 1})
+		hits = vecMustSearch(t, ctx, ix, ports.VectorQuery{Tenant: "t1", User: "u1", Kinds: []memory.Kind{memory.KindMemory, memory.KindMessage}, Vector: vecUnit(1), Limit: 1})
 		vecExpectIDs(t, hits, "memory-far")
 
 		hits = vecMustSearch(t, ctx, ix, ports.VectorQuery{Tenant: "t1", User: "u1", Vector: vecUnit(0), Limit: 100})
@@ -312,7 +313,7 @@ func RunVectorIndex(t *testing.T, open func(t *testing.T, dim int) ports.VectorI
 			vecMemory("t1", "u1", "memory", "fact", vecUnit(0)),
 		)
 		hits := vecMustSearch(t, ctx, ix, ports.VectorQuery{
-			Tenant: "t1", User: "u1", Kinds: []ports.VectorKind{ports.VectorKindMessage},
+			Tenant: "t1", User: "u1", Kinds: []memory.Kind{memory.KindMessage},
 			ConversationID: "c1", Since: vecBaseTime, Vector: vecUnit(0), Limit: 10,
 		})
 		vecExpectIDs(t, hits, "c1-new")
@@ -451,11 +452,11 @@ func vecScale(v []float32, f float32) []float32 {
 var vecBaseTime = time.Date(2026, 1, 15, 12, 0, 0, 0, time.UTC)
 
 func vecMemory(tenant, user, id, memoryType string, v []float32) ports.VectorRecord {
-	return ports.VectorRecord{ID: id, Tenant: tenant, User: user, Kind: ports.VectorKindMemory, MemoryType: memoryType, At: vecBaseTime, Vector: v}
+	return ports.VectorRecord{ID: id, Tenant: tenant, User: user, Kind: memory.KindMemory, MemoryType: memoryType, At: vecBaseTime, Vector: v}
 }
 
 func vecMessage(tenant, user, id, conversation string, v []float32) ports.VectorRecord {
-	return ports.VectorRecord{ID: id, Tenant: tenant, User: user, Kind: ports.VectorKindMessage, ConversationID: conversation, At: vecBaseTime, Vector: v}
+	return ports.VectorRecord{ID: id, Tenant: tenant, User: user, Kind: memory.KindMessage, ConversationID: conversation, At: vecBaseTime, Vector: v}
 }
 
 func vecMustUpsert(t *testing.T, ctx context.Context, ix ports.VectorIndex, records ...ports.VectorRecord) {

@@ -18,7 +18,12 @@ type searchAnswer struct {
 		} `json:"message"`
 		Score     float64 `json:"score"`
 		Breakdown struct {
-			Retrieval float64 `json:"retrieval"`
+			Retrieval  float64 `json:"retrieval"`
+			Context    float64 `json:"context"`
+			Importance float64 `json:"importance"`
+			Confidence float64 `json:"confidence"`
+			Recency    float64 `json:"recency"`
+			ExactKey   float64 `json:"exact_key"`
 		} `json:"breakdown"`
 	} `json:"items"`
 	ModeUsed       string `json:"mode_used"`
@@ -65,8 +70,13 @@ func TestSearch_embeddedDefaultInEveryMode(t *testing.T) {
 			t.Errorf("%s right after the save: first %q (%+v), want coffee", mode, a.first(), a)
 		}
 	}
-	if a := search(map[string]any{"query": "他平时有什么户外运动", "mode": "lexical"}); a.first() != "hobby" {
+	if a := search(map[string]any{"query": "他喜欢户外活动吗", "mode": "lexical"}); a.first() != "hobby" {
 		t.Errorf("Chinese: first %q, want hobby", a.first())
+	}
+	// A partial match (户外 of 户外运动, "outdoor" of "outdoor sports") is found, with a
+	// score below the default min_score (docs/BENCHMARKS.md "min_score").
+	if a := search(map[string]any{"query": "他平时有什么户外运动", "mode": "lexical", "min_score": 0}); a.first() != "hobby" {
+		t.Errorf("Chinese, partial: first %q, want hobby", a.first())
 	}
 	if a := search(map[string]any{"mode": "full_inject"}); len(a.Items) != 3 || a.ModeUsed != "full_inject" {
 		t.Errorf("full_inject: %d items in %q, want 3", len(a.Items), a.ModeUsed)

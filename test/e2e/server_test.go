@@ -18,6 +18,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"engram/test/logbuf"
 )
 
 // binary is built once per test run.
@@ -49,8 +51,11 @@ type Server struct {
 	t    *testing.T
 	cmd  *exec.Cmd
 	Base string
-	logs *bytes.Buffer
+	logs *logbuf.Buffer
 }
+
+// Logs is what the process has written so far.
+func (s *Server) Logs() string { return s.logs.String() }
 
 func freeAddr(t *testing.T) string {
 	t.Helper()
@@ -70,7 +75,7 @@ func Start(t *testing.T, env ...string) *Server {
 	addr := freeAddr(t)
 	cmd := exec.Command(binary, "serve")
 	cmd.Env = append(os.Environ(), append([]string{"ENGRAM_HTTP_ADDR=" + addr}, env...)...)
-	logs := &bytes.Buffer{}
+	logs := &logbuf.Buffer{}
 	cmd.Stdout, cmd.Stderr = logs, logs
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

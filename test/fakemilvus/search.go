@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strconv"
 
+	"engram/domain/ranking"
+
 	"github.com/milvus-io/milvus-proto/go-api/v2/commonpb"
 	"github.com/milvus-io/milvus-proto/go-api/v2/milvuspb"
 	"github.com/milvus-io/milvus-proto/go-api/v2/schemapb"
@@ -168,18 +170,7 @@ func decodePlaceholders(raw []byte, field *schemapb.FieldSchema) ([][]float32, *
 	return out, nil
 }
 
-func cosine(a, b []float32) float32 {
-	var dot, na, nb float64
-	for i := range a {
-		dot += float64(a[i]) * float64(b[i])
-		na += float64(a[i]) * float64(a[i])
-		nb += float64(b[i]) * float64(b[i])
-	}
-	if na == 0 || nb == 0 {
-		return 0
-	}
-	return float32(dot / math.Sqrt(na*nb))
-}
+func cosine(a, b []float32) float32 { return float32(ranking.Cosine(a, b)) }
 
 func column(f *schemapb.FieldSchema, rows []row) *schemapb.FieldData {
 	fd := &schemapb.FieldData{Type: f.GetDataType(), FieldName: f.GetName(), FieldId: f.GetFieldID()}

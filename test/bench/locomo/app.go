@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	lexicalpkg "engram/adapters/lexical"
 	"engram/adapters/localembed"
 	"engram/adapters/localvec"
 	"engram/adapters/memstore"
@@ -27,7 +28,7 @@ import (
 // case (one engram conversation per session, the speaker as the message's name,
 // the session's date as its time, the turn's text plus its image caption as the
 // content), indexed by the indexer role's use cases (app/indexing for vectors,
-// app/retrieval's lexical pass), and every question is asked through the search
+// app/indexing's lexical pass), and every question is asked through the search
 // use case with scope messages. Stores are the in-memory adapters, or SQLite
 // (-app-store sqlite), which answers identically.
 func init() {
@@ -46,6 +47,7 @@ func (c benchClock) Now() time.Time { return c.now }
 var appStore = flag.String("app-store", "memory", "stores of the app methods: memory or sqlite")
 
 type appRetriever struct {
+	config  appConfig
 	mode    retrieval.Mode
 	scope   memory.Scope
 	search  *retrieval.Service
@@ -72,10 +74,12 @@ type appStores struct {
 	memories interface {
 		ports.MemoryStore
 		retrieval.MemoryReader
+		indexing.ChangedMemories
 	}
 	messages interface {
 		ports.MessageStore
 		retrieval.MessageReader
+		indexing.MessageFeed
 	}
 	lexical ports.LexicalIndex
 	sync    ports.VectorSyncStore
@@ -121,8 +125,15 @@ func openAppStores(ctx context.Context, dim int) (appStores, error) {
 }
 
 func newAppRetriever(mode retrieval.Mode) func() Retriever {
+	return func() Retriever { return newConfiguredApp(mode, appFlagConfig)() }
+}
+
+// appFlagConfig is -app-config over the product's calibration (set by run).
+var appFlagConfig = productAppConfig
+
+func newConfiguredApp(mode retrieval.Mode, c appConfig) func() Retriever {
 	return func() Retriever {
-		return &appRetriever{mode: mode, scope: memory.Scope{Tenant: "bench", User: "locomo"}}
+		return &appRetriever{config: c, mode: mode, scope: memory.Scope{Tenant: "bench", User: "locomo"}}
 	}
 }
 
@@ -170,7 +181,7 @@ func (a *appRetriever) Index(ctx context.Context, turns []Turn) error {
 	}
 
 	// The indexer role's work, run to completion: lexical documents, then vectors.
-	lexIndexer := retrieval.NewIndexer(analyzer, lexical, mems, msgs, clock, retrieval.IndexerOptions{MessageLag: -1})
+	lexIndexer := indexing.NewLexicalIndexer(analyzer, lexical, mems, msgs, clock, indexing.LexicalOptions{MessageLag: -1})
 	if _, err := lexIndexer.IndexMessages(ctx); err != nil {
 		return fmt.Errorf("lexical index: %w", err)
 	}
@@ -187,14 +198,14 @@ func (a *appRetriever) Index(ctx context.Context, turns []Turn) error {
 			break
 		}
 	}
+	// Quality, not latency, is measured here: a busy machine must not turn a slow
+	// vector search into a lexical answer.
+	guard := retrieval.NewVectorGuard(clock, retrieval.GuardOptions{Timeout: 10 * time.Second})
+	opts := a.config.options()
 	a.search = retrieval.New(retrieval.Deps{
-		Analyzer: analyzer, Lexical: lexical, Memories: mems, Messages: msgs,
-		Embedder: embedder, Vectors: vectors, Clock: clock,
-	}, retrieval.Options{
-		// Quality, not latency, is measured here: a busy machine must not turn a
-		// slow vector search into a lexical answer.
-		VectorTimeout: 10 * time.Second,
-	})
+		Analyzer: analyzer, Lexical: lexicalpkg.New(lexical, lexicalpkg.Options{Recipe: opts.Recipe}), Memories: mems, Messages: msgs,
+		Embedder: guard.Embedder(embedder), Vectors: guard.Index(vectors), Clock: clock,
+	}, opts)
 	return nil
 }
 

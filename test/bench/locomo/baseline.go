@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"engram/adapters/textanalysis"
+	"engram/domain/conversation"
 	"engram/domain/ranking"
 )
 
@@ -20,7 +21,7 @@ func newBaselineBM25() Retriever { return &baselineBM25{} }
 func (b *baselineBM25) Index(_ context.Context, turns []Turn) error {
 	b.index = ranking.NewIndex(ranking.BM25{K1: 1.2, B: 0.75})
 	for _, t := range turns {
-		text := t.Text() + " " + t.At.Format("2 January 2006")
+		text := t.Text() + " " + t.At.Format(conversation.DateLayout)
 		b.index.Add(t.ID, ranking.Field{Terms: plainTokens(text), Weight: 1})
 	}
 	return nil

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"strings"
+
+	"engram/app/retrieval"
 )
 
 // tuningGrid is every configuration a tuner could pick from: neighbour window and
@@ -33,21 +35,62 @@ func tuningGrid() []variant {
 	return out
 }
 
-// runGeneralisation checks that the product's settings were not fitted to these
-// conversations: (1) leave one conversation out — for each conversation, the grid
-// configuration that is best on the other six is scored on it; (2) a fixed split —
-// tuned on the first three conversations, scored on the other four.
+// candidate is one configuration a tuner could pick, as a retriever.
+type candidate struct {
+	name string
+	new  func() Retriever
+}
+
+// runGeneralisation checks that the relevance core's settings were not fitted to
+// these conversations (the component method's grid).
 func runGeneralisation(ctx context.Context, convs []Conversation, ks []int, workers int) error {
-	grid := tuningGrid()
+	var grid []candidate
+	for _, v := range tuningGrid() {
+		grid = append(grid, candidate{v.name, newHybrid(v.cfg)})
+	}
+	fmt.Printf("Tuning grid: %d configurations (neighbour window 0-3, weight 0.2/0.3/0.5, speaker boost 0/0.5/1, fusion min-max/RRF, dense weight 0.3/1); selection by recall@10.\n\n", len(grid))
+	return generalise(ctx, convs, ks, workers, grid, newHybrid(productConfig))
+}
+
+// appTuningGrid is every calibration a tuner could pick for the app: context
+// discount, term saturation, speaker lift and the local embedder's dense weight.
+// The product's values are in it.
+func appTuningGrid() []candidate {
+	var out []candidate
+	for _, cd := range []float64{0.6, 0.8, 1} {
+		for _, sat := range []float64{0.1, 0.3, 1} {
+			for _, sb := range []float64{0.5, 1} {
+				for _, dw := range []float64{0, 0.05, 0.2} {
+					c := productAppConfig
+					c.ContextDiscount, c.Saturation, c.SpeakerBoost, c.Dense.Weight = cd, sat, sb, dw
+					out = append(out, candidate{fmt.Sprintf("cd%.1f sat%.1f sb%.1f dw%.2f", cd, sat, sb, dw), newConfiguredApp(retrieval.ModeAuto, c)})
+				}
+			}
+		}
+	}
+	return out
+}
+
+// runAppGeneralisation is runGeneralisation for the app's calibration (mode auto).
+func runAppGeneralisation(ctx context.Context, convs []Conversation, ks []int, workers int) error {
+	grid := appTuningGrid()
+	fmt.Printf("Tuning grid of the app's calibration, mode auto: %d configurations (context discount 0.6/0.8/1, term saturation 0.1/0.3/1, speaker lift 0.5/1, dense weight 0/0.05/0.2); selection by recall@10.\n\n", len(grid))
+	return generalise(ctx, convs, ks, workers, grid, newConfiguredApp(retrieval.ModeAuto, productAppConfig))
+}
+
+// generalise (1) leaves one conversation out — for each conversation, the grid
+// configuration that is best on the other six is scored on it; (2) splits — tuned
+// on the first three conversations, scored on the other four.
+func generalise(ctx context.Context, convs []Conversation, ks []int, workers int, grid []candidate, productMethod func() Retriever) error {
 	reports := make([]*Report, len(grid))
 	for i, v := range grid {
-		rep, err := evaluate(ctx, newHybrid(v.cfg), convs, ks, workers)
+		rep, err := evaluate(ctx, v.new, convs, ks, workers)
 		if err != nil {
 			return err
 		}
 		reports[i] = rep
 	}
-	product, err := evaluate(ctx, newHybrid(productConfig), convs, ks, workers)
+	product, err := evaluate(ctx, productMethod, convs, ks, workers)
 	if err != nil {
 		return err
 	}
@@ -70,7 +113,6 @@ func runGeneralisation(ctx context.Context, convs []Conversation, ks []int, work
 		return bi
 	}
 
-	fmt.Printf("Tuning grid: %d configurations (neighbour window 0-3, weight 0.2/0.3/0.5, speaker boost 0/0.5/1, fusion min-max/RRF, dense weight 0.3/1); selection by recall@10.\n\n", len(grid))
 	fmt.Println("#### Leave one conversation out")
 	fmt.Println()
 	fmt.Println("| held out | questions | config tuned on the other six | tuned: recall@10 | product: recall@10 | baseline: recall@10 |")

@@ -7,6 +7,7 @@ import (
 
 	"engram/adapters/localembed"
 	"engram/adapters/textanalysis"
+	"engram/domain/conversation"
 	"engram/domain/ranking"
 )
 
@@ -51,14 +52,14 @@ var productConfig = hybridConfig{
 	AppendDate:           true,
 	Window:               ranking.DefaultRecipe.NeighbourWindow,
 	NeighbourWeight:      ranking.DefaultRecipe.NeighbourWeight,
-	SpeakerBoost:         ranking.DefaultRecipe.SpeakerBoost,
+	SpeakerBoost:         0.5, // a × 1.5 boost; the app's calibrated lift is ranking.DefaultRecipe.SpeakerBoost
 	Dense:                true,
 	Dimension:            localembed.DefaultDimension,
 	DenseWindow:          ranking.DefaultRecipe.NeighbourWindow,
 	DenseNeighbourWeight: ranking.DefaultRecipe.NeighbourWeight,
 	DenseSpeakerBoost:    true,
 	Fusion:               "minmax",
-	DenseWeight:          ranking.DefaultRecipe.DenseWeight,
+	DenseWeight:          0.3, // of min-max fusion; the app fuses calibrated evidence (ranking.DenseScale)
 	RRFK:                 ranking.DefaultRRFK,
 	Depth:                ranking.DefaultRecipe.Depth,
 }
@@ -105,7 +106,7 @@ func (h *hybrid) docText(t Turn) string {
 		text = t.Content
 	}
 	if h.cfg.AppendDate {
-		text += " " + t.At.Format("2 January 2006")
+		text += " " + t.At.Format(conversation.DateLayout)
 	}
 	return text
 }

@@ -7,6 +7,9 @@
 //	go run ./test/bench/locomo -method product  # one method
 //	go run ./test/bench/locomo -ablation        # the ablation table
 //	go run ./test/bench/locomo -generalise      # leave-one-conversation-out and a fixed split
+//	go run ./test/bench/locomo -generalise-app  # the same for the app's calibration
+//	go run ./test/bench/locomo -calibrate-dense # the embedder's cosines, related and unrelated
+//	go run ./test/bench/locomo -calibrate-scores # what each min_score keeps
 //
 // A method is anything that implements Retriever (retriever.go) and is listed in
 // methods (methods.go). The methods here are built from the relevance core
@@ -42,11 +45,15 @@ func run() error {
 		method     = flag.String("method", "baseline,product", "comma-separated methods: "+strings.Join(methodNames(), ", "))
 		ablation   = flag.Bool("ablation", false, "print the ablation table instead")
 		generalise = flag.Bool("generalise", false, "print leave-one-conversation-out and fixed-split results instead")
+		genApp     = flag.Bool("generalise-app", false, "the same for the app's calibration (mode auto)")
 		workers    = flag.Int("workers", 2, "conversations evaluated in parallel")
 	)
 	flag.Parse()
 	ks, err := parseKs(*kList)
 	if err != nil {
+		return err
+	}
+	if appFlagConfig, err = parseAppConfig(*appConfigFlag); err != nil {
 		return err
 	}
 	convs, err := loadLoCoMo(*dataPath)
@@ -65,6 +72,12 @@ func run() error {
 		return runAblation(ctx, convs, ks, *workers)
 	case *generalise:
 		return runGeneralisation(ctx, convs, ks, *workers)
+	case *genApp:
+		return runAppGeneralisation(ctx, convs, ks, *workers)
+	case *calibrateDense:
+		return runDenseCalibration(ctx, convs)
+	case *calibrateScores:
+		return runScoreCalibration(ctx, convs)
 	}
 	for _, name := range strings.Split(*method, ",") {
 		m, ok := methods[strings.TrimSpace(name)]

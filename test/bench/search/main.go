@@ -31,6 +31,7 @@ import (
 	"time"
 
 	"engram/adapters/clock"
+	"engram/adapters/lexical"
 	"engram/adapters/localembed"
 	"engram/adapters/localvec"
 	"engram/adapters/sqlstore"
@@ -120,8 +121,8 @@ func run(c config) error {
 func build(ctx context.Context, c config, db *sqlstore.DB, an ports.TextAnalyzer, emb ports.Embedder, vg *vocabulary) error {
 	clk := clock.System{}
 	ids := ulids.New()
-	memStore, msgStore, lexical := sqlstore.NewMemoryStore(db), sqlstore.NewMessageStore(db), sqlstore.NewLexicalIndex(db)
-	lexIndexer := retrieval.NewIndexer(an, lexical, memStore, msgStore, clk, retrieval.IndexerOptions{MessageLag: -1})
+	memStore, msgStore, lexicalStore := sqlstore.NewMemoryStore(db), sqlstore.NewMessageStore(db), sqlstore.NewLexicalIndex(db)
+	lexIndexer := indexing.NewLexicalIndexer(an, lexicalStore, memStore, msgStore, clk, indexing.LexicalOptions{MessageLag: -1})
 	mems := memories.New(memStore, clk, ids, memory.Policy{})
 	ingest := messages.New(msgStore, clk, ids, messages.Options{Debounce: 24 * time.Hour})
 	total := time.Now()
@@ -287,10 +288,11 @@ func measure(ctx context.Context, c config, db *sqlstore.DB, an ports.TextAnalyz
 	actx, stop := context.WithCancel(ctx)
 	go access.Run(actx)
 	defer func() { stop(); <-access.Done() }()
-	deps := retrieval.Deps{Analyzer: an, Lexical: sqlstore.NewLexicalIndex(db), Memories: memStore, Messages: msgStore,
+	deps := retrieval.Deps{Analyzer: an, Lexical: lexical.New(sqlstore.NewLexicalIndex(db), lexical.Options{}), Memories: memStore, Messages: msgStore,
 		Access: access, Clock: clk}
 	if vectors != nil {
-		deps.Embedder, deps.Vectors = emb, vectors
+		guard := retrieval.NewVectorGuard(clk, retrieval.GuardOptions{})
+		deps.Embedder, deps.Vectors = guard.Embedder(emb), guard.Index(vectors)
 	}
 	svc := retrieval.New(deps, retrieval.Options{})
 	rng := rand.New(rand.NewPCG(c.seed, 99))

@@ -1,26 +1,10 @@
-package retrieval
+package indexing
 
 import (
 	"engram/domain/conversation"
 	"engram/domain/memory"
 	"engram/ports"
 )
-
-// DateLayout is how a message's date joins its indexed text: questions name months
-// and years ("What did Melanie do in May 2023?"), and the measured method appends
-// the date this way (docs/BENCHMARKS.md, ablation row 2b).
-const DateLayout = "2 January 2006"
-
-// MessageText is what lexical search indexes of a message: the speaker's name (when
-// the client gave one), the content, and the date it was said. An image caption or
-// other attachment text belongs in the content.
-func MessageText(m conversation.Message) string {
-	text := m.Content
-	if m.Name != "" {
-		text = m.Name + ": " + text
-	}
-	return text + " " + m.CreatedAt.UTC().Format(DateLayout)
-}
 
 // MemoryText is what lexical search indexes of a memory: its key (whose words a
 // question may name: "diet-preference") and its content. The type is left out: it
@@ -45,12 +29,12 @@ func messageDoc(a ports.TextAnalyzer, m conversation.Message) ports.LexicalDoc {
 	return ports.LexicalDoc{
 		Tenant:         m.Scope.Tenant,
 		User:           m.Scope.User,
-		Kind:           ports.LexicalMessage,
+		Kind:           memory.KindMessage,
 		ID:             m.Seq,
 		ConversationID: m.ConversationID,
 		At:             m.CreatedAt,
 		Speaker:        speakerTerm(a, m.Name),
-		Terms:          a.Terms(MessageText(m)),
+		Terms:          a.Terms(m.IndexText()),
 	}
 }
 
@@ -58,7 +42,7 @@ func memoryDoc(a ports.TextAnalyzer, m memory.Memory) ports.LexicalDoc {
 	return ports.LexicalDoc{
 		Tenant:     m.Scope().Tenant,
 		User:       m.Scope().User,
-		Kind:       ports.LexicalMemory,
+		Kind:       memory.KindMemory,
 		ID:         m.ID(),
 		MemoryType: string(m.Type()),
 		At:         m.UpdatedAt(),

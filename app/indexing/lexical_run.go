@@ -1,0 +1,54 @@
+package indexing
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// Run runs the message pass every MessageInterval and the repair pass every
+// RepairInterval (the first at once) until ctx ends. Failures are logged and
+// retried at the next tick.
+func (ix *LexicalIndexer) Run(ctx context.Context) {
+	messages := time.NewTicker(ix.opts.MessageInterval)
+	defer messages.Stop()
+	repair := time.NewTicker(ix.opts.RepairInterval)
+	defer repair.Stop()
+	ix.runRepair(ctx)
+	for {
+		select {
+		case <-ctx.Done():
+			ix.releaseCursor(ctx)
+			return
+		case <-messages.C:
+			if _, err := ix.IndexMessages(ctx); err != nil && !errors.Is(err, context.Canceled) {
+				ix.opts.Logger.Warn("lexical index: message pass failed; retrying", "error", err)
+			}
+		case <-repair.C:
+			ix.runRepair(ctx)
+		}
+	}
+}
+
+func (ix *LexicalIndexer) runRepair(ctx context.Context) {
+	n, err := ix.RepairMemories(ctx)
+	if err != nil && !errors.Is(err, context.Canceled) {
+		ix.opts.Logger.Warn("lexical index: repair pass failed; retrying", "error", err)
+	}
+	if n > 0 {
+		ix.opts.Logger.Info("lexical index: repaired memory documents", "count", n)
+	}
+}
+
+// releaseCursor gives the message pass's lease back on shutdown, so the next
+// process (a restart) runs the pass at once instead of waiting for the lease.
+func (ix *LexicalIndexer) releaseCursor(ctx context.Context) {
+	if ix.messages == nil {
+		return
+	}
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	if err := ix.index.ReleaseLexicalCursor(rctx, LexicalMessagesCursor, ix.opts.Holder); err != nil {
+		ix.opts.Logger.Warn("lexical index: releasing the message pass's lease failed; it lapses by itself", "lease", ix.opts.CursorLease, "error", err)
+	}
+}

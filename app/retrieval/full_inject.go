@@ -1,0 +1,52 @@
+package retrieval
+
+import (
+	"context"
+	"fmt"
+
+	"engram/domain/memory"
+	"engram/domain/ranking"
+)
+
+// fullInject is every live memory of the user up to the scan limit (the most
+// important and most recently changed first), whatever the query: seed 000's
+// full_inject. A query, when given, supplies lexical evidence, so that the
+// memories it is about come first with their relevance as score; the others score
+// 0 (no evidence) and keep their order. min_score does not apply: the mode's point
+// is to inject everything.
+func (s *Service) fullInject(ctx context.Context, p plan) (Result, error) {
+	ms, err := s.deps.Memories.TopMemories(ctx, p.Scope, p.types, p.now, s.opts.ScanLimit)
+	if err != nil {
+		return Result{}, fmt.Errorf("read memories: %w", err)
+	}
+	evidence := map[string]ranking.Evidence{}
+	if len(p.terms) > 0 && len(ms) > 0 {
+		ids := make([]string, len(ms))
+		for i, m := range ms {
+			ids[i] = m.ID()
+		}
+		hits, err := s.deps.Lexical.SearchLexical(ctx, p.Scope, s.lexicalQuery(p, memory.KindMemory, 0, ids))
+		if err != nil {
+			return Result{}, fmt.Errorf("lexical search: %w", err)
+		}
+		for _, h := range hits {
+			evidence[h.ID] = h.Evidence
+		}
+	}
+	cands := make([]ranking.Candidate, 0, len(ms))
+	byID := make(map[string]memory.Memory, len(ms))
+	for _, m := range ms {
+		if !m.IsLive(p.now) || !inRange(p, m.UpdatedAt()) {
+			continue
+		}
+		byID[m.ID()] = m
+		cands = append(cands, s.memoryCandidate(p, m, evidence[m.ID()]))
+	}
+	ranked := ranking.Rerank(cands, p.now, s.opts.Weights)
+	items := make([]Item, 0, min(len(ranked), p.limit))
+	for _, r := range ranked[:min(len(ranked), p.limit)] {
+		m := byID[r.ID]
+		items = append(items, Item{Kind: memory.KindMemory, Memory: &m, Score: r.Score, Breakdown: r.Breakdown})
+	}
+	return Result{Items: items, ModeUsed: ModeFullInject}, nil
+}

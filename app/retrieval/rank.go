@@ -1,0 +1,141 @@
+package retrieval
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	"engram/domain/conversation"
+	"engram/domain/memory"
+	"engram/domain/ranking"
+)
+
+// rank reads the truth of the gathered candidates, drops what is not live (or no
+// longer matches the filters), scores the rest (ranking.Score) and keeps the best
+// p.limit that reach p.minScore.
+//
+// A score never exceeds its item's relevance, so candidates less relevant than
+// min_score are never read, and the truth is read in rounds, most relevant first,
+// only as far as a candidate could still enter the top limit: once the next
+// candidate's relevance is at most the limit-th best score already read, no later
+// one can make the cut. The result is the one reading every candidate would give,
+// for a fraction of the rows.
+func (s *Service) rank(ctx context.Context, p plan, cands []candidate) ([]Item, error) {
+	cut := len(cands)
+	for cut > 0 && cands[cut-1].relevance.Total() < p.minScore {
+		cut--
+	}
+	cands = cands[:cut]
+	var scored []ranking.Candidate
+	var scores []float64
+	items := map[string]Item{}
+	chunk := max(2*p.limit, 16)
+	for pos := 0; pos < len(cands); {
+		end := min(len(cands), pos+chunk)
+		if err := s.readCandidates(ctx, p, cands[pos:end], &scored, items); err != nil {
+			return nil, err
+		}
+		for _, c := range scored[len(scores):] {
+			scores = append(scores, ranking.Score(c, p.now, s.opts.Weights).Total())
+		}
+		pos, chunk = end, chunk*2
+		if pos < len(cands) && len(scores) >= p.limit && cands[pos].relevance.Total() <= kthLargest(scores, p.limit) {
+			break
+		}
+	}
+	out := make([]Item, 0, p.limit)
+	for _, r := range ranking.Rerank(scored, p.now, s.opts.Weights) {
+		if len(out) == p.limit || r.Score < p.minScore || r.Score <= 0 {
+			break
+		}
+		it := items[r.ID]
+		it.Score, it.Breakdown = r.Score, r.Breakdown
+		out = append(out, it)
+	}
+	return out, nil
+}
+
+// readCandidates reads the truth of one round of candidates (most relevant first)
+// and appends the live ones that still match the filters.
+func (s *Service) readCandidates(ctx context.Context, p plan, round []candidate, scored *[]ranking.Candidate, items map[string]Item) error {
+	mems, msgs, err := s.readTruth(ctx, p, round)
+	if err != nil {
+		return err
+	}
+	for _, c := range round {
+		if c.kind == memory.KindMessage {
+			m, ok := msgs[c.id]
+			if !ok || (p.ConversationID != "" && m.ConversationID != p.ConversationID) || !inRange(p, m.CreatedAt) {
+				continue
+			}
+			*scored = append(*scored, ranking.Candidate{ID: c.id, Evidence: c.relevance, Confidence: -1, ExactKey: -1, At: m.CreatedAt})
+			items[c.id] = Item{Kind: memory.KindMessage, Message: &m}
+			continue
+		}
+		m, ok := mems[c.id]
+		if !ok || !m.IsLive(p.now) || !s.memoryMatches(p, m) {
+			continue
+		}
+		*scored = append(*scored, s.memoryCandidate(p, m, c.relevance))
+		items[c.id] = Item{Kind: memory.KindMemory, Memory: &m}
+	}
+	return nil
+}
+
+func (s *Service) readTruth(ctx context.Context, p plan, round []candidate) (map[string]memory.Memory, map[string]conversation.Message, error) {
+	var memIDs, msgIDs []string
+	for _, c := range round {
+		if c.kind == memory.KindMessage {
+			msgIDs = append(msgIDs, c.id)
+		} else {
+			memIDs = append(memIDs, c.id)
+		}
+	}
+	mems := map[string]memory.Memory{}
+	if len(memIDs) > 0 {
+		ms, err := s.deps.Memories.MemoriesByID(ctx, p.Scope, memIDs)
+		if err != nil {
+			return nil, nil, fmt.Errorf("read memories: %w", err)
+		}
+		for _, m := range ms {
+			mems[m.ID()] = m
+		}
+	}
+	msgs := map[string]conversation.Message{}
+	if len(msgIDs) > 0 {
+		ms, err := s.deps.Messages.MessagesBySeq(ctx, p.Scope, msgIDs)
+		if err != nil {
+			return nil, nil, fmt.Errorf("read messages: %w", err)
+		}
+		for _, m := range ms {
+			msgs[m.Seq] = m
+		}
+	}
+	return mems, msgs, nil
+}
+
+// kthLargest is the k-th largest value (k ≥ 1, k ≤ len(values)).
+func kthLargest(values []float64, k int) float64 {
+	sorted := slices.Clone(values)
+	slices.SortFunc(sorted, func(a, b float64) int { return cmpFloat(b, a) })
+	return sorted[k-1]
+}
+
+func (s *Service) memoryMatches(p plan, m memory.Memory) bool {
+	if len(p.types) > 0 && !slices.Contains(p.types, m.Type()) {
+		return false
+	}
+	return inRange(p, m.UpdatedAt())
+}
+
+func inRange(p plan, at time.Time) bool {
+	return (p.Since.IsZero() || !at.Before(p.Since)) && (p.Until.IsZero() || at.Before(p.Until))
+}
+
+func (s *Service) memoryCandidate(p plan, m memory.Memory, relevance ranking.Evidence) ranking.Candidate {
+	return ranking.Candidate{
+		ID: m.ID(), Evidence: relevance, Importance: m.Importance(), Confidence: m.Confidence(),
+		At: m.UpdatedAt(), ExactKey: ranking.KeyMatch(p.terms, s.deps.Analyzer.Terms(m.Key().String())),
+	}
+}

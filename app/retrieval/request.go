@@ -1,0 +1,197 @@
+package retrieval
+
+import (
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"engram/domain/conversation"
+	"engram/domain/invalid"
+	"engram/domain/memory"
+	"engram/domain/ranking"
+)
+
+// What a search looks through (API.md's "scope").
+const (
+	WithinMemories = "memories"
+	WithinMessages = "messages"
+	WithinAll      = "all"
+)
+
+// Search is POST /v1/users/{user}/search.
+type Search struct {
+	Scope memory.Scope
+	Query string
+	// Summary is the session summary; it joins the question in the text embedded
+	// for dense retrieval (seed 000: "query = question + session summary").
+	Summary string
+	// Within is memories (default), messages or all.
+	Within string
+	// Mode is auto, dense, lexical or full_inject; empty: the configured default.
+	Mode string
+	// Limit is 1..100; 0: the configured default (full_inject: every live memory up
+	// to the scan limit).
+	Limit int
+	// Types keeps memories of these types (memories only).
+	Types []string
+	// ConversationID keeps messages of this conversation (messages only).
+	ConversationID string
+	// Since (inclusive) and Until (exclusive) bound when a message was said or a
+	// memory last changed; zero: unbounded.
+	Since, Until time.Time
+	// MinScore is the least score an item needs; nil: the configured
+	// LONG_TERM_MEMORY_MIN_SCORE. full_inject ignores it.
+	MinScore *float64
+}
+
+// Item is one result: a memory or a message with its score and breakdown.
+type Item struct {
+	Kind      memory.Kind
+	Memory    *memory.Memory
+	Message   *conversation.Message
+	Score     float64
+	Breakdown ranking.Breakdown
+}
+
+// Result is a search's answer. FallbackReason says why a search that asked for
+// vectors answered from lexical search (ModeUsed is then lexical).
+type Result struct {
+	Items          []Item
+	ModeUsed       Mode
+	FallbackReason string
+}
+
+// plan is a validated search.
+type plan struct {
+	Search
+	mode     Mode
+	kinds    []memory.Kind
+	types    []memory.Type
+	limit    int
+	minScore float64
+	now      time.Time
+	terms    []string // the analysed query
+}
+
+// parse validates a search against the configured defaults; every invalid field
+// is reported at once.
+func (s *Service) parse(q Search) (plan, error) {
+	p := plan{Search: q, now: s.deps.Clock.Now()}
+	p.Query = strings.TrimSpace(q.Query)
+	errs := []error{
+		p.parseMode(q.Mode, s.opts.DefaultMode),
+		p.parseWithin(q.Within, s.deps.Messages != nil),
+		p.checkQuery(),
+		p.parseLimit(q.Limit, s.opts.DefaultLimit, s.opts.ScanLimit),
+		p.parseTypes(q.Types),
+		p.parseMinScore(q.MinScore, s.opts.MinScore),
+	}
+	if q.ConversationID != "" {
+		errs = append(errs, conversation.ValidateID("conversation_id", q.ConversationID))
+	}
+	if !q.Since.IsZero() && !q.Until.IsZero() && q.Since.After(q.Until) {
+		errs = append(errs, invalid.Field("since", "must not be after until"))
+	}
+	if err := invalid.Join(errs...); err != nil {
+		return plan{}, err
+	}
+	p.terms = s.deps.Analyzer.Terms(p.Query)
+	return p, nil
+}
+
+func (p *plan) parseMode(mode string, fallback Mode) error {
+	p.mode = fallback
+	m := strings.ToLower(strings.TrimSpace(mode))
+	if m == "" {
+		return nil
+	}
+	p.mode = Mode(m)
+	if !slices.Contains(Modes, p.mode) {
+		return invalid.FieldValue("mode", mode, "must be one of auto, dense, lexical, full_inject")
+	}
+	return nil
+}
+
+// parseWithin reads the scope (after the mode: full_inject returns memories).
+func (p *plan) parseWithin(within string, messages bool) error {
+	switch strings.ToLower(strings.TrimSpace(within)) {
+	case "", WithinMemories:
+		p.kinds = []memory.Kind{memory.KindMemory}
+	case WithinMessages:
+		p.kinds = []memory.Kind{memory.KindMessage}
+		if p.mode == ModeFullInject {
+			return invalid.FieldValue("scope", within, "full_inject returns memories; use scope memories or all, or another mode")
+		}
+	case WithinAll:
+		p.kinds = []memory.Kind{memory.KindMemory, memory.KindMessage}
+		if p.mode == ModeFullInject {
+			p.kinds = p.kinds[:1]
+		}
+	default:
+		return invalid.FieldValue("scope", within, "must be one of memories, messages, all")
+	}
+	if !messages {
+		p.kinds = slices.DeleteFunc(p.kinds, func(k memory.Kind) bool { return k == memory.KindMessage })
+	}
+	return nil
+}
+
+func (p *plan) checkQuery() error {
+	var errs []error
+	if p.Query == "" && p.mode != ModeFullInject {
+		errs = append(errs, invalid.Field("query", "must not be empty (only full_inject works without a query)"))
+	}
+	if n := utf8.RuneCountInString(p.Query); n > MaxQueryLen {
+		errs = append(errs, invalid.Field("query", "must be at most %d characters, got %d", MaxQueryLen, n))
+	}
+	if !utf8.ValidString(p.Query) {
+		errs = append(errs, invalid.Field("query", "must be valid UTF-8"))
+	}
+	return invalid.Join(errs...)
+}
+
+func (p *plan) parseLimit(limit, fallback, scanLimit int) error {
+	switch {
+	case limit < 0 || limit > MaxLimit:
+		return invalid.FieldValue("limit", limit, "must be between 1 and %d", MaxLimit)
+	case limit > 0:
+		p.limit = limit
+	case p.mode == ModeFullInject:
+		p.limit = scanLimit
+	default:
+		p.limit = fallback
+	}
+	return nil
+}
+
+// parseTypes reads memory types, given as a list or comma-separated.
+func (p *plan) parseTypes(types []string) error {
+	var errs []error
+	for _, t := range types {
+		for part := range strings.SplitSeq(t, ",") {
+			if part = strings.TrimSpace(part); part == "" {
+				continue
+			}
+			typ, err := memory.ParseType(part)
+			if err != nil {
+				errs = append(errs, invalid.FieldValue("types", part, "must be one of preference, fact, goal, project, constraint"))
+				continue
+			}
+			p.types = append(p.types, typ)
+		}
+	}
+	return invalid.Join(errs...)
+}
+
+func (p *plan) parseMinScore(minScore *float64, fallback float64) error {
+	p.minScore = fallback
+	if minScore == nil {
+		return nil
+	}
+	if !(*minScore >= 0 && *minScore <= 1) {
+		return invalid.FieldValue("min_score", *minScore, "must be between 0 and 1: scores are relevance in [0, 1]")
+	}
+	p.minScore = *minScore
+	return nil
+}

@@ -13,6 +13,10 @@ const (
 	OpRevert Op = "REVERT" // restored to what an earlier event left
 	OpMerge  Op = "MERGE"  // a duplicate folded into this memory
 	OpExpire Op = "EXPIRE" // deactivated because its TTL passed
+	// OpPurge records that the memory and the content of its history were erased
+	// (memory_delete with purge, or a cascade from a deleted message). It is the
+	// only event left of the key, and it holds no content.
+	OpPurge Op = "PURGE"
 )
 
 // Event records one change with the memory before and after it, so that what the
@@ -46,6 +50,12 @@ func NewEvent(id string, op Op, before *Memory, after Memory) Event {
 		e.Before = &b
 	}
 	return e
+}
+
+// NewPurgeEvent is the one event that stays of a purged memory: PURGE, no before,
+// and an after without content (Memory.Purged).
+func NewPurgeEvent(id string, m Memory, channel Channel, now time.Time) Event {
+	return NewEvent(id, OpPurge, nil, m.Purged(channel, now))
 }
 
 // Change is what a write produces: the memory as it now is and the event that says

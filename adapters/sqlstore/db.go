@@ -73,6 +73,8 @@ type DB struct {
 	closeOnce   sync.Once
 	txAttempts  int
 	migrateWait time.Duration
+	// lexicalWindow is the lexical tombstone window (lexical.go); 0: the default.
+	lexicalWindow int64
 }
 
 // Open connects to the database the options name and checks that it answers.

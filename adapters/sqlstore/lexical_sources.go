@@ -33,6 +33,9 @@ func (s *MemoryStore) MemoriesByID(ctx context.Context, scope memory.Scope, ids 
 			}
 		}
 	}
+	if hide, err := s.db.hidden(ctx, scope); err != nil || hide {
+		return nil, err
+	}
 	return out, nil
 }
 
@@ -57,6 +60,9 @@ func (s *MemoryStore) TopMemories(ctx context.Context, scope memory.Scope, types
 	err := q.OrderExpr("m.importance DESC, m.updated_at DESC, m.id DESC").Limit(int64(limit)).Scan(ctx)
 	if err != nil {
 		return nil, wrapErr("top memories", err)
+	}
+	if hide, err := s.db.hidden(ctx, scope); err != nil || hide {
+		return nil, err
 	}
 	out := make([]memory.Memory, len(rows))
 	for i := range rows {
@@ -106,6 +112,9 @@ func (s *MessageStore) MessagesBySeq(ctx context.Context, scope memory.Scope, se
 				out = append(out, rows[i].toMessage())
 			}
 		}
+	}
+	if hide, err := s.db.hidden(ctx, scope); err != nil || hide {
+		return nil, err
 	}
 	return out, nil
 }

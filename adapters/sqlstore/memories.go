@@ -41,6 +41,9 @@ func (s *MemoryStore) Get(ctx context.Context, scope memory.Scope, key memory.Ke
 	if err != nil {
 		return memory.Memory{}, wrapErr("get memory", err)
 	}
+	if hide, err := s.db.hidden(ctx, scope); err != nil || hide {
+		return memory.Memory{}, erasedOr("get memory", err)
+	}
 	return memory.Restore(row.toState()), nil
 }
 
@@ -52,6 +55,9 @@ func (s *MemoryStore) Update(ctx context.Context, scope memory.Scope, key memory
 ) (memory.Memory, error) {
 	var saved memory.Memory
 	err := s.db.WriteTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+		if err := s.db.guardWrite(ctx, tx, scope); err != nil {
+			return err
+		}
 		current, err := s.loadForUpdate(ctx, tx, scope, key)
 		if err != nil {
 			return err
@@ -172,6 +178,9 @@ func (s *MemoryStore) List(ctx context.Context, scope memory.Scope, q ports.Memo
 	if err := sel.OrderExpr("m.memory_key ASC").Limit(int64(limit + 1)).Scan(ctx); err != nil {
 		return ports.MemoryPage{}, wrapErr("list memories", err)
 	}
+	if hide, err := s.db.hidden(ctx, scope); err != nil || hide {
+		return ports.MemoryPage{}, err
+	}
 
 	page := ports.MemoryPage{Items: make([]memory.Memory, 0, min(len(rows), limit))}
 	for i := range rows {
@@ -235,6 +244,9 @@ func (db *DB) eventsWhere(ctx context.Context, scope memory.Scope, column, value
 	if err != nil {
 		return nil, wrapErr(op, err)
 	}
+	if hide, err := db.hidden(ctx, scope); err != nil || hide {
+		return nil, err
+	}
 	events := make([]memory.Event, 0, len(rows))
 	for i := range rows {
 		ev, err := rows[i].toEvent()
@@ -256,6 +268,9 @@ func (s *MemoryStore) Event(ctx context.Context, scope memory.Scope, eventID str
 		Scan(ctx)
 	if err != nil {
 		return memory.Event{}, wrapErr("get memory event", err)
+	}
+	if hide, err := s.db.hidden(ctx, scope); err != nil || hide {
+		return memory.Event{}, erasedOr("get memory event", err)
 	}
 	return row.toEvent()
 }

@@ -35,6 +35,9 @@ func (s *MessageStore) Ingest(ctx context.Context, scope memory.Scope, msgs []co
 	}
 	var out []ports.Ingested
 	err := s.db.WriteTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+		if err := s.db.guardWrite(ctx, tx, scope); err != nil {
+			return err
+		}
 		ids := make([]string, 0, len(msgs))
 		for _, m := range msgs {
 			ids = append(ids, m.ID)
@@ -121,6 +124,9 @@ func (s *MessageStore) Message(ctx context.Context, scope memory.Scope, messageI
 	if err != nil {
 		return conversation.Message{}, wrapErr("get message", err)
 	}
+	if hide, err := s.db.hidden(ctx, scope); err != nil || hide {
+		return conversation.Message{}, erasedOr("get message", err)
+	}
 	return row.toMessage(), nil
 }
 
@@ -190,7 +196,7 @@ func (s *MessageStore) ClaimDue(ctx context.Context, c ports.Claim) ([]conversat
 			SELECT c.id FROM conversation_messages AS c
 			WHERE (c.tenant_id, c.user_id, c.conversation_id) IN (
 				SELECT d.tenant_id, d.user_id, d.conversation_id FROM conversation_messages AS d
-				WHERE ` + due("d") + `
+				WHERE ` + due("d") + ` AND ` + notErasing("d") + `
 				ORDER BY d.process_after LIMIT ?3)
 			AND ` + due("c") + `
 			` + lock + `)

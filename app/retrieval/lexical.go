@@ -124,17 +124,24 @@ func (ls *lexicalSearcher) acquire(ctx context.Context, scope memory.Scope) (*us
 	}
 	u := ls.entry(scope)
 	u.mu.RLock()
-	if u.loaded && u.gen >= gen {
+	if u.loaded && u.gen >= gen && (gen > 0 || u.gen == 0) {
 		return u, nil
 	}
 	u.mu.RUnlock()
 
 	u.mu.Lock()
-	if !u.loaded || u.gen < gen {
+	// A generation below the one held means the user was erased since: the store
+	// answers with a Reset, as it does for a reader behind its compaction horizon.
+	if !u.loaded || u.gen != gen {
 		changes, err := ls.store.LexicalChangesSince(ctx, scope, u.gen)
 		if err != nil {
 			u.mu.Unlock()
 			return nil, err
+		}
+		if changes.Reset {
+			u.memories = newKindIndex(0, 0)
+			u.messages = newKindIndex(ls.recipe.NeighbourWindow, ls.recipe.NeighbourWeight)
+			u.gen = 0
 		}
 		for _, ref := range changes.Deleted {
 			u.kind(ref.Kind).remove(ref.ID)
@@ -142,7 +149,10 @@ func (ls *lexicalSearcher) acquire(ctx context.Context, scope memory.Scope) (*us
 		for i := range changes.Docs {
 			u.kind(changes.Docs[i].Kind).put(&changes.Docs[i])
 		}
-		u.gen = max(gen, changes.Generation)
+		u.gen = max(u.gen, changes.Generation)
+		if !changes.Reset {
+			u.gen = max(u.gen, gen)
+		}
 		u.loaded = true
 	}
 	size := u.memories.n + u.messages.n

@@ -70,9 +70,16 @@ func TestTally_addsStepsAndKeepsZeroKinds(t *testing.T) {
 
 func TestCascadeKeys_eachKeyOnceInOrderOfItsFirstEvent(t *testing.T) {
 	t.Parallel()
-	ev := func(key string) memory.Event { return memory.Event{Key: memory.Key(key)} }
+	key := func(raw string) memory.Key {
+		k, err := memory.ParseKey(raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return k
+	}
+	ev := func(raw string) memory.Event { return memory.Event{Key: key(raw)} }
 	got := CascadeKeys([]memory.Event{ev("diet"), ev("city"), ev("diet"), ev("pet")})
-	if want := []memory.Key{"diet", "city", "pet"}; !slices.Equal(got, want) {
+	if want := []memory.Key{key("diet"), key("city"), key("pet")}; !slices.Equal(got, want) {
 		t.Errorf("keys %v, want %v", got, want)
 	}
 	if got := CascadeKeys(nil); len(got) != 0 {

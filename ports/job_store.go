@@ -33,19 +33,19 @@ const (
 
 // Job is one background job of a user, run by a worker.
 type Job struct {
-	ID         string
-	Scope      memory.Scope
-	Kind       JobKind
-	Status     JobStatus
-	Attempts   int
-	Error      string
-	Counts     map[string]int // what the job did ("merged": 2, "expired": 1…)
+	ID       string
+	Scope    memory.Scope
+	Kind     JobKind
+	Status   JobStatus
+	Attempts int
+	Error    string
+	Counts   map[string]int // what the job did ("merged": 2, "expired": 1…)
 	// RequestedBy says who asked for the job (erasures: the X-Acting-User, or
 	// erasure.DefaultActor); empty when nobody is recorded.
 	RequestedBy string
-	CreatedAt  time.Time
-	StartedAt  time.Time // zero until a worker starts it
-	FinishedAt time.Time // zero until it is DONE or FAILED
+	CreatedAt   time.Time
+	StartedAt   time.Time // zero until a worker starts it
+	FinishedAt  time.Time // zero until it is DONE or FAILED
 }
 
 // JobStore keeps background jobs; workers claim them like messages, with a lease.

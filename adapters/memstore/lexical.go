@@ -17,11 +17,11 @@ import (
 // one generation per user, tombstones for deletions.
 type LexicalIndex struct {
 	mu       sync.Mutex
-	window   int64                   // tombstone window; 0: sqlstore.DefaultLexicalTombstoneWindow's 1000
+	window   int64                  // tombstone window; 0: sqlstore.DefaultLexicalTombstoneWindow's 1000
 	horizons map[memory.Scope]int64 // generation reached by erased users (SQL keeps it by fingerprint)
 	users    map[memory.Scope]*lexicalUser
-	cursors map[string]string
-	leases  map[string]lexicalLease
+	cursors  map[string]string
+	leases   map[string]lexicalLease
 }
 
 type lexicalLease struct {

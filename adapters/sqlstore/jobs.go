@@ -178,16 +178,16 @@ type jobRow struct {
 
 func toJobRow(j ports.Job) (jobRow, error) {
 	row := jobRow{
-		ID:         j.ID,
-		TenantID:   j.Scope.Tenant,
-		UserID:     j.Scope.User,
-		Kind:       string(j.Kind),
-		Status:     string(j.Status),
-		Attempts:   j.Attempts,
-		Error:      j.Error,
-		CreatedAt:  dbTime(j.CreatedAt),
-		StartedAt:  dbTime(j.StartedAt),
-		FinishedAt: dbTime(j.FinishedAt),
+		ID:          j.ID,
+		TenantID:    j.Scope.Tenant,
+		UserID:      j.Scope.User,
+		Kind:        string(j.Kind),
+		Status:      string(j.Status),
+		Attempts:    j.Attempts,
+		Error:       j.Error,
+		CreatedAt:   dbTime(j.CreatedAt),
+		StartedAt:   dbTime(j.StartedAt),
+		FinishedAt:  dbTime(j.FinishedAt),
 		RequestedBy: j.RequestedBy,
 	}
 	if len(j.Counts) > 0 {
@@ -202,15 +202,15 @@ func toJobRow(j ports.Job) (jobRow, error) {
 
 func (r *jobRow) toJob() (ports.Job, error) {
 	j := ports.Job{
-		ID:         r.ID,
-		Scope:      memory.Scope{Tenant: r.TenantID, User: r.UserID},
-		Kind:       ports.JobKind(r.Kind),
-		Status:     ports.JobStatus(r.Status),
-		Attempts:   r.Attempts,
-		Error:      r.Error,
-		CreatedAt:  dbTime(r.CreatedAt),
-		StartedAt:  dbTime(r.StartedAt),
-		FinishedAt: dbTime(r.FinishedAt),
+		ID:          r.ID,
+		Scope:       memory.Scope{Tenant: r.TenantID, User: r.UserID},
+		Kind:        ports.JobKind(r.Kind),
+		Status:      ports.JobStatus(r.Status),
+		Attempts:    r.Attempts,
+		Error:       r.Error,
+		CreatedAt:   dbTime(r.CreatedAt),
+		StartedAt:   dbTime(r.StartedAt),
+		FinishedAt:  dbTime(r.FinishedAt),
 		RequestedBy: r.RequestedBy,
 	}
 	if r.Counts != "" {

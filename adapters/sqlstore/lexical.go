@@ -112,7 +112,7 @@ func withoutErasing(ctx context.Context, tx bun.Tx, docs []ports.LexicalDoc) ([]
 		TenantID string `bun:"tenant_id"`
 		UserID   string `bun:"user_id"`
 	}
-	err := tx.NewRaw(`SELECT j.tenant_id, j.user_id FROM jobs AS j WHERE ` + openErasure).Scan(ctx, &open)
+	err := tx.NewRaw(`SELECT j.tenant_id, j.user_id FROM jobs AS j WHERE `+openErasure).Scan(ctx, &open)
 	if err != nil && classify(err) != classNotFound {
 		return nil, wrapErr("check erasures", err)
 	}

@@ -1,12 +1,17 @@
 package retrieval
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
+	"sort"
 	"testing"
 	"time"
 
+	"engram/adapters/memstore"
+	"engram/domain/memory"
 	"engram/domain/ranking"
 	"engram/ports"
 )
@@ -148,5 +153,54 @@ func TestKindIndex_withoutNeighboursEqualsRankingIndex(t *testing.T) {
 				t.Fatalf("query %v: result %d = %+v, want %+v", query, i, got[i], want[i])
 			}
 		}
+	}
+}
+
+// An API process holds a user's documents in memory; after the user is erased in
+// the store (by any process) its next search must find none of them, and after the
+// user is written again only the new documents — even when the new incarnation has
+// made as many changes as the old one had.
+func TestLexicalSearcher_forgetsAnErasedUserAndReloadsWhenWrittenAgain(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	store := memstore.NewLexicalIndex()
+	ls := newLexicalSearcher(store, ranking.DefaultRecipe, 0)
+	alice := memory.Scope{Tenant: "t1", User: "alice"}
+	at := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
+	put := func(id string, terms ...string) {
+		t.Helper()
+		if err := store.PutLexicalDocs(ctx, []ports.LexicalDoc{{Tenant: "t1", User: "alice", Kind: ports.LexicalMemory, ID: id, At: at, Terms: terms}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	found := func() []string {
+		t.Helper()
+		items, _, err := ls.search(ctx, alice, lexicalQuery{Kind: ports.LexicalMemory, Terms: []string{"tea"}, Now: at, Limit: 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ids []string
+		for _, it := range items {
+			ids = append(ids, it.ID)
+		}
+		sort.Strings(ids)
+		return ids
+	}
+	put("old1", "green", "tea")
+	put("old2", "black", "tea")
+	if got := found(); !slices.Equal(got, []string{"old1", "old2"}) {
+		t.Fatalf("before the erasure: %v", got)
+	}
+	if _, err := store.PurgeUser(ctx, alice); err != nil {
+		t.Fatal(err)
+	}
+	if got := found(); len(got) != 0 {
+		t.Fatalf("after the erasure the cache still answers %v", got)
+	}
+	put("new1", "tea")
+	put("new2", "tea", "cake")
+	put("new3", "coffee")
+	if got := found(); !slices.Equal(got, []string{"new1", "new2"}) {
+		t.Errorf("after writing again: %v, want only the new documents", got)
 	}
 }

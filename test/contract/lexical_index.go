@@ -419,10 +419,10 @@ func RunLexicalCompaction(t *testing.T, open func(t *testing.T, window int64) Le
 		t.Parallel()
 		x, ctx := open(t, 2), lexContext(t)
 		mustPut(t, ctx, x, doc(alice, "d1", "a"), doc(alice, "d2", "b"), doc(alice, "d3", "c")) // gen 1
-		del(t, ctx, x, alice, "d1")                                                                // gen 2
-		mustPut(t, ctx, x, doc(alice, "x", "x"))                                                   // gen 3
-		mustPut(t, ctx, x, doc(alice, "y", "y"))                                                   // gen 4
-		del(t, ctx, x, alice, "d2")                                                                // gen 5: d1's tombstone (gen 2) goes
+		del(t, ctx, x, alice, "d1")                                                             // gen 2
+		mustPut(t, ctx, x, doc(alice, "x", "x"))                                                // gen 3
+		mustPut(t, ctx, x, doc(alice, "y", "y"))                                                // gen 4
+		del(t, ctx, x, alice, "d2")                                                             // gen 5: d1's tombstone (gen 2) goes
 		if g := lexGen(t, ctx, x, alice); g != 5 {
 			t.Fatalf("generation %d, want 5", g)
 		}

@@ -43,6 +43,9 @@ type Job struct {
 	// RequestedBy says who asked for the job (erasures: the X-Acting-User, or
 	// erasure.DefaultActor); empty when nobody is recorded.
 	RequestedBy string
+	// RetryAt, on a job finished QUEUED, is when it may be claimed again (a run
+	// that failed and will be retried); zero: at once.
+	RetryAt time.Time
 	CreatedAt   time.Time
 	StartedAt   time.Time // zero until a worker starts it
 	FinishedAt  time.Time // zero until it is DONE or FAILED
@@ -63,7 +66,8 @@ type JobStore interface {
 	ClaimJob(ctx context.Context, worker string, now time.Time, lease time.Duration) (Job, error)
 
 	// FinishJob stores the outcome (status, error, counts, finished at) if worker
-	// still holds its claim; else ErrConflict. A JobEraseUser job finished DONE is
+	// still holds its claim; else ErrConflict. A job finished QUEUED goes back to
+	// the queue, claimable from its RetryAt. A JobEraseUser job finished DONE is
 	// stored under the fingerprint of its user (memory.Scope.Fingerprint) instead
 	// of the user id, in the same write: the audit record that stays names nobody.
 	FinishJob(ctx context.Context, worker string, job Job) error

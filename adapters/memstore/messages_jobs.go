@@ -110,6 +110,9 @@ func (s *JobStore) FinishJob(_ context.Context, worker string, job ports.Job) er
 	job = normJob(job)
 	st.job.Status, st.job.Error, st.job.Counts, st.job.FinishedAt = job.Status, job.Error, maps.Clone(job.Counts), job.FinishedAt
 	st.claimedBy, st.claimUntil = "", time.Time{}
+	if job.Status == ports.JobQueued {
+		st.claimUntil = normTime(job.RetryAt)
+	}
 	if job.Kind == ports.JobEraseUser && job.Status == ports.JobDone {
 		st.job.Scope.User = job.Scope.Fingerprint()
 	}

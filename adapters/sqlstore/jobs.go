@@ -114,6 +114,9 @@ func (s *JobStore) FinishJob(ctx context.Context, worker string, job ports.Job) 
 		return err
 	}
 	columns := []string{"status", "error", "counts", "finished_at", "claimed_by", "claim_until"}
+	if job.Status == ports.JobQueued {
+		row.ClaimUntil = dbTime(job.RetryAt) // not claimable before; claimed_by stays NULL
+	}
 	if job.Kind == ports.JobEraseUser && job.Status == ports.JobDone {
 		row.UserID = job.Scope.Fingerprint()
 		columns = append(columns, "user_id")

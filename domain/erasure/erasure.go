@@ -108,6 +108,15 @@ func BusyBackoff(attempt int) time.Duration {
 	return min(d, 2*time.Second)
 }
 
+// RetryDelay is how long an erasure whose run failed (a store down, a step that
+// kept finding its rows claimed) waits before its next run: 5 s after the first
+// failure, doubling, at most 5 min. An erasure is never given up: until it is done
+// the user's data is hidden and cannot change.
+func RetryDelay(attempts int) time.Duration {
+	d := 5 * time.Second << min(max(attempts-1, 0), 10)
+	return min(d, 5*time.Minute)
+}
+
 // DefaultActor names who asked for an erasure when the request names nobody: the
 // holder of the tenant's API key.
 const DefaultActor = "api-key"

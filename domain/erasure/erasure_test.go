@@ -100,6 +100,19 @@ func TestBusyBackoff_growsAndIsCapped(t *testing.T) {
 	}
 }
 
+func TestRetryDelay_doublesFromFiveSecondsToFiveMinutes(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		attempts int
+		want     time.Duration
+	}{{0, 5 * time.Second}, {1, 5 * time.Second}, {2, 10 * time.Second}, {4, 40 * time.Second}, {7, 5 * time.Minute}, {100, 5 * time.Minute}}
+	for _, tt := range tests {
+		if got := RetryDelay(tt.attempts); got != tt.want {
+			t.Errorf("RetryDelay(%d) = %v, want %v", tt.attempts, got, tt.want)
+		}
+	}
+}
+
 func TestParseActor(t *testing.T) {
 	t.Parallel()
 	if got, err := ParseActor("  "); err != nil || got != DefaultActor {

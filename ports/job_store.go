@@ -45,10 +45,10 @@ type Job struct {
 	RequestedBy string
 	// RetryAt, on a job finished QUEUED, is when it may be claimed again (a run
 	// that failed and will be retried); zero: at once.
-	RetryAt time.Time
-	CreatedAt   time.Time
-	StartedAt   time.Time // zero until a worker starts it
-	FinishedAt  time.Time // zero until it is DONE or FAILED
+	RetryAt    time.Time
+	CreatedAt  time.Time
+	StartedAt  time.Time // zero until a worker starts it
+	FinishedAt time.Time // zero until it is DONE or FAILED
 }
 
 // JobStore keeps background jobs; workers claim them like messages, with a lease.

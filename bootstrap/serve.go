@@ -42,6 +42,7 @@ func appOptions(cfg config.Config) fx.Option {
 		indexingModule,
 		writeSignals,
 		retrievalModule,
+		erasureModule,
 	}
 	if cfg.HasRole(config.RoleAPI) {
 		opts = append(opts, apiModule)

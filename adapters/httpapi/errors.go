@@ -24,6 +24,7 @@ var pathFields = map[string]bool{"user": true, "key": true, "message_id": true, 
 // the path come from ("body" or "query").
 func problem(ctx context.Context, log *slog.Logger, err error, in string) error {
 	var ve *invalid.Error
+	var erasing *ports.ErasingError
 	switch {
 	case err == nil:
 		return nil
@@ -39,6 +40,8 @@ func problem(ctx context.Context, log *slog.Logger, err error, in string) error 
 		return huma.Error422UnprocessableEntity(describe(ve), details...)
 	case errors.Is(err, ports.ErrNotFound):
 		return huma.Error404NotFound(err.Error())
+	case errors.As(err, &erasing):
+		return huma.Error409Conflict(erasing.Error() + "; follow it with GET /v1/jobs/" + erasing.JobID)
 	case errors.Is(err, ports.ErrConflict):
 		return huma.Error409Conflict(err.Error() + "; retry the request")
 	case errors.Is(err, ports.ErrUnauthenticated):

@@ -93,7 +93,8 @@ type messageListOutput struct {
 }
 
 type deleteMessageInput struct {
-	messagePath
+	UserPath
+	MessageID string `path:"message_id" minLength:"1" maxLength:"128"`
 	Cascade string `query:"cascade" enum:"memories" doc:"memories: also purge every memory learned from the message (its history content too)."`
 }
 

@@ -203,7 +203,8 @@ func (s *MemoryStore) History(ctx context.Context, scope memory.Scope, key memor
 	if hidden(ctx, s.guard, scope) {
 		return nil, nil
 	}
-	ids := s.history[keyOf(scope, key)]
+	ids := append(slices.Clone(s.history[keyOf(scope, key)]), s.history[keyOf(scope, memory.PurgedKey(scope, key))]...)
+	slices.Sort(ids) // a PURGE is filed under memory.PurgedKey; ids are in time order
 	events := make([]memory.Event, 0, len(ids))
 	for _, id := range ids {
 		events = append(events, copyEvent(s.events[id]))

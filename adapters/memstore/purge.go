@@ -64,13 +64,15 @@ func (s *MemoryStore) PurgeMemory(ctx context.Context, scope memory.Scope, key m
 		}
 	}
 	ev := purge(current)
-	if ev.Op != memory.OpPurge || ev.Before != nil || ev.After.Content != "" || ev.Scope != scope || ev.Key != key || ev.MemoryID != st.ID || ev.ID == "" {
+	purged := keyOf(scope, memory.PurgedKey(scope, key))
+	if ev.Op != memory.OpPurge || ev.Before != nil || ev.After.Content != "" || ev.Scope != scope || ev.Key != purged.key ||
+		ev.After.Key != purged.key || ev.MemoryID != st.ID || ev.ID == "" {
 		return memory.Memory{}, fmt.Errorf("memstore: purge memory: the event must be a content-free PURGE of memory %s", st.ID)
 	}
 	if _, taken := s.events[ev.ID]; taken {
 		return memory.Memory{}, fmt.Errorf("memstore: insert memory event: id %q is taken: %w", ev.ID, ports.ErrConflict)
 	}
-	for _, id := range s.history[k] {
+	for _, id := range append(s.history[k], s.history[purged]...) {
 		delete(s.events, id)
 	}
 	delete(s.memories, k)
@@ -79,7 +81,8 @@ func (s *MemoryStore) PurgeMemory(ctx context.Context, scope memory.Scope, key m
 		delete(s.vectors.mem, st.ID)
 	}
 	s.events[ev.ID] = normEvent(ev)
-	s.history[k] = []string{ev.ID}
+	delete(s.history, k)
+	s.history[purged] = []string{ev.ID}
 	return current, nil
 }
 

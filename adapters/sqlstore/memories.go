@@ -227,18 +227,19 @@ func escapeLike(s string) string {
 }
 
 // History returns the events of one key, oldest first: ids are ULIDs, so id order
-// is the order of the changes.
+// is the order of the changes. The PURGE event of a purge is filed under the key's
+// memory.PurgedKey and comes with them.
 func (s *MemoryStore) History(ctx context.Context, scope memory.Scope, key memory.Key) ([]memory.Event, error) {
-	return s.db.eventsWhere(ctx, scope, "memory_key", string(key), "memory history")
+	return s.db.eventsWhere(ctx, scope, "memory_key", "memory history", key.String(), memory.PurgedKey(scope, key).String())
 }
 
-// eventsWhere lists the scope's events whose column holds value, oldest first.
-func (db *DB) eventsWhere(ctx context.Context, scope memory.Scope, column, value, op string) ([]memory.Event, error) {
+// eventsWhere lists the scope's events whose column holds one of values, oldest first.
+func (db *DB) eventsWhere(ctx context.Context, scope memory.Scope, column, op string, values ...string) ([]memory.Event, error) {
 	var rows []eventRow
 	err := db.bun.NewSelect().Model(&rows).
 		Where("e.tenant_id = ?", scope.Tenant).
 		Where("e.user_id = ?", scope.User).
-		Where("e.? = ?", bun.Ident(column), value).
+		Where("e.? IN (?)", bun.Ident(column), bun.In(values)).
 		OrderExpr("e.id ASC").
 		Scan(ctx)
 	if err != nil {

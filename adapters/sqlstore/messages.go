@@ -287,7 +287,7 @@ func (s *MessageStore) Release(ctx context.Context, worker string, msgs []conver
 
 // CausedEvents reads memory_events by their source message.
 func (s *MessageStore) CausedEvents(ctx context.Context, scope memory.Scope, messageID string) ([]memory.Event, error) {
-	return s.db.eventsWhere(ctx, scope, "message_id", messageID, "events of message")
+	return s.db.eventsWhere(ctx, scope, "message_id", "events of message", messageID)
 }
 
 // MessageStats counts messages by status (an index-only scan of the status index)

@@ -237,11 +237,13 @@ func (s *MemoryStore) PurgeMemory(ctx context.Context, scope memory.Scope, key m
 			return errBusy("memory", current.ID())
 		}
 		ev := purge(*current)
-		if ev.Op != memory.OpPurge || ev.Before != nil || ev.After.Content != "" || ev.Scope != scope || ev.Key != key || ev.MemoryID != current.ID() || ev.ID == "" {
+		purged := memory.PurgedKey(scope, key)
+		if ev.Op != memory.OpPurge || ev.Before != nil || ev.After.Content != "" || ev.Scope != scope || ev.Key != purged ||
+			ev.After.Key != purged || ev.MemoryID != current.ID() || ev.ID == "" {
 			return fmt.Errorf("sqlstore: purge memory: the event must be a content-free PURGE of memory %s", current.ID())
 		}
-		if _, err := tx.NewRaw("DELETE FROM memory_events WHERE tenant_id = ? AND user_id = ? AND memory_key = ?",
-			scope.Tenant, scope.User, key.String()).Exec(ctx); err != nil {
+		if _, err := tx.NewRaw("DELETE FROM memory_events WHERE tenant_id = ? AND user_id = ? AND memory_key IN (?, ?)",
+			scope.Tenant, scope.User, key.String(), purged.String()).Exec(ctx); err != nil {
 			return wrapErr("purge memory events", err)
 		}
 		if _, err := tx.NewRaw("DELETE FROM long_term_memories WHERE id = ?", current.ID()).Exec(ctx); err != nil {

@@ -190,14 +190,21 @@ func TestNewPurgeEvent_keepsIdentityAndNoContent(t *testing.T) {
 	m, _ := New("id1", scope, "allergy", d, Policy{}, t0)
 	at := t0.Add(time.Hour)
 	e := NewPurgeEvent("ev9", m, ChannelTool, at)
-	if e.Op != OpPurge || e.Before != nil || e.ID != "ev9" || e.MemoryID != "id1" || e.Key != "allergy" || e.Scope != scope || !e.At.Equal(at) {
+	purged := PurgedKey(scope, m.Key())
+	if e.Op != OpPurge || e.Before != nil || e.ID != "ev9" || e.MemoryID != "id1" || e.Key != purged || e.After.Key != purged || e.Scope != scope || !e.At.Equal(at) {
 		t.Fatalf("event %+v", e)
+	}
+	if strings.Contains(purged.String(), "allergy") || !strings.HasPrefix(purged.String(), "purged.") || len(purged.String()) != 7+64 {
+		t.Errorf("purged key %q must not tell the key", purged)
+	}
+	if PurgedKey(scope, m.Key()) != purged || PurgedKey(Scope{Tenant: "acme", User: "bob"}, m.Key()) == purged {
+		t.Error("the purged key is not stable per scope and key")
 	}
 	a := e.After
 	if a.Content != "" || a.Active || !a.ExpiresAt.IsZero() || a.Source != (Source{Channel: ChannelTool}) || a.Vector != (VectorState{}) {
 		t.Errorf("after keeps content or a link to the source: %+v", a)
 	}
-	if a.Type != TypeFact || a.Version != m.Version()+1 || !a.CreatedAt.Equal(t0) || !a.UpdatedAt.Equal(at) {
+	if a.Type != TypeFact || a.Version != m.Version()+1 || !a.CreatedAt.Equal(t0) || !a.UpdatedAt.Equal(at) || a.ID != m.ID() {
 		t.Errorf("after lost its identity: %+v", a)
 	}
 }

@@ -437,8 +437,10 @@ func RunErasure(t *testing.T, open func(t *testing.T, clock ports.Clock) Erasure
 			t.Errorf("get after purge: %v", err)
 		}
 		h := memHistory(t, w.ctx, w.Memories, alice, key)
-		if len(h) != 1 || h[0].Op != memory.OpPurge || h[0].Before != nil || h[0].After.Content != "" || h[0].MemoryID != first.ID() {
-			t.Fatalf("history after purge = %+v, want one content-free PURGE", h)
+		purged := memory.PurgedKey(alice, key)
+		if len(h) != 1 || h[0].Op != memory.OpPurge || h[0].Before != nil || h[0].After.Content != "" || h[0].MemoryID != first.ID() ||
+			h[0].Key != purged || h[0].After.Key != purged {
+			t.Fatalf("history after purge = %+v, want one content-free PURGE under the purged key", h)
 		}
 		if _, err := w.Memories.Event(w.ctx, alice, h[0].ID); err != nil {
 			t.Errorf("the PURGE event cannot be read: %v", err)

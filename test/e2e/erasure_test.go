@@ -469,3 +469,149 @@ func rowsOf(rows []map[string]any, needles ...string) []map[string]any {
 	}
 	return out
 }
+
+// Deleting one message, with and without the memories learned from it, and
+// purging one memory, through HTTP.
+func TestErasure_messageCascadeAndMemoryPurge(t *testing.T) {
+	runDeletions(t, sqliteBackend(t))
+}
+
+func TestErasure_messageCascadeAndMemoryPurge_Postgres(t *testing.T) {
+	runDeletions(t, postgresBackend(t))
+}
+
+func runDeletions(t *testing.T, b backend) {
+	srv := Start(t, append(append([]string{}, b.env...), fastWorkers, fastIndexer)...)
+	db := b.db(t)
+	postBatch(t, srv, "carol", []map[string]any{
+		{"conversation_id": "c1", "message_id": "m1", "role": "user", "content": "Please remember that I am allergic to peanuts."},
+		{"conversation_id": "c1", "message_id": "m2", "role": "user", "content": "记住，以后都用中文回复我。"},
+		{"conversation_id": "c1", "message_id": "m3", "role": "user", "content": "The pistachio gelato here is great."},
+	})
+	waitFor(t, 40*time.Second, "carol's messages extracted, vectorised and searchable", func() bool {
+		return count(t, db, `SELECT count(*) FROM conversation_messages WHERE status = 'PENDING' OR vector_status <> 'SYNCED'`) == 0 &&
+			len(searchIn(t, srv, "carol", "pistachio gelato", "messages", "lexical").Items) > 0
+	})
+	learned := func(id string) []string {
+		t.Helper()
+		var v messageView
+		if code := srv.Do(http.MethodGet, "/v1/users/carol/messages/"+id, nil, &v); code != http.StatusOK {
+			t.Fatalf("get %s = %d", id, code)
+		}
+		var keys []string
+		for _, e := range v.Events {
+			keys = append(keys, e.After.Key)
+		}
+		return keys
+	}
+	fromM1, fromM2 := learned("m1"), learned("m2")
+	if len(fromM1) == 0 || len(fromM2) == 0 {
+		t.Fatalf("m1 taught %v and m2 %v; the cascade needs a memory from each", fromM1, fromM2)
+	}
+
+	var erased struct {
+		MessageID      string   `json:"message_id"`
+		MemoriesPurged []string `json:"memories_purged"`
+	}
+	if code := srv.Do(http.MethodDelete, "/v1/users/carol/messages/m1?cascade=memories", nil, &erased); code != http.StatusOK ||
+		erased.MessageID != "m1" || !slices.Equal(erased.MemoriesPurged, fromM1) {
+		t.Fatalf("cascade = %d %+v, want 200 with %v", code, erased, fromM1)
+	}
+	if code := srv.Do(http.MethodGet, "/v1/users/carol/messages/m1", nil, nil); code != http.StatusNotFound {
+		t.Errorf("m1 after its deletion = %d", code)
+	}
+	for _, k := range fromM1 {
+		if code := srv.Do(http.MethodGet, "/v1/users/carol/memories/"+k, nil, nil); code != http.StatusNotFound {
+			t.Errorf("%s (learned from m1) = %d, want 404", k, code)
+		}
+		expectOnePurge(t, srv, "carol", k, "peanut")
+	}
+	for _, k := range fromM2 {
+		if code := srv.Do(http.MethodGet, "/v1/users/carol/memories/"+k, nil, nil); code != http.StatusOK {
+			t.Errorf("%s (learned from m2) = %d, want it kept", k, code)
+		}
+	}
+	if got := searchIn(t, srv, "carol", "allergic peanuts", "all", "lexical"); len(got.Items) != 0 {
+		t.Errorf("search still finds m1 or its memory: %+v", got.Items)
+	}
+	if n := count(t, db, `SELECT count(*) FROM lexical_docs WHERE user_id = 'carol' AND kind = 'message' AND deleted = FALSE`); n != 2 {
+		t.Errorf("%d live message documents, want m2's and m3's", n)
+	}
+	if n := count(t, db, `SELECT count(*) FROM message_embeddings e WHERE NOT EXISTS (SELECT 1 FROM conversation_messages m WHERE m.id = e.id)`); n != 0 {
+		t.Errorf("%d embeddings of deleted messages left", n)
+	}
+
+	// Without cascade: 204, the message goes, what was learned from it stays.
+	if code := srv.Do(http.MethodDelete, "/v1/users/carol/messages/m2", nil, nil); code != http.StatusNoContent {
+		t.Errorf("delete m2 = %d, want 204", code)
+	}
+	if code := srv.Do(http.MethodGet, "/v1/users/carol/messages/m2", nil, nil); code != http.StatusNotFound {
+		t.Errorf("m2 after its deletion = %d", code)
+	}
+	if code := srv.Do(http.MethodGet, "/v1/users/carol/memories/"+fromM2[0], nil, nil); code != http.StatusOK {
+		t.Errorf("%s went with m2 without a cascade: %d", fromM2[0], code)
+	}
+	if code := srv.Do(http.MethodDelete, "/v1/users/carol/messages/m9", nil, nil); code != http.StatusNotFound {
+		t.Errorf("delete of an unknown message = %d, want 404", code)
+	}
+	var list struct {
+		Items []struct {
+			MessageID string `json:"message_id"`
+		} `json:"items"`
+	}
+	if code := srv.Do(http.MethodGet, "/v1/users/carol/messages?conversation_id=c1", nil, &list); code != http.StatusOK || len(list.Items) != 1 || list.Items[0].MessageID != "m3" {
+		t.Errorf("messages left = %d %+v, want m3", code, list.Items)
+	}
+	waitFor(t, 20*time.Second, "m3's vector rebuilt without its deleted neighbours", func() bool {
+		return count(t, db, `SELECT count(*) FROM conversation_messages WHERE user_id = 'carol' AND vector_status <> 'SYNCED'`) == 0
+	})
+
+	// purge=true: the memory and its history's content go, one PURGE stays.
+	if code := srv.Do(http.MethodPut, "/v1/users/carol/memories/secret", map[string]any{"type": "fact", "content": "the vault code is 4711"}, nil); code != http.StatusCreated {
+		t.Fatalf("save = %d", code)
+	}
+	if code := srv.Do(http.MethodPost, "/v1/users/carol/memories/secret/append", map[string]any{"content": "and the alarm is 0815"}, nil); code != http.StatusOK {
+		t.Fatalf("append = %d", code)
+	}
+	if code := srv.Do(http.MethodDelete, "/v1/users/carol/memories/secret?purge=true", nil, nil); code != http.StatusNoContent {
+		t.Fatalf("purge = %d, want 204", code)
+	}
+	if code := srv.Do(http.MethodGet, "/v1/users/carol/memories/secret?include_inactive=true", nil, nil); code != http.StatusNotFound {
+		t.Errorf("the purged memory = %d, want 404", code)
+	}
+	expectOnePurge(t, srv, "carol", "secret", "4711")
+	if code := srv.Do(http.MethodDelete, "/v1/users/carol/memories/secret?purge=true", nil, nil); code != http.StatusNotFound {
+		t.Errorf("second purge = %d, want 404", code)
+	}
+	for _, needle := range []string{"4711", "0815", "peanut"} {
+		if leftovers := scanTables(t, db, b.dialect, []string{needle}); len(leftovers) > 0 {
+			t.Errorf("%q survives the purge:\n%s", needle, strings.Join(leftovers, "\n"))
+		}
+	}
+	srv.Stop()
+}
+
+// expectOnePurge checks that the key's history is one PURGE event without content.
+func expectOnePurge(t *testing.T, srv *Server, user, key, secret string) {
+	t.Helper()
+	var hist struct {
+		Events []struct {
+			Op     string          `json:"op"`
+			Before *map[string]any `json:"before"`
+			After  struct {
+				Key     string `json:"key"`
+				Content string `json:"content"`
+			} `json:"after"`
+		} `json:"events"`
+	}
+	if code := srv.Do(http.MethodGet, "/v1/users/"+user+"/memories/"+key+"/history", nil, &hist); code != http.StatusOK {
+		t.Fatalf("history of %s = %d", key, code)
+	}
+	if len(hist.Events) != 1 || hist.Events[0].Op != "PURGE" || hist.Events[0].Before != nil || hist.Events[0].After.Content != "" ||
+		!strings.HasPrefix(hist.Events[0].After.Key, "purged.") {
+		t.Errorf("history of %s = %+v, want one content-free PURGE filed under a purged.<hash> key", key, hist.Events)
+	}
+	if strings.Contains(fmt.Sprint(hist), secret) {
+		t.Errorf("the history of %s still says %q", key, secret)
+	}
+}

@@ -95,7 +95,7 @@ type messageListOutput struct {
 type deleteMessageInput struct {
 	UserPath
 	MessageID string `path:"message_id" minLength:"1" maxLength:"128"`
-	Cascade string `query:"cascade" enum:"memories" doc:"memories: also purge every memory learned from the message (its history content too)."`
+	Cascade   string `query:"cascade" enum:"memories" doc:"memories: also purge every memory learned from the message (its history content too)."`
 }
 
 // MessageErased is the answer to a cascading message delete.

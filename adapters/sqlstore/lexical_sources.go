@@ -21,9 +21,9 @@ func (s *MemoryStore) MemoriesByID(ctx context.Context, scope memory.Scope, ids 
 		// user's (tenant, user, key) index instead, every memory of the user. Ids are
 		// unique across scopes, and the scope is checked on each row.
 		var rows []memoryRow
-		err := s.db.bun.NewSelect().Model(&rows).
-			Where("m.id IN (?)", bun.In(ids[start:min(start+lexicalBatch, len(ids))])).
-			Scan(ctx)
+		q := s.db.bun.NewSelect().Model(&rows).
+			Where("m.id IN (?)", bun.In(ids[start:min(start+lexicalBatch, len(ids))]))
+		err := visible(q, scope).Scan(ctx)
 		if err != nil {
 			return nil, wrapErr("memories by id", err)
 		}
@@ -32,9 +32,6 @@ func (s *MemoryStore) MemoriesByID(ctx context.Context, scope memory.Scope, ids 
 				out = append(out, memory.Restore(rows[i].toState()))
 			}
 		}
-	}
-	if hide, err := s.db.hidden(ctx, scope); err != nil || hide {
-		return nil, err
 	}
 	return out, nil
 }
@@ -49,7 +46,7 @@ func (s *MemoryStore) TopMemories(ctx context.Context, scope memory.Scope, types
 	q := s.db.bun.NewSelect().Model(&rows).
 		Where("m.tenant_id = ?", scope.Tenant).
 		Where("m.user_id = ?", scope.User)
-	q = onlyLive(withoutNoise(q), now)
+	q = onlyLive(withoutNoise(visible(q, scope)), now)
 	if len(types) > 0 {
 		names := make([]string, len(types))
 		for i, t := range types {
@@ -60,9 +57,6 @@ func (s *MemoryStore) TopMemories(ctx context.Context, scope memory.Scope, types
 	err := q.OrderExpr("m.importance DESC, m.updated_at DESC, m.id DESC").Limit(int64(limit)).Scan(ctx)
 	if err != nil {
 		return nil, wrapErr("top memories", err)
-	}
-	if hide, err := s.db.hidden(ctx, scope); err != nil || hide {
-		return nil, err
 	}
 	out := make([]memory.Memory, len(rows))
 	for i := range rows {
@@ -101,9 +95,9 @@ func (s *MessageStore) MessagesBySeq(ctx context.Context, scope memory.Scope, se
 	for start := 0; start < len(seqs); start += lexicalBatch {
 		// By primary key alone, as MemoriesByID, with the scope checked on each row.
 		var rows []messageRow
-		err := s.db.bun.NewSelect().Model(&rows).
-			Where("cm.id IN (?)", bun.In(seqs[start:min(start+lexicalBatch, len(seqs))])).
-			Scan(ctx)
+		q := s.db.bun.NewSelect().Model(&rows).
+			Where("cm.id IN (?)", bun.In(seqs[start:min(start+lexicalBatch, len(seqs))]))
+		err := visible(q, scope).Scan(ctx)
 		if err != nil {
 			return nil, wrapErr("messages by seq", err)
 		}
@@ -112,9 +106,6 @@ func (s *MessageStore) MessagesBySeq(ctx context.Context, scope memory.Scope, se
 				out = append(out, rows[i].toMessage())
 			}
 		}
-	}
-	if hide, err := s.db.hidden(ctx, scope); err != nil || hide {
-		return nil, err
 	}
 	return out, nil
 }

@@ -31,9 +31,9 @@ func (s *MessageStore) ListMessages(ctx context.Context, scope memory.Scope, q p
 	}
 	limit = min(limit, MaxListLimit)
 	var rows []messageRow
-	sel := s.db.bun.NewSelect().Model(&rows).
+	sel := visible(s.db.bun.NewSelect().Model(&rows).
 		Where("cm.tenant_id = ?", scope.Tenant).
-		Where("cm.user_id = ?", scope.User)
+		Where("cm.user_id = ?", scope.User), scope)
 	if q.ConversationID != "" {
 		sel = sel.Where("cm.conversation_id = ?", q.ConversationID)
 	}
@@ -57,9 +57,6 @@ func (s *MessageStore) ListMessages(ctx context.Context, scope memory.Scope, q p
 	}
 	if err := sel.OrderExpr("cm.created_at ASC, cm.id ASC").Limit(int64(limit + 1)).Scan(ctx); err != nil {
 		return ports.MessagePage{}, wrapErr("list messages", err)
-	}
-	if hide, err := s.db.hidden(ctx, scope); err != nil || hide {
-		return ports.MessagePage{}, err
 	}
 	page := ports.MessagePage{More: len(rows) > limit}
 	rows = rows[:min(len(rows), limit)]

@@ -33,16 +33,12 @@ const (
 // Get returns the memory with this key, active or not.
 func (s *MemoryStore) Get(ctx context.Context, scope memory.Scope, key memory.Key) (memory.Memory, error) {
 	var row memoryRow
-	err := s.db.bun.NewSelect().Model(&row).
+	q := s.db.bun.NewSelect().Model(&row).
 		Where("m.tenant_id = ?", scope.Tenant).
 		Where("m.user_id = ?", scope.User).
-		Where("m.memory_key = ?", string(key)).
-		Scan(ctx)
-	if err != nil {
+		Where("m.memory_key = ?", string(key))
+	if err := visible(q, scope).Scan(ctx); err != nil {
 		return memory.Memory{}, wrapErr("get memory", err)
-	}
-	if hide, err := s.db.hidden(ctx, scope); err != nil || hide {
-		return memory.Memory{}, erasedOr("get memory", err)
 	}
 	return memory.Restore(row.toState()), nil
 }
@@ -155,7 +151,7 @@ func (s *MemoryStore) List(ctx context.Context, scope memory.Scope, q ports.Memo
 	sel := s.db.bun.NewSelect().Model(&rows).
 		Where("m.tenant_id = ?", scope.Tenant).
 		Where("m.user_id = ?", scope.User)
-	sel = withoutNoise(sel)
+	sel = withoutNoise(visible(sel, scope))
 	if !q.IncludeInactive {
 		sel = onlyLive(sel, q.Now)
 	}
@@ -177,9 +173,6 @@ func (s *MemoryStore) List(ctx context.Context, scope memory.Scope, q ports.Memo
 	}
 	if err := sel.OrderExpr("m.memory_key ASC").Limit(int64(limit + 1)).Scan(ctx); err != nil {
 		return ports.MemoryPage{}, wrapErr("list memories", err)
-	}
-	if hide, err := s.db.hidden(ctx, scope); err != nil || hide {
-		return ports.MemoryPage{}, err
 	}
 
 	page := ports.MemoryPage{Items: make([]memory.Memory, 0, min(len(rows), limit))}
@@ -236,17 +229,12 @@ func (s *MemoryStore) History(ctx context.Context, scope memory.Scope, key memor
 // eventsWhere lists the scope's events whose column holds one of values, oldest first.
 func (db *DB) eventsWhere(ctx context.Context, scope memory.Scope, column, op string, values ...string) ([]memory.Event, error) {
 	var rows []eventRow
-	err := db.bun.NewSelect().Model(&rows).
+	q := db.bun.NewSelect().Model(&rows).
 		Where("e.tenant_id = ?", scope.Tenant).
 		Where("e.user_id = ?", scope.User).
-		Where("e.? IN (?)", bun.Ident(column), bun.In(values)).
-		OrderExpr("e.id ASC").
-		Scan(ctx)
-	if err != nil {
+		Where("e.? IN (?)", bun.Ident(column), bun.In(values))
+	if err := visible(q, scope).OrderExpr("e.id ASC").Scan(ctx); err != nil {
 		return nil, wrapErr(op, err)
-	}
-	if hide, err := db.hidden(ctx, scope); err != nil || hide {
-		return nil, err
 	}
 	events := make([]memory.Event, 0, len(rows))
 	for i := range rows {
@@ -262,16 +250,12 @@ func (db *DB) eventsWhere(ctx context.Context, scope memory.Scope, column, op st
 // Event returns one event of the scope; another scope's event is not found.
 func (s *MemoryStore) Event(ctx context.Context, scope memory.Scope, eventID string) (memory.Event, error) {
 	var row eventRow
-	err := s.db.bun.NewSelect().Model(&row).
+	q := s.db.bun.NewSelect().Model(&row).
 		Where("e.id = ?", eventID).
 		Where("e.tenant_id = ?", scope.Tenant).
-		Where("e.user_id = ?", scope.User).
-		Scan(ctx)
-	if err != nil {
+		Where("e.user_id = ?", scope.User)
+	if err := visible(q, scope).Scan(ctx); err != nil {
 		return memory.Event{}, wrapErr("get memory event", err)
-	}
-	if hide, err := s.db.hidden(ctx, scope); err != nil || hide {
-		return memory.Event{}, erasedOr("get memory event", err)
 	}
 	return row.toEvent()
 }

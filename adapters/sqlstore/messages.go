@@ -116,16 +116,12 @@ func (s *MessageStore) Ingest(ctx context.Context, scope memory.Scope, msgs []co
 // Message returns one message of the scope.
 func (s *MessageStore) Message(ctx context.Context, scope memory.Scope, messageID string) (conversation.Message, error) {
 	var row messageRow
-	err := s.db.bun.NewSelect().Model(&row).
+	q := s.db.bun.NewSelect().Model(&row).
 		Where("cm.tenant_id = ?", scope.Tenant).
 		Where("cm.user_id = ?", scope.User).
-		Where("cm.message_id = ?", messageID).
-		Scan(ctx)
-	if err != nil {
+		Where("cm.message_id = ?", messageID)
+	if err := visible(q, scope).Scan(ctx); err != nil {
 		return conversation.Message{}, wrapErr("get message", err)
-	}
-	if hide, err := s.db.hidden(ctx, scope); err != nil || hide {
-		return conversation.Message{}, erasedOr("get message", err)
 	}
 	return row.toMessage(), nil
 }

@@ -127,7 +127,9 @@ func (p *UserPurger) lockRows(ctx context.Context, tx bun.Tx, table string, scop
 		lock = " FOR UPDATE"
 	}
 	var rows []claimRow
-	err := tx.NewRaw("SELECT "+cols+" FROM "+table+" WHERE tenant_id = ? AND user_id = ? ORDER BY id LIMIT ?"+lock,
+	// No ORDER BY: any batch will do, and sorting every remaining row of the user
+	// for each batch would make a large user's purge quadratic.
+	err := tx.NewRaw("SELECT "+cols+" FROM "+table+" WHERE tenant_id = ? AND user_id = ? LIMIT ?"+lock,
 		scope.Tenant, scope.User, purgeBatch).Scan(ctx, &rows)
 	if err != nil && classify(err) != classNotFound {
 		return nil, wrapErr("purge: read "+table, err)
@@ -201,7 +203,7 @@ func deleteBatch(ctx context.Context, tx bun.Tx, table string, scope memory.Scop
 	if extra != "" {
 		where += " AND " + extra
 	}
-	res, err := tx.NewRaw("DELETE FROM "+table+" WHERE id IN (SELECT id FROM "+table+" WHERE "+where+" ORDER BY id LIMIT ?)",
+	res, err := tx.NewRaw("DELETE FROM "+table+" WHERE id IN (SELECT id FROM "+table+" WHERE "+where+" LIMIT ?)",
 		scope.Tenant, scope.User, purgeBatch).Exec(ctx)
 	if err != nil {
 		return false, wrapErr("purge "+table, err)

@@ -14,40 +14,6 @@ import (
 	"engram/ports"
 )
 
-// BenchmarkErasureGuard measures the tombstone check every read and write of a
-// user's data now makes (one indexed lookup in jobs), against a store with open
-// erasures of other users. It asserts nothing.
-func BenchmarkErasureGuard(b *testing.B) {
-	b.Run("SQLite", func(b *testing.B) { benchmarkGuard(b, openSQLiteForTest) })
-	b.Run("Postgres", func(b *testing.B) { benchmarkGuard(b, openPostgresForTest) })
-}
-
-func benchmarkGuard(b *testing.B, open func(testing.TB) *DB) {
-	db := open(b)
-	ctx := context.Background()
-	erasures := NewErasureStore(db)
-	jobs := NewJobStore(db)
-	for i := range 1000 { // jobs of other users, some of them erasures
-		scope := memory.Scope{Tenant: "bench", User: fmt.Sprintf("u%04d", i)}
-		if i%10 == 0 {
-			if _, _, err := erasures.BeginErasure(ctx, ports.Job{ID: ulid.Make().String(), Scope: scope, Kind: ports.JobEraseUser, CreatedAt: time.Now()}); err != nil {
-				b.Fatal(err)
-			}
-			continue
-		}
-		if _, err := jobs.EnqueueJob(ctx, ports.Job{ID: ulid.Make().String(), Scope: scope, Kind: ports.JobConsolidate, CreatedAt: time.Now()}); err != nil {
-			b.Fatal(err)
-		}
-	}
-	scope := memory.Scope{Tenant: "bench", User: "reader"}
-	b.ReportAllocs()
-	for b.Loop() {
-		if id, err := erasures.Erasing(ctx, scope); err != nil || id != "" {
-			b.Fatal(id, err)
-		}
-	}
-}
-
 // BenchmarkPurgeUser measures an erasure's SQL steps for one user with n memories
 // (two events each), n messages with their embeddings and lexical documents, and
 // n local vectors: the truth purge, the lexical purge and the local vectors'

@@ -9,7 +9,6 @@ import (
 
 	"engram/app/erasure"
 	"engram/app/users"
-	"engram/domain/conversation"
 	"engram/domain/memory"
 )
 
@@ -31,7 +30,8 @@ type eraseUserInput struct {
 	ActingUser string `header:"X-Acting-User" maxLength:"128" doc:"Who asks, kept in the erasure's audit record; default: the API key's holder."`
 }
 
-type listUsersInput struct {
+// PageQuery is the paging of a listing.
+type PageQuery struct {
 	Limit  int    `query:"limit" minimum:"1" maximum:"1000" default:"100"`
 	Cursor string `query:"cursor" maxLength:"512" doc:"next_cursor of the previous page."`
 }
@@ -61,25 +61,7 @@ type listMessagesInput struct {
 	Status         string    `query:"status" enum:"PENDING,PROCESSED,FAILED,SKIPPED" doc:"Only messages in this extraction state."`
 	Since          time.Time `query:"since" doc:"Said at or after this time (RFC 3339)."`
 	Until          time.Time `query:"until" doc:"Said before this time (RFC 3339)."`
-	Limit          int       `query:"limit" minimum:"1" maximum:"1000" default:"100"`
-	Cursor         string    `query:"cursor" maxLength:"512" doc:"next_cursor of the previous page."`
-}
-
-// MessageItem is a stored message in a listing (without the events it caused:
-// GET …/messages/{message_id} has them).
-type MessageItem struct {
-	MessageID      string     `json:"message_id"`
-	ConversationID string     `json:"conversation_id"`
-	Role           string     `json:"role" enum:"user,assistant,system"`
-	Name           string     `json:"name,omitempty"`
-	Content        string     `json:"content"`
-	CreatedAt      time.Time  `json:"created_at"`
-	ReceivedAt     time.Time  `json:"received_at"`
-	Status         string     `json:"status" enum:"PENDING,PROCESSED,FAILED,SKIPPED"`
-	SkipReason     string     `json:"skip_reason,omitempty"`
-	Attempts       int        `json:"attempts"`
-	Error          string     `json:"error,omitempty"`
-	ProcessedAt    *time.Time `json:"processed_at" nullable:"true"`
+	PageQuery
 }
 
 // MessageList is one page of a user's messages, oldest first.
@@ -145,7 +127,7 @@ func RegisterErasure(api *API, er Erasure, us Users) {
 		Summary: "List the tenant's users and what is stored of them", Tags: []string{"users"},
 		Description: "Users with anything stored, in id order. Users being erased are left out.",
 		Errors:      []int{http.StatusUnprocessableEntity},
-	}, func(ctx context.Context, in *listUsersInput) (*userListOutput, error) {
+	}, func(ctx context.Context, in *PageQuery) (*userListOutput, error) {
 		page, err := us.ListUsers(ctx, users.ListUsers{Tenant: tenantFrom(ctx), Limit: in.Limit, Cursor: in.Cursor})
 		if err != nil {
 			return nil, problem(ctx, log, err, "query")
@@ -176,7 +158,7 @@ func RegisterErasure(api *API, er Erasure, us Users) {
 		}
 		out := &messageListOutput{Body: MessageList{Items: make([]MessageItem, 0, len(page.Items)), NextCursor: page.NextCursor}}
 		for _, m := range page.Items {
-			out.Body.Items = append(out.Body.Items, fromListedMessage(m))
+			out.Body.Items = append(out.Body.Items, fromMessage(m))
 		}
 		return out, nil
 	})
@@ -209,12 +191,4 @@ func RegisterErasure(api *API, er Erasure, us Users) {
 		}
 		return &deleteMessageOutput{Status: http.StatusOK, Body: body}, nil
 	})
-}
-
-func fromListedMessage(m conversation.Message) MessageItem {
-	return MessageItem{
-		MessageID: m.ID, ConversationID: m.ConversationID, Role: string(m.Role), Name: m.Name, Content: m.Content,
-		CreatedAt: m.CreatedAt.UTC(), ReceivedAt: m.ReceivedAt.UTC(), Status: string(m.Status), SkipReason: m.SkipReason,
-		Attempts: m.Attempts, Error: m.Error, ProcessedAt: timePtr(m.ProcessedAt),
-	}
 }

@@ -51,9 +51,6 @@ func (s *MemoryStore) Update(ctx context.Context, scope memory.Scope, key memory
 ) (memory.Memory, error) {
 	var saved memory.Memory
 	err := s.db.WriteTx(ctx, func(ctx context.Context, tx bun.Tx) error {
-		if err := s.db.guardWrite(ctx, tx, scope); err != nil {
-			return err
-		}
 		current, err := s.loadForUpdate(ctx, tx, scope, key)
 		if err != nil {
 			return err
@@ -98,7 +95,12 @@ func (s *MemoryStore) Update(ctx context.Context, scope memory.Scope, key memory
 	return saved, nil
 }
 
+// loadForUpdate is the start of every write of a memory: the erasure guard, then
+// the current row (nil when the key has none), locked on PostgreSQL.
 func (s *MemoryStore) loadForUpdate(ctx context.Context, tx bun.Tx, scope memory.Scope, key memory.Key) (*memory.Memory, error) {
+	if err := s.db.guardWrite(ctx, tx, scope); err != nil {
+		return nil, err
+	}
 	var row memoryRow
 	q := tx.NewSelect().Model(&row).
 		Where("m.tenant_id = ?", scope.Tenant).

@@ -220,9 +220,6 @@ func (s *MemoryStore) PurgeMemory(ctx context.Context, scope memory.Scope, key m
 ) (memory.Memory, error) {
 	var was memory.Memory
 	err := s.db.WriteTx(ctx, func(ctx context.Context, tx bun.Tx) error {
-		if err := s.db.guardWrite(ctx, tx, scope); err != nil {
-			return err
-		}
 		current, err := s.loadForUpdate(ctx, tx, scope, key)
 		if err != nil {
 			return err

@@ -18,6 +18,7 @@ import (
 	"engram/bootstrap/config"
 	"engram/configs/prompts"
 	"engram/domain/conversation"
+	"engram/domain/erasure"
 	"engram/domain/memory"
 	"engram/ports"
 )
@@ -38,6 +39,7 @@ var profilesModule = fx.Module("profiles",
 		newProfileMarkingQueue,
 		AsRoute(profileRoutes),
 	),
+	AsPurger("profiles", erasure.PhaseTruth, func(svc *profiles.Service) ports.UserPurger { return svc }),
 )
 
 // profileWorkerModule is the worker role's share: the refresh loop.
@@ -93,6 +95,7 @@ type profilesParams struct {
 	Writer    ports.ReportWriter `optional:"true"`
 	Clock     ports.Clock
 	IDs       ports.IDs
+	Erasures  ports.ErasureStore
 	Log       *slog.Logger
 }
 
@@ -101,7 +104,7 @@ func newProfilesService(p profilesParams) *profiles.Service {
 	return profiles.New(profiles.Deps{
 		Profiles: st.profiles, Refreshes: st.profiles, Activity: st.activity, Org: st.org, Reports: st.reports, Audit: st.reports,
 		Memories: p.Memories, Messages: p.Storage.messages, Analyzer: p.Analyzer, Romanizer: p.Romanizer, Writer: p.Writer,
-		Clock: p.Clock, IDs: p.IDs,
+		Clock: p.Clock, IDs: p.IDs, Erasures: p.Erasures,
 		Purgers: []profiles.UserPurger{st.profiles, st.activity, st.reports, st.org},
 	}, profiles.Options{
 		RefreshDebounce:   time.Duration(c.RefreshDebounceSec) * time.Second,

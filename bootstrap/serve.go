@@ -41,6 +41,7 @@ func appOptions(cfg config.Config) fx.Option {
 		writeSignals,
 		retrievalModule,
 		profilesModule,
+		erasureModule,
 	}
 	if cfg.HasRole(config.RoleAPI) {
 		opts = append(opts, apiModule)

@@ -77,6 +77,9 @@ type vectorStore struct {
 	index   ports.VectorIndex
 	// ping probes the backing service for /readyz.
 	ping func(ctx context.Context) error
+	// purger removes a user's vectors (an erasure's step), straight from the
+	// backend, past the metrics of index.
+	purger ports.UserPurger
 	// local is the embedded index with its SQL store; nil for other backends.
 	local      *localvec.Durable
 	localStore *sqlstore.LocalVectorStore
@@ -114,7 +117,7 @@ func openVectorStore(ctx context.Context, cfg config.Config, s *storage, emb por
 			log.Warn("local vector index: some stored vectors were skipped; run `engram reindex` to rebuild them", "error", err)
 		}
 		log.Info("local vector index loaded", "model", model, "vectors", ix.Index().Len(), "took", time.Since(start).Round(time.Millisecond))
-		return &vectorStore{backend: "local", index: ix, ping: func(context.Context) error { return nil }, local: ix, localStore: store}, nil
+		return &vectorStore{backend: "local", index: ix, purger: ix, ping: func(context.Context) error { return nil }, local: ix, localStore: store}, nil
 	case "pgvector":
 		if s.db.Dialect() != sqlstore.DialectPostgres {
 			return nil, errors.New("ENGRAM_VECTOR_BACKEND pgvector: needs ENGRAM_DATABASE_URL to be a postgres:// URL")
@@ -124,7 +127,7 @@ func openVectorStore(ctx context.Context, cfg config.Config, s *storage, emb por
 			return nil, fmt.Errorf("ENGRAM_VECTOR_BACKEND pgvector: %w", err)
 		}
 		log.Info("pgvector index ready", "table", ix.Table(), "model", model)
-		return &vectorStore{backend: "pgvector", index: ix, ping: ix.Ping}, nil
+		return &vectorStore{backend: "pgvector", index: ix, purger: ix, ping: ix.Ping}, nil
 	case "milvus":
 		mc := cfg.Vector.Milvus
 		ix, err := milvus.New(milvus.Options{URI: mc.URI, Token: mc.Token, Collection: mc.Collection, Model: model, Dimension: dim})
@@ -132,7 +135,7 @@ func openVectorStore(ctx context.Context, cfg config.Config, s *storage, emb por
 			return nil, fmt.Errorf("MEMORY_MILVUS_URI: %w", err)
 		}
 		log.Info("milvus vector index configured; it connects in the background", "collection", ix.Collection())
-		return &vectorStore{backend: "milvus", index: ix, ping: ix.Ping}, nil
+		return &vectorStore{backend: "milvus", index: ix, purger: ix, ping: ix.Ping}, nil
 	}
 	return nil, fmt.Errorf("ENGRAM_VECTOR_BACKEND: unknown backend %q", cfg.Vector.Backend)
 }

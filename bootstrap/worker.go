@@ -185,15 +185,31 @@ func newRunner(cfg config.Config, queue extraction.Queue, p *extraction.Pipeline
 	})
 }
 
-func newJobRunner(svc *lifecycle.Service, log *slog.Logger) *lifecycle.JobRunner {
-	return lifecycle.NewJobRunner(svc, lifecycle.JobRunnerOptions{Worker: workerName(), Logger: log})
+type jobRunnerParams struct {
+	fx.In
+	Service  *lifecycle.Service
+	Handlers []jobHandler `group:"job_handlers"` // erasures (bootstrap/erasure.go) and later kinds
+	Log      *slog.Logger
+}
+
+func newJobRunner(p jobRunnerParams) *lifecycle.JobRunner {
+	handlers := make(map[ports.JobKind]lifecycle.JobHandler, len(p.Handlers))
+	for _, h := range p.Handlers {
+		handlers[h.kind] = h.handler
+	}
+	return lifecycle.NewJobRunner(p.Service, lifecycle.JobRunnerOptions{Worker: workerName(), Logger: p.Log, Handlers: handlers})
 }
 
 // startWorker starts the loops with the app and stops them before the database
 // closes; neither hook blocks beyond fx's timeouts.
 func startWorker(lc fx.Lifecycle, cfg config.Config, r *extraction.Runner, jobs *lifecycle.JobRunner, log *slog.Logger) {
 	if !cfg.Memory.Enabled {
+		// Jobs still run: an erasure must complete whatever extraction does.
 		log.Warn("LONG_TERM_MEMORY_ENABLED is false: messages are stored but not extracted")
+		lc.Append(fx.Hook{
+			OnStart: func(context.Context) error { jobs.Start(); return nil },
+			OnStop:  jobs.Stop,
+		})
 		return
 	}
 	lc.Append(fx.Hook{

@@ -27,7 +27,13 @@ type AuditQuery struct {
 }
 
 // AuditLog is an append-only log of reads of profiles and reports.
+//
+// Its PurgeUser (the erasure hook) keeps the entries but replaces the erased
+// user's id, as target or as actor, with memory.Scope.Fingerprint(): the record that
+// a read happened outlives the user, their id does not ("audit_entries": rewritten).
 type AuditLog interface {
+	UserPurger
+
 	// AppendAudit stores an entry.
 	AppendAudit(ctx context.Context, e AuditEntry) error
 

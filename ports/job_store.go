@@ -10,9 +10,16 @@ import (
 // JobKind names a background job.
 type JobKind string
 
-// JobConsolidate is the per-user clean-up of F9: merge near-duplicates, drop noise
-// and expired memories, normalise keys.
-const JobConsolidate JobKind = "consolidate"
+const (
+	// JobConsolidate is the per-user clean-up of F9: merge near-duplicates, drop
+	// noise and expired memories, normalise keys.
+	JobConsolidate JobKind = "consolidate"
+	// JobEraseUser purges everything of a user (F12). While it is open (QUEUED or
+	// RUNNING) it is the user's tombstone: reads of the user find nothing and
+	// writes are refused (ErasureStore). Once DONE it is the erasure's audit
+	// record and names the user only by memory.Scope.Fingerprint.
+	JobEraseUser JobKind = "erase_user"
+)
 
 // JobStatus is where a job stands.
 type JobStatus string
@@ -26,13 +33,19 @@ const (
 
 // Job is one background job of a user, run by a worker.
 type Job struct {
-	ID         string
-	Scope      memory.Scope
-	Kind       JobKind
-	Status     JobStatus
-	Attempts   int
-	Error      string
-	Counts     map[string]int // what the job did ("merged": 2, "expired": 1…)
+	ID       string
+	Scope    memory.Scope
+	Kind     JobKind
+	Status   JobStatus
+	Attempts int
+	Error    string
+	Counts   map[string]int // what the job did ("merged": 2, "expired": 1…)
+	// RequestedBy says who asked for the job (erasures: the X-Acting-User, or
+	// erasure.DefaultActor); empty when nobody is recorded.
+	RequestedBy string
+	// RetryAt, on a job finished QUEUED, is when it may be claimed again (a run
+	// that failed and will be retried); zero: at once.
+	RetryAt    time.Time
 	CreatedAt  time.Time
 	StartedAt  time.Time // zero until a worker starts it
 	FinishedAt time.Time // zero until it is DONE or FAILED
@@ -52,7 +65,15 @@ type JobStore interface {
 	// ErrNotFound when there is none.
 	ClaimJob(ctx context.Context, worker string, now time.Time, lease time.Duration) (Job, error)
 
-	// FinishJob stores the job's outcome if worker still holds its claim; else
-	// ErrConflict.
+	// FinishJob stores the outcome (status, error, counts, finished at) if worker
+	// still holds its claim; else ErrConflict. A job finished QUEUED goes back to
+	// the queue, claimable from its RetryAt. A JobEraseUser job finished DONE is
+	// stored under the fingerprint of its user (memory.Scope.Fingerprint) instead
+	// of the user id, in the same write: the audit record that stays names nobody.
 	FinishJob(ctx context.Context, worker string, job Job) error
+
+	// RecordJobCounts stores the counts of a job still running (its progress, so
+	// a job that resumes after a crash reports what the first run did) if worker
+	// still holds its claim; else ErrConflict. The claim is kept.
+	RecordJobCounts(ctx context.Context, worker, id string, counts map[string]int) error
 }

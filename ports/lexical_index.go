@@ -44,6 +44,11 @@ type LexicalChanges struct {
 	Generation int64        // the user's generation the changes bring a reader to
 	Docs       []LexicalDoc // put since (a later put of the same document replaces it)
 	Deleted    []LexicalRef // deleted since
+	// Reset says the reader is too far behind to catch up by changes (the
+	// deletions since its generation were compacted, or the user was erased and
+	// written again): Docs then hold every live document of the user, and the
+	// reader must forget whatever else it has.
+	Reset bool
 }
 
 // LexicalIndex keeps users' analysed documents for lexical search (the store that
@@ -65,7 +70,11 @@ type LexicalIndex interface {
 	LexicalGeneration(ctx context.Context, scope memory.Scope) (int64, error)
 
 	// LexicalChangesSince returns the user's changes after generation since. With
-	// since 0 it returns every stored document and no deletions.
+	// since 0 it returns every stored document and no deletions. Deleted documents
+	// are kept as tombstones only for a while (compaction): a reader whose
+	// generation is older than the oldest deletion kept gets a Reset, as does a
+	// reader of a user erased since (the user's generation then starts above any
+	// generation the user had before).
 	LexicalChangesSince(ctx context.Context, scope memory.Scope, since int64) (LexicalChanges, error)
 
 	// LexicalVersions returns the memory versions indexed for these memory ids of

@@ -39,6 +39,7 @@ type API struct {
 	V1      huma.API // /v1: authenticated, and every input string checked (hygiene)
 	handler http.Handler
 	opts    Options
+	erasure Erasure // memory_delete's ?purge=true; set by RegisterErasure
 }
 
 // Handler serves every route; use it as the http.Server's handler.

@@ -56,6 +56,7 @@ func problem(ctx context.Context, log *slog.Logger, err error, in string) error 
 	var (
 		ve       *invalid.Error
 		notFound *ports.NotFoundError
+		erasing  *ports.ErasingError
 	)
 	switch {
 	case err == nil:
@@ -76,6 +77,8 @@ func problem(ctx context.Context, log *slog.Logger, err error, in string) error 
 	case errors.Is(err, ports.ErrNotFound):
 		// A store's not-found that no use case named: say what, never which layer.
 		return huma.Error404NotFound("the requested object was not found")
+	case errors.As(err, &erasing):
+		return huma.Error409Conflict(erasing.Error() + "; follow it with GET /v1/jobs/" + erasing.JobID)
 	case errors.Is(err, ports.ErrConflict):
 		return huma.Error409Conflict("the write conflicted with a concurrent change; retry the request")
 	case errors.Is(err, ports.ErrUnauthenticated):

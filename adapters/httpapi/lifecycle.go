@@ -27,16 +27,17 @@ type jobPath struct {
 
 // Job is a background job and what it did.
 type Job struct {
-	JobID      string         `json:"job_id"`
-	Kind       string         `json:"kind" enum:"consolidate"`
-	User       string         `json:"user"`
-	Status     string         `json:"status" enum:"QUEUED,RUNNING,DONE,FAILED"`
-	Attempts   int            `json:"attempts"`
-	Error      string         `json:"error,omitempty"`
-	Counts     map[string]int `json:"counts" doc:"What the job did, e.g. merged, expired, noise_deleted, keys_normalised, scanned."`
-	CreatedAt  time.Time      `json:"created_at"`
-	StartedAt  *time.Time     `json:"started_at" nullable:"true"`
-	FinishedAt *time.Time     `json:"finished_at" nullable:"true"`
+	JobID       string         `json:"job_id"`
+	Kind        string         `json:"kind" enum:"consolidate,erase_user"`
+	User        string         `json:"user" doc:"The user; once an erase_user job is DONE, the SHA-256 hex of tenant and user id."`
+	RequestedBy string         `json:"requested_by,omitempty" doc:"Who asked (erase_user: the X-Acting-User, or api-key)."`
+	Status      string         `json:"status" enum:"QUEUED,RUNNING,DONE,FAILED"`
+	Attempts    int            `json:"attempts"`
+	Error       string         `json:"error,omitempty"`
+	Counts      map[string]int `json:"counts" doc:"What the job did, e.g. merged, expired, noise_deleted, keys_normalised, scanned."`
+	CreatedAt   time.Time      `json:"created_at"`
+	StartedAt   *time.Time     `json:"started_at" nullable:"true"`
+	FinishedAt  *time.Time     `json:"finished_at" nullable:"true"`
 }
 
 type jobOutput struct {
@@ -78,7 +79,8 @@ func RegisterLifecycle(api *API, svc Lifecycle) {
 	register(api, huma.Operation{
 		OperationID: "job_get", Method: http.MethodGet, Path: "/jobs/{job_id}",
 		Summary: "Read a background job", Tags: tags, Errors: []int{http.StatusNotFound},
-		Description: "The job's status, attempts, last error and what it did (counts); 404 for a job of another tenant.",
+		Description: "The job's status, attempts, last error and what it did (counts; for erase_user, what was removed by kind: memories, memory_events, " +
+			"messages, message_embeddings, jobs, vectors, lexical_docs…, kept up to date while it runs); 404 for a job of another tenant.",
 	}, func(ctx context.Context, in *jobPath) (*jobOutput, error) {
 		job, err := svc.Job(ctx, tenantFrom(ctx), in.JobID)
 		if err != nil {
@@ -89,7 +91,7 @@ func RegisterLifecycle(api *API, svc Lifecycle) {
 			counts = map[string]int{}
 		}
 		return &jobOutput{Body: Job{
-			JobID: job.ID, Kind: string(job.Kind), User: job.Scope.User, Status: string(job.Status),
+			JobID: job.ID, Kind: string(job.Kind), User: job.Scope.User, RequestedBy: job.RequestedBy, Status: string(job.Status),
 			Attempts: job.Attempts, Error: job.Error, Counts: counts, CreatedAt: job.CreatedAt.UTC(),
 			StartedAt: timePtr(job.StartedAt), FinishedAt: timePtr(job.FinishedAt),
 		}}, nil

@@ -6,6 +6,7 @@ import (
 
 	"github.com/danielgtaylor/huma/v2"
 
+	"engram/app/erasure"
 	"engram/app/memories"
 	"engram/domain/memory"
 )
@@ -18,6 +19,11 @@ type UserPath struct {
 type KeyPath struct {
 	UserPath
 	Key string `path:"key" minLength:"1" maxLength:"512" doc:"Memory key, normalised losslessly before use: Unicode NFKC, lower case, every run of spaces, '/' and '-' becomes one '-' (dropped at either end); letters, marks and digits of any script, '_' and '.' are kept. Any other character, a key without a letter or digit, or one longer than 160 characters once normalised is refused with 422 (never dropped or truncated), so two different keys never become one memory."`
+}
+
+type deleteInput struct {
+	KeyPath
+	Purge bool `query:"purge" doc:"Erase the memory and the content of its history; one PURGE event without content stays."`
 }
 
 // SaveMemoryRequest is the body of memory_save.
@@ -164,12 +170,21 @@ func RegisterMemories(api *API, svc Memories) {
 	register(api, huma.Operation{
 		OperationID: "memory_delete", Method: http.MethodDelete, Path: "/users/{user}/memories/{key}",
 		Summary: "Delete a memory", Tags: tags, DefaultStatus: http.StatusNoContent,
-		Description: "The memory is deactivated; its history keeps it and it can be reverted.",
-		Errors:      []int{http.StatusNotFound},
-	}, func(ctx context.Context, in *KeyPath) (*struct{}, error) {
+		Description: "The memory is deactivated; its history keeps it and it can be reverted. With ?purge=true it is " +
+			"erased instead: the memory, the content of its history, its vector and lexical document; one PURGE event " +
+			"without content stays in its history.",
+		Errors: []int{http.StatusNotFound, http.StatusConflict},
+	}, func(ctx context.Context, in *deleteInput) (*struct{}, error) {
 		sc, err := scope(ctx, in.User)
 		if err != nil {
 			return nil, err
+		}
+		if in.Purge {
+			if api.erasure == nil {
+				return nil, huma.Error501NotImplemented("purge is not available in this process")
+			}
+			_, err := api.erasure.PurgeMemory(ctx, erasure.PurgeMemory{Scope: sc, Key: in.Key})
+			return nil, problem(ctx, log, err, "path")
 		}
 		if err := svc.Delete(ctx, memories.Delete{Scope: sc, Key: in.Key}); err != nil {
 			return nil, problem(ctx, log, err, "path")

@@ -42,7 +42,7 @@ type VectorInfo struct {
 // MemoryEvent is one recorded change.
 type MemoryEvent struct {
 	ID     string       `json:"id"`
-	Op     string       `json:"op" enum:"ADD,UPDATE,APPEND,DELETE,REVERT,MERGE,EXPIRE"`
+	Op     string       `json:"op" enum:"ADD,UPDATE,APPEND,DELETE,REVERT,MERGE,EXPIRE,PURGE" doc:"PURGE: the memory and its history's content were erased; its after holds no content."`
 	Before *Memory      `json:"before" doc:"Null for the first ADD."`
 	After  Memory       `json:"after"`
 	Source MemorySource `json:"source"`

@@ -67,22 +67,27 @@ type messagePath struct {
 	MessageID string `path:"message_id" minLength:"1" maxLength:"128" doc:"The message_id the message was posted with (or the one engram generated)."`
 }
 
+// MessageItem is a stored message with its extraction state (what a listing shows).
+type MessageItem struct {
+	MessageID      string     `json:"message_id"`
+	ConversationID string     `json:"conversation_id"`
+	Role           string     `json:"role" enum:"user,assistant,system"`
+	Name           string     `json:"name,omitempty"`
+	Content        string     `json:"content"`
+	CreatedAt      time.Time  `json:"created_at"`
+	ReceivedAt     time.Time  `json:"received_at"`
+	Status         string     `json:"status" enum:"PENDING,PROCESSED,FAILED,SKIPPED"`
+	SkipReason     string     `json:"skip_reason,omitempty" doc:"Why it was not extracted (not_from_user, greeting, question…)."`
+	Attempts       int        `json:"attempts"`
+	Error          string     `json:"error,omitempty" doc:"The last extraction failure."`
+	ProcessAfter   *time.Time `json:"process_after" nullable:"true" doc:"The next extraction is not before this; null when none is planned."`
+	ProcessedAt    *time.Time `json:"processed_at" nullable:"true"`
+}
+
 // Message is a stored message with its extraction state and what it caused.
 type Message struct {
-	MessageID      string        `json:"message_id"`
-	ConversationID string        `json:"conversation_id"`
-	Role           string        `json:"role" enum:"user,assistant,system"`
-	Name           string        `json:"name,omitempty"`
-	Content        string        `json:"content"`
-	CreatedAt      time.Time     `json:"created_at"`
-	ReceivedAt     time.Time     `json:"received_at"`
-	Status         string        `json:"status" enum:"PENDING,PROCESSED,FAILED,SKIPPED"`
-	SkipReason     string        `json:"skip_reason,omitempty" doc:"Why it was not extracted (not_from_user, greeting, question…)."`
-	Attempts       int           `json:"attempts"`
-	Error          string        `json:"error,omitempty" doc:"The last extraction failure."`
-	ProcessAfter   *time.Time    `json:"process_after" nullable:"true" doc:"The next extraction is not before this; null when none is planned."`
-	ProcessedAt    *time.Time    `json:"processed_at" nullable:"true"`
-	Events         []MemoryEvent `json:"events" doc:"The memory events this message caused, oldest first."`
+	MessageItem
+	Events []MemoryEvent `json:"events" doc:"The memory events this message caused, oldest first."`
 }
 
 type messageOutput struct {
@@ -192,6 +197,14 @@ func RegisterMessages(api *API, svc Messages) {
 	})
 }
 
+func fromMessage(m conversation.Message) MessageItem {
+	return MessageItem{
+		MessageID: m.ID, ConversationID: m.ConversationID, Role: string(m.Role), Name: m.Name, Content: m.Content,
+		CreatedAt: m.CreatedAt.UTC(), ReceivedAt: m.ReceivedAt.UTC(), Status: string(m.Status), SkipReason: m.SkipReason,
+		Attempts: m.Attempts, Error: m.Error, ProcessAfter: timePtr(m.ProcessAfter), ProcessedAt: timePtr(m.ProcessedAt),
+	}
+}
+
 func toInput(m PostMessageRequest) (conversation.Input, error) {
 	in := conversation.Input{ConversationID: m.ConversationID, MessageID: m.MessageID, Role: m.Role, Name: m.Name, Content: m.Content}
 	if m.CreatedAt != nil {
@@ -209,13 +222,7 @@ func fromPosted(p messages.Posted) PostedMessage {
 }
 
 func fromView(v messages.View) Message {
-	m := v.Message
-	out := Message{
-		MessageID: m.ID, ConversationID: m.ConversationID, Role: string(m.Role), Name: m.Name, Content: m.Content,
-		CreatedAt: m.CreatedAt.UTC(), ReceivedAt: m.ReceivedAt.UTC(), Status: string(m.Status), SkipReason: m.SkipReason,
-		Attempts: m.Attempts, Error: m.Error, ProcessAfter: timePtr(m.ProcessAfter), ProcessedAt: timePtr(m.ProcessedAt),
-		Events: make([]MemoryEvent, 0, len(v.Events)),
-	}
+	out := Message{MessageItem: fromMessage(v.Message), Events: make([]MemoryEvent, 0, len(v.Events))}
 	for _, e := range v.Events {
 		out.Events = append(out.Events, fromEvent(e))
 	}

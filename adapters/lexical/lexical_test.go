@@ -282,3 +282,48 @@ func TestSearcher_forgetsAUserWhoseGenerationWentBack(t *testing.T) {
 		t.Errorf("after the purge: %v, want only the new document", got)
 	}
 }
+
+// TestSearcher_forgetsAnErasedUserAndReloadsWhenWrittenAgain: the store's own purge
+// (erasure) keeps the user's generation climbing and answers readers with a Reset,
+// so a cached index never serves what was erased, and documents written after the
+// erasure are found.
+func TestSearcher_forgetsAnErasedUserAndReloadsWhenWrittenAgain(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	store := memstore.NewLexicalIndex()
+	s := New(store, Options{})
+	alice := memory.Scope{Tenant: "t1", User: "alice"}
+	put := func(id string, terms ...string) {
+		t.Helper()
+		if err := store.PutLexicalDocs(ctx, []ports.LexicalDoc{{Tenant: "t1", User: "alice", Kind: memory.KindMemory, ID: id, Terms: terms}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	found := func() []string {
+		t.Helper()
+		hits, err := s.SearchLexical(ctx, alice, ports.LexicalQuery{Kind: memory.KindMemory, Terms: []string{"tea"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids := hitIDs(hits)
+		slices.Sort(ids)
+		return ids
+	}
+	put("old1", "green", "tea")
+	put("old2", "black", "tea")
+	if got := found(); !slices.Equal(got, []string{"old1", "old2"}) {
+		t.Fatalf("before the erasure: %v", got)
+	}
+	if _, err := store.PurgeUser(ctx, alice); err != nil {
+		t.Fatal(err)
+	}
+	if got := found(); len(got) != 0 {
+		t.Fatalf("after the erasure the cache still answers %v", got)
+	}
+	put("new1", "tea")
+	put("new2", "tea", "cake")
+	put("new3", "coffee")
+	if got := found(); !slices.Equal(got, []string{"new1", "new2"}) {
+		t.Errorf("after writing again: %v, want only the new documents", got)
+	}
+}

@@ -161,6 +161,11 @@ func (s *Searcher) acquire(ctx context.Context, scope memory.Scope) (*userIndex,
 			u.mu.Unlock()
 			return nil, err
 		}
+		if changes.Reset {
+			// This index is behind the store's compaction horizon (or the user was
+			// erased): the changes are the whole set of documents, read from nothing.
+			u.memories, u.messages = newKindIndex(0, 0), newKindIndex(s.recipe.NeighbourWindow, s.recipe.NeighbourWeight)
+		}
 		for _, ref := range changes.Deleted {
 			u.kind(ref.Kind).remove(ref.ID)
 		}

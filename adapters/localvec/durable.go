@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"engram/domain/memory"
 	"engram/ports"
 )
 
@@ -19,9 +20,15 @@ type Store interface {
 	// LoadVectors hands every stored record to fn, in batches of the store's choosing.
 	// An error from fn stops the load and is returned.
 	LoadVectors(ctx context.Context, fn func(batch []ports.VectorRecord) error) error
+	// DeleteUserVectors removes every record of the user (of any model the store
+	// keeps) and says how many went.
+	DeleteUserVectors(ctx context.Context, tenant, user string) (int64, error)
 }
 
-var _ ports.VectorIndex = (*Durable)(nil)
+var (
+	_ ports.VectorIndex = (*Durable)(nil)
+	_ ports.UserPurger  = (*Durable)(nil)
+)
 
 // Durable is an Index whose writes go to a Store first, so the index can be rebuilt
 // from the store at start. A write the store refuses never reaches memory; a write
@@ -87,4 +94,17 @@ func (d *Durable) Delete(ctx context.Context, tenant string, ids []string) error
 // Search answers from memory only.
 func (d *Durable) Search(ctx context.Context, q ports.VectorQuery) ([]ports.VectorHit, error) {
 	return d.index.Search(ctx, q)
+}
+
+// PurgeUser removes the user's vectors from the store, then from memory; the count
+// is the store's (vectors of other models included).
+func (d *Durable) PurgeUser(ctx context.Context, scope memory.Scope) (map[string]int64, error) {
+	n, err := d.store.DeleteUserVectors(ctx, scope.Tenant, scope.User)
+	if err != nil {
+		return map[string]int64{PurgedVectors: 0}, fmt.Errorf("localvec: delete the user's vectors: %w", err)
+	}
+	if _, err := d.index.PurgeUser(ctx, scope); err != nil {
+		return map[string]int64{PurgedVectors: n}, err
+	}
+	return map[string]int64{PurgedVectors: n}, nil
 }

@@ -171,6 +171,32 @@ func (ix *Index) Delete(ctx context.Context, tenant string, ids []string) error 
 	return nil
 }
 
+// PurgedVectors is the kind PurgeUser counts.
+const PurgedVectors = "vectors"
+
+var _ ports.UserPurger = (*Index)(nil)
+
+// PurgeUser removes every vector of the user and forgets the user's partitions.
+func (ix *Index) PurgeUser(ctx context.Context, scope memory.Scope) (map[string]int64, error) {
+	if err := ctx.Err(); err != nil {
+		return map[string]int64{PurgedVectors: 0}, fmt.Errorf("localvec: purge user: %w: %w", ports.ErrUnavailable, err)
+	}
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	var ids []string
+	for _, p := range ix.kinds[scopeKey{scope.Tenant, scope.User}] {
+		p.mu.RLock()
+		for id := range p.slotOf {
+			ids = append(ids, id)
+		}
+		p.mu.RUnlock()
+	}
+	for _, id := range ids {
+		ix.removeLocked(idKey{scope.Tenant, id})
+	}
+	return map[string]int64{PurgedVectors: int64(len(ids))}, nil
+}
+
 // Search returns the user's nearest vectors that pass every filter of q, nearest first.
 func (ix *Index) Search(ctx context.Context, q ports.VectorQuery) ([]ports.VectorHit, error) {
 	if err := q.Validate(); err != nil {

@@ -235,6 +235,22 @@ func (s *memStore) DeleteVectors(_ context.Context, tenant string, ids []string)
 	return nil
 }
 
+func (s *memStore) DeleteUserVectors(_ context.Context, tenant, user string) (int64, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.fail != nil {
+		return 0, s.fail
+	}
+	var n int64
+	for k, r := range s.records {
+		if r.Tenant == tenant && r.User == user {
+			delete(s.records, k)
+			n++
+		}
+	}
+	return n, nil
+}
+
 func (s *memStore) LoadVectors(_ context.Context, fn func([]ports.VectorRecord) error) error {
 	s.mu.Lock()
 	var all []ports.VectorRecord

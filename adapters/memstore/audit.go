@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 
+	"engram/domain/memory"
 	"engram/ports"
 )
 
@@ -53,4 +54,24 @@ func (s *AuditLog) Audit(_ context.Context, q ports.AuditQuery) ([]ports.AuditEn
 		out = append(out, e)
 	}
 	return out, nil
+}
+
+// PurgeUser replaces the user's id in their entries with the scope's fingerprint.
+func (s *AuditLog) PurgeUser(_ context.Context, scope memory.Scope) (map[string]int64, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var n int64
+	for i := range s.entries {
+		e := &s.entries[i]
+		if e.Tenant != scope.Tenant {
+			continue
+		}
+		if e.TargetUser == scope.User {
+			e.TargetUser, n = scope.Fingerprint(), n+1
+		}
+		if e.Actor == scope.User {
+			e.Actor, n = scope.Fingerprint(), n+1
+		}
+	}
+	return map[string]int64{"audit_entries": n}, nil
 }

@@ -48,8 +48,16 @@ var _ ports.VectorSyncStore = (*VectorSyncStore)(nil)
 
 // NewVectorSyncStore serves the indexer from the two stores.
 func NewVectorSyncStore(memories *MemoryStore, messages *MessageStore) *VectorSyncStore {
-	return &VectorSyncStore{memories: memories, messages: messages,
+	s := &VectorSyncStore{memories: memories, messages: messages,
 		mem: map[string]*vectorClaimState{}, msg: map[string]*messageVectorState{}}
+	// Purges of the two stores drop the bookkeeping of what they delete.
+	if memories != nil {
+		memories.vectors = s
+	}
+	if messages != nil {
+		messages.vectors = s
+	}
+	return s
 }
 
 func (c *vectorClaimState) claimable(now time.Time) bool {
@@ -90,6 +98,9 @@ func (s *VectorSyncStore) ClaimMemoryVectors(ctx context.Context, c ports.Vector
 	defer s.memories.mu.Unlock()
 	var due []memory.State
 	for _, st := range s.memories.memories {
+		if hidden(ctx, s.memories.guard, st.Scope) {
+			continue // being erased: the purge must not wait for new claims
+		}
 		side := s.mem[st.ID]
 		if side == nil {
 			side = &vectorClaimState{}
@@ -214,7 +225,7 @@ func (s *VectorSyncStore) ClaimMessageVectors(ctx context.Context, c ports.Vecto
 	}
 	var candidates []*storedMessage
 	for _, sm := range s.messages.bySeq {
-		if due(sm) {
+		if due(sm) && !hidden(ctx, s.messages.guard, sm.msg.Scope) {
 			candidates = append(candidates, sm)
 		}
 	}

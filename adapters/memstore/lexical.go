@@ -16,10 +16,12 @@ import (
 // LexicalIndex is an in-memory ports.LexicalIndex with the SQL store's semantics:
 // one generation per user, tombstones for deletions.
 type LexicalIndex struct {
-	mu      sync.Mutex
-	users   map[memory.Scope]*lexicalUser
-	cursors map[string]string
-	leases  map[string]lexicalLease
+	mu       sync.Mutex
+	window   int64                  // tombstone window; 0: sqlstore.DefaultLexicalTombstoneWindow's 1000
+	horizons map[memory.Scope]int64 // generation reached by erased users (SQL keeps it by fingerprint)
+	users    map[memory.Scope]*lexicalUser
+	cursors  map[string]string
+	leases   map[string]lexicalLease
 }
 
 type lexicalLease struct {
@@ -28,8 +30,9 @@ type lexicalLease struct {
 }
 
 type lexicalUser struct {
-	gen  int64
-	docs map[ports.LexicalRef]lexicalEntry
+	gen     int64
+	horizon int64 // the newest generation whose tombstones were compacted
+	docs    map[ports.LexicalRef]lexicalEntry
 }
 
 type lexicalEntry struct {
@@ -42,13 +45,23 @@ var _ ports.LexicalIndex = (*LexicalIndex)(nil)
 
 // NewLexicalIndex returns an empty index.
 func NewLexicalIndex() *LexicalIndex {
-	return &LexicalIndex{users: map[memory.Scope]*lexicalUser{}, cursors: map[string]string{}, leases: map[string]lexicalLease{}}
+	return &LexicalIndex{users: map[memory.Scope]*lexicalUser{}, horizons: map[memory.Scope]int64{},
+		cursors: map[string]string{}, leases: map[string]lexicalLease{}}
 }
 
+// SetTombstoneWindow sets how many of a user's latest generations keep their
+// tombstones (as sqlstore's DB.SetLexicalTombstoneWindow). Call it before use.
+func (x *LexicalIndex) SetTombstoneWindow(generations int64) { x.window = max(generations, 1) }
+
+// user returns the user's documents; a user erased before starts above the
+// generation it had reached, with its horizon there.
 func (x *LexicalIndex) user(sc memory.Scope) *lexicalUser {
 	u, ok := x.users[sc]
 	if !ok {
 		u = &lexicalUser{docs: map[ports.LexicalRef]lexicalEntry{}}
+		if h, erased := x.horizons[sc]; erased {
+			u.gen, u.horizon = h, h+1
+		}
 		x.users[sc] = u
 	}
 	return u
@@ -100,7 +113,30 @@ func (x *LexicalIndex) DeleteLexicalDocs(ctx context.Context, scope memory.Scope
 			u.docs[r] = e
 		}
 	}
+	x.compact(u)
 	return nil
+}
+
+// compact forgets tombstones older than the window and raises the horizon.
+func (x *LexicalIndex) compact(u *lexicalUser) {
+	window := x.window
+	if window <= 0 {
+		window = 1000
+	}
+	horizon := u.gen - window
+	if horizon <= 0 {
+		return
+	}
+	dropped := false
+	for ref, e := range u.docs {
+		if e.deleted && e.gen <= horizon {
+			delete(u.docs, ref)
+			dropped = true
+		}
+	}
+	if dropped && u.horizon < horizon {
+		u.horizon = horizon
+	}
 }
 
 // LexicalGeneration returns the user's generation.
@@ -119,6 +155,13 @@ func (x *LexicalIndex) LexicalChangesSince(_ context.Context, scope memory.Scope
 	defer x.mu.Unlock()
 	out := ports.LexicalChanges{Generation: since}
 	u, ok := x.users[scope]
+	if since > 0 && (!ok || since < u.horizon || since > u.gen) {
+		// Too far behind (compacted), or ahead of a user erased since: reload.
+		out.Reset, out.Generation, since = true, 0, 0
+		if ok {
+			out.Generation = u.gen
+		}
+	}
 	if !ok {
 		return out, nil
 	}
@@ -232,9 +275,12 @@ func norm(t time.Time) time.Time {
 // ---------------------------------------------------------------- reads for retrieval
 
 // MemoriesByID returns the user's memories with these ids, live or not.
-func (s *MemoryStore) MemoriesByID(_ context.Context, scope memory.Scope, ids []string) ([]memory.Memory, error) {
+func (s *MemoryStore) MemoriesByID(ctx context.Context, scope memory.Scope, ids []string) ([]memory.Memory, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if hidden(ctx, s.guard, scope) {
+		return nil, nil
+	}
 	out := make([]memory.Memory, 0, len(ids))
 	for _, id := range ids {
 		k, ok := s.memoryIDs[id]
@@ -247,7 +293,10 @@ func (s *MemoryStore) MemoriesByID(_ context.Context, scope memory.Scope, ids []
 }
 
 // TopMemories returns live memories, most important first, then newest change.
-func (s *MemoryStore) TopMemories(_ context.Context, scope memory.Scope, types []memory.Type, now time.Time, limit int) ([]memory.Memory, error) {
+func (s *MemoryStore) TopMemories(ctx context.Context, scope memory.Scope, types []memory.Type, now time.Time, limit int) ([]memory.Memory, error) {
+	if hidden(ctx, s.guard, scope) {
+		return nil, nil
+	}
 	s.mu.Lock()
 	var out []memory.Memory
 	for k, st := range s.memories {
@@ -319,9 +368,12 @@ func (s *MemoryStore) TouchMemories(_ context.Context, tenant string, ids []stri
 }
 
 // MessagesBySeq returns the user's messages with these arrival ids.
-func (s *MessageStore) MessagesBySeq(_ context.Context, scope memory.Scope, seqs []string) ([]conversation.Message, error) {
+func (s *MessageStore) MessagesBySeq(ctx context.Context, scope memory.Scope, seqs []string) ([]conversation.Message, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if hidden(ctx, s.guard, scope) {
+		return nil, nil
+	}
 	out := make([]conversation.Message, 0, len(seqs))
 	for _, seq := range seqs {
 		if sm, ok := s.bySeq[seq]; ok && sm.msg.Scope == scope {
@@ -346,4 +398,23 @@ func (s *MessageStore) MessagesAfter(_ context.Context, after, upTo string, limi
 		out = out[:max(limit, 0)]
 	}
 	return out, nil
+}
+
+var _ ports.UserPurger = (*LexicalIndex)(nil)
+
+// PurgeUser forgets every document of the user, tombstones included, and keeps
+// the generation reached, so the user's next generation starts above it.
+func (x *LexicalIndex) PurgeUser(ctx context.Context, scope memory.Scope) (map[string]int64, error) {
+	if err := ctx.Err(); err != nil {
+		return map[string]int64{"lexical_docs": 0}, fmt.Errorf("memstore: purge lexical docs: %w: %w", ports.ErrUnavailable, err)
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	u, ok := x.users[scope]
+	if !ok {
+		return map[string]int64{"lexical_docs": 0}, nil
+	}
+	x.horizons[scope] = max(x.horizons[scope], u.gen)
+	delete(x.users, scope)
+	return map[string]int64{"lexical_docs": int64(len(u.docs))}, nil
 }

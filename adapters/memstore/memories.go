@@ -21,6 +21,9 @@ const (
 
 // MemoryStore is an in-memory ports.MemoryStore.
 type MemoryStore struct {
+	guard   ports.ErasureGuard // nil: no erasures (GuardErasures)
+	vectors *VectorSyncStore   // the vector bookkeeping built over this store, if any
+
 	mu        sync.Mutex
 	memories  map[scopedKey]memory.State
 	memoryIDs map[string]scopedKey
@@ -50,11 +53,11 @@ func keyOf(scope memory.Scope, key memory.Key) scopedKey {
 }
 
 // Get returns the memory with this key, active or not.
-func (s *MemoryStore) Get(_ context.Context, scope memory.Scope, key memory.Key) (memory.Memory, error) {
+func (s *MemoryStore) Get(ctx context.Context, scope memory.Scope, key memory.Key) (memory.Memory, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	st, ok := s.memories[keyOf(scope, key)]
-	if !ok {
+	if !ok || hidden(ctx, s.guard, scope) {
 		return memory.Memory{}, fmt.Errorf("memstore: get memory: %w", ports.ErrNotFound)
 	}
 	return memory.Restore(st), nil
@@ -70,6 +73,9 @@ func (s *MemoryStore) Update(ctx context.Context, scope memory.Scope, key memory
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if err := guardWrite(ctx, s.guard, scope); err != nil {
+		return memory.Memory{}, err
+	}
 	k := keyOf(scope, key)
 	var current *memory.Memory
 	if st, ok := s.memories[k]; ok {
@@ -122,7 +128,10 @@ func checkChange(scope memory.Scope, key memory.Key, current *memory.Memory, c m
 }
 
 // List returns one page of the user's memories ordered by key.
-func (s *MemoryStore) List(_ context.Context, scope memory.Scope, q ports.MemoryQuery) (ports.MemoryPage, error) {
+func (s *MemoryStore) List(ctx context.Context, scope memory.Scope, q ports.MemoryQuery) (ports.MemoryPage, error) {
+	if hidden(ctx, s.guard, scope) {
+		return ports.MemoryPage{}, nil
+	}
 	limit := q.Limit
 	if limit <= 0 {
 		limit = DefaultListLimit
@@ -188,10 +197,14 @@ func foldASCII(s string) string {
 }
 
 // History returns the events of one key, oldest first (id order).
-func (s *MemoryStore) History(_ context.Context, scope memory.Scope, key memory.Key) ([]memory.Event, error) {
+func (s *MemoryStore) History(ctx context.Context, scope memory.Scope, key memory.Key) ([]memory.Event, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	ids := s.history[keyOf(scope, key)]
+	if hidden(ctx, s.guard, scope) {
+		return nil, nil
+	}
+	ids := append(slices.Clone(s.history[keyOf(scope, key)]), s.history[keyOf(scope, memory.PurgedKey(scope, key))]...)
+	slices.Sort(ids) // a PURGE is filed under memory.PurgedKey; ids are in time order
 	events := make([]memory.Event, 0, len(ids))
 	for _, id := range ids {
 		events = append(events, copyEvent(s.events[id]))
@@ -200,11 +213,11 @@ func (s *MemoryStore) History(_ context.Context, scope memory.Scope, key memory.
 }
 
 // Event returns one event of the scope; another scope's event is not found.
-func (s *MemoryStore) Event(_ context.Context, scope memory.Scope, eventID string) (memory.Event, error) {
+func (s *MemoryStore) Event(ctx context.Context, scope memory.Scope, eventID string) (memory.Event, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	e, ok := s.events[eventID]
-	if !ok || e.Scope != scope {
+	if !ok || e.Scope != scope || hidden(ctx, s.guard, scope) {
 		return memory.Event{}, fmt.Errorf("memstore: get memory event: %w", ports.ErrNotFound)
 	}
 	return copyEvent(e), nil

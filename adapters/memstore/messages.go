@@ -17,6 +17,8 @@ import (
 // MemoryStore it was built with, as the SQL store reads memory_events.
 type MessageStore struct {
 	memories *MemoryStore
+	guard    ports.ErasureGuard // nil: no erasures (GuardErasures)
+	vectors  *VectorSyncStore   // the vector bookkeeping built over this store, if any
 
 	mu     sync.Mutex
 	bySeq  map[string]*storedMessage
@@ -57,6 +59,9 @@ func (s *MessageStore) Ingest(ctx context.Context, scope memory.Scope, msgs []co
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if err := guardWrite(ctx, s.guard, scope); err != nil {
+		return nil, err
+	}
 	out := make([]ports.Ingested, len(msgs))
 	pending := map[messageKey]conversation.Message{}
 	var fresh []conversation.Message
@@ -120,11 +125,11 @@ func order(a, b conversation.Message) int {
 }
 
 // Message returns one message of the scope.
-func (s *MessageStore) Message(_ context.Context, scope memory.Scope, messageID string) (conversation.Message, error) {
+func (s *MessageStore) Message(ctx context.Context, scope memory.Scope, messageID string) (conversation.Message, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	st, ok := s.byID[messageKey{scope.Tenant, scope.User, messageID}]
-	if !ok {
+	if !ok || hidden(ctx, s.guard, scope) {
 		return conversation.Message{}, fmt.Errorf("memstore: get message: %w", ports.ErrNotFound)
 	}
 	return st.msg, nil
@@ -171,7 +176,7 @@ func (s *MessageStore) ClaimDue(ctx context.Context, c ports.Claim) ([]conversat
 	defer s.mu.Unlock()
 	var first []*storedMessage
 	for _, st := range s.bySeq {
-		if due(st) {
+		if due(st) && !hidden(ctx, s.guard, st.msg.Scope) {
 			first = append(first, st)
 		}
 	}
@@ -240,8 +245,8 @@ func (s *MessageStore) Release(_ context.Context, worker string, msgs []conversa
 }
 
 // CausedEvents returns the memory events whose source is the message, by id.
-func (s *MessageStore) CausedEvents(_ context.Context, scope memory.Scope, messageID string) ([]memory.Event, error) {
-	if s.memories == nil {
+func (s *MessageStore) CausedEvents(ctx context.Context, scope memory.Scope, messageID string) ([]memory.Event, error) {
+	if s.memories == nil || hidden(ctx, s.guard, scope) {
 		return nil, nil
 	}
 	return s.memories.eventsOfMessage(scope, messageID), nil

@@ -30,10 +30,17 @@ var _ ports.JobStore = (*JobStore)(nil)
 // NewJobStore returns an empty store.
 func NewJobStore() *JobStore { return &JobStore{jobs: map[string]*storedJob{}} }
 
-// EnqueueJob stores a QUEUED job unless the scope has one of the kind queued.
+// EnqueueJob stores a QUEUED job unless the scope has one of the kind queued; a
+// job of a user being erased is refused, and erasures begin with BeginErasure.
 func (s *JobStore) EnqueueJob(_ context.Context, job ports.Job) (ports.Job, error) {
+	if job.Kind == ports.JobEraseUser {
+		return ports.Job{}, fmt.Errorf("memstore: enqueue job: an erasure begins with BeginErasure")
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if id := s.erasingLocked(job.Scope); id != "" {
+		return ports.Job{}, &ports.ErasingError{JobID: id}
+	}
 	var oldest *storedJob
 	for _, st := range s.jobs {
 		j := st.job
@@ -103,7 +110,95 @@ func (s *JobStore) FinishJob(_ context.Context, worker string, job ports.Job) er
 	job = normJob(job)
 	st.job.Status, st.job.Error, st.job.Counts, st.job.FinishedAt = job.Status, job.Error, maps.Clone(job.Counts), job.FinishedAt
 	st.claimedBy, st.claimUntil = "", time.Time{}
+	if job.Status == ports.JobQueued {
+		st.claimUntil = normTime(job.RetryAt)
+	}
+	if job.Kind == ports.JobEraseUser && job.Status == ports.JobDone {
+		st.job.Scope.User = job.Scope.Fingerprint()
+	}
 	return nil
+}
+
+// RecordJobCounts stores a running job's counts while the worker holds it.
+func (s *JobStore) RecordJobCounts(_ context.Context, worker, id string, counts map[string]int) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st, ok := s.jobs[id]
+	if !ok || st.claimedBy != worker {
+		return fmt.Errorf("memstore: record counts of job %s: the claim is no longer %s's: %w", id, worker, ports.ErrConflict)
+	}
+	st.job.Counts = maps.Clone(counts)
+	return nil
+}
+
+var _ ports.ErasureStore = (*JobStore)(nil)
+
+// Erasing returns the scope's open erasure job.
+func (s *JobStore) Erasing(_ context.Context, scope memory.Scope) (string, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.erasingLocked(scope), nil
+}
+
+func (s *JobStore) erasingLocked(scope memory.Scope) string {
+	first := ""
+	for id, st := range s.jobs {
+		j := st.job
+		if j.Kind == ports.JobEraseUser && j.Scope == scope && (j.Status == ports.JobQueued || j.Status == ports.JobRunning) &&
+			(first == "" || id < first) {
+			first = id
+		}
+	}
+	return first
+}
+
+// BeginErasure stores the job unless an erasure of the scope is open. The store's
+// lock orders it with the writes of the other stores, which check it under theirs.
+func (s *JobStore) BeginErasure(_ context.Context, job ports.Job) (ports.Job, bool, error) {
+	if job.Kind != ports.JobEraseUser {
+		return ports.Job{}, false, fmt.Errorf("memstore: begin erasure: job kind %q, want %q", job.Kind, ports.JobEraseUser)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if id := s.erasingLocked(job.Scope); id != "" {
+		return copyJob(s.jobs[id].job), false, nil
+	}
+	if _, taken := s.jobs[job.ID]; taken {
+		return ports.Job{}, false, fmt.Errorf("memstore: insert job: id %q is taken: %w", job.ID, ports.ErrConflict)
+	}
+	job = normJob(job)
+	job.Status = ports.JobQueued
+	s.jobs[job.ID] = &storedJob{job: job}
+	return copyJob(job), true, nil
+}
+
+// ErasingUsers returns the users of the list with an open erasure.
+func (s *JobStore) ErasingUsers(_ context.Context, tenant string, users []string) (map[string]string, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := map[string]string{}
+	for _, u := range users {
+		if id := s.erasingLocked(memory.Scope{Tenant: tenant, User: u}); id != "" {
+			out[u] = id
+		}
+	}
+	return out, nil
+}
+
+// purgeUser deletes the user's jobs but the open erasure.
+func (s *JobStore) purgeUser(scope memory.Scope) int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var n int64
+	for id, st := range s.jobs {
+		j := st.job
+		open := j.Status == ports.JobQueued || j.Status == ports.JobRunning
+		if j.Scope == scope && !(j.Kind == ports.JobEraseUser && open) {
+			delete(s.jobs, id)
+			n++
+		}
+	}
+	return n
 }
 
 func normJob(j ports.Job) ports.Job {

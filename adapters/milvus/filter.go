@@ -79,3 +79,10 @@ func searchFilter(q ports.VectorQuery) string {
 func deleteFilter(tenant string, ids []string) string {
 	return fieldTenant + " == " + quote(tenant) + " && " + fieldID + " in " + quoteList(ids)
 }
+
+// userFilter matches every entity of one user: the partition key routes it to one
+// partition, tenant and user keep two pairs that join alike apart.
+func userFilter(tenant, user string) string {
+	return fieldScope + " == " + quote(scope(tenant, user)) + " && " + fieldTenant + " == " + quote(tenant) +
+		" && " + fieldUser + " == " + quote(user)
+}

@@ -73,6 +73,10 @@ type DB struct {
 	closeOnce   sync.Once
 	txAttempts  int
 	migrateWait time.Duration
+	// lexicalWindow is the lexical tombstone window (lexical.go); 0: the default.
+	lexicalWindow int64
+	// guardStmts are the prepared statements of the erasure guard (erasure.go).
+	guardStmts statements
 }
 
 // Open connects to the database the options name and checks that it answers.
@@ -204,6 +208,7 @@ func (db *DB) Close() error {
 		db.closeOnce.Do(func() { close(db.stopWriter) })
 		<-db.writerDone
 	}
+	db.guardStmts.close()
 	if err := db.bun.Close(); err != nil {
 		return wrapErr("close", err)
 	}

@@ -89,7 +89,7 @@ func (s *VectorSyncStore) ClaimMemoryVectors(ctx context.Context, c ports.Vector
 	query := `UPDATE long_term_memories SET vector_claimed_by = ?1, vector_claim_until = ?2
 		WHERE id IN (
 			SELECT m.id FROM long_term_memories AS m
-			WHERE ` + dueMemories + `
+			WHERE ` + dueMemories + ` AND ` + notErasing("m") + `
 			ORDER BY m.updated_at LIMIT ?3 ` + lock + `)
 		RETURNING ` + columnsOf(s.db, (*memoryClaimRow)(nil))
 	var rows []memoryClaimRow

@@ -99,7 +99,7 @@ func (s *VectorSyncStore) ClaimMessageVectors(ctx context.Context, c ports.Vecto
 			SELECT c.id FROM conversation_messages AS c
 			WHERE (c.tenant_id, c.user_id, c.conversation_id) IN (
 				SELECT d.tenant_id, d.user_id, d.conversation_id FROM conversation_messages AS d
-				WHERE ` + due("d") + `
+				WHERE ` + due("d") + ` AND ` + notErasing("d") + `
 				AND NOT EXISTS (
 					SELECT 1 FROM conversation_messages AS h
 					WHERE h.tenant_id = d.tenant_id AND h.user_id = d.user_id AND h.conversation_id = d.conversation_id

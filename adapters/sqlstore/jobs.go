@@ -22,10 +22,18 @@ var _ ports.JobStore = (*JobStore)(nil)
 // NewJobStore serves ports.JobStore from db.
 func NewJobStore(db *DB) *JobStore { return &JobStore{db: db} }
 
-// EnqueueJob stores a QUEUED job unless the scope has one of the kind queued.
+// EnqueueJob stores a QUEUED job unless the scope has one of the kind queued. A
+// job for a user being erased is refused (*ports.ErasingError); erasures begin
+// through ErasureStore.BeginErasure.
 func (s *JobStore) EnqueueJob(ctx context.Context, job ports.Job) (ports.Job, error) {
+	if job.Kind == ports.JobEraseUser {
+		return ports.Job{}, fmt.Errorf("sqlstore: enqueue job: an erasure begins with BeginErasure")
+	}
 	var out ports.Job
 	err := s.db.WriteTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+		if err := s.db.guardWrite(ctx, tx, job.Scope); err != nil {
+			return err
+		}
 		var queued []jobRow
 		q := tx.NewSelect().Model(&queued).
 			Where("j.tenant_id = ?", job.Scope.Tenant).
@@ -83,7 +91,7 @@ func (s *JobStore) ClaimJob(ctx context.Context, worker string, now time.Time, l
 			SELECT o.id FROM jobs AS o
 			WHERE o.status IN ('QUEUED', 'RUNNING') AND (o.claim_until IS NULL OR o.claim_until <= ?2)
 			ORDER BY o.created_at LIMIT 1 ` + lock + `)
-		RETURNING *`
+		RETURNING ` + columnsOf(s.db, (*jobRow)(nil))
 	var rows []jobRow
 	err := s.db.WriteTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 		rows = rows[:0]
@@ -98,15 +106,24 @@ func (s *JobStore) ClaimJob(ctx context.Context, worker string, now time.Time, l
 	return rows[0].toJob()
 }
 
-// FinishJob stores the outcome while the worker holds the job.
+// FinishJob stores the outcome while the worker holds the job; a finished erasure
+// is stored under its user's fingerprint.
 func (s *JobStore) FinishJob(ctx context.Context, worker string, job ports.Job) error {
 	row, err := toJobRow(job)
 	if err != nil {
 		return err
 	}
+	columns := []string{"status", "error", "counts", "finished_at", "claimed_by", "claim_until"}
+	if job.Status == ports.JobQueued {
+		row.ClaimUntil = dbTime(job.RetryAt) // not claimable before; claimed_by stays NULL
+	}
+	if job.Kind == ports.JobEraseUser && job.Status == ports.JobDone {
+		row.UserID = job.Scope.Fingerprint()
+		columns = append(columns, "user_id")
+	}
 	return s.db.WriteTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 		res, err := tx.NewUpdate().Model(&row).
-			Column("status", "error", "counts", "finished_at", "claimed_by", "claim_until").
+			Column(columns...).
 			Where("id = ?", job.ID).
 			Where("claimed_by = ?", worker).
 			Exec(ctx)
@@ -115,6 +132,27 @@ func (s *JobStore) FinishJob(ctx context.Context, worker string, job ports.Job) 
 		}
 		if n, err := res.RowsAffected(); err == nil && n != 1 {
 			return fmt.Errorf("sqlstore: finish job %s: the claim is no longer %s's: %w", job.ID, worker, ports.ErrConflict)
+		}
+		return nil
+	})
+}
+
+// RecordJobCounts stores a running job's counts while the worker holds it.
+func (s *JobStore) RecordJobCounts(ctx context.Context, worker, id string, counts map[string]int) error {
+	row, err := toJobRow(ports.Job{ID: id, Counts: counts})
+	if err != nil {
+		return err
+	}
+	return s.db.WriteTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+		res, err := tx.NewUpdate().Model(&row).Column("counts").
+			Where("id = ?", id).
+			Where("claimed_by = ?", worker).
+			Exec(ctx)
+		if err != nil {
+			return wrapErr("record job counts", err)
+		}
+		if n, err := res.RowsAffected(); err == nil && n != 1 {
+			return fmt.Errorf("sqlstore: record counts of job %s: the claim is no longer %s's: %w", id, worker, ports.ErrConflict)
 		}
 		return nil
 	})
@@ -137,20 +175,23 @@ type jobRow struct {
 	FinishedAt time.Time `bun:"finished_at,nullzero"`
 	ClaimedBy  string    `bun:"claimed_by,nullzero"`
 	ClaimUntil time.Time `bun:"claim_until,nullzero"`
+	// RequestedBy is who asked (erasures; migration 20261201040300).
+	RequestedBy string `bun:"requested_by,nullzero"`
 }
 
 func toJobRow(j ports.Job) (jobRow, error) {
 	row := jobRow{
-		ID:         j.ID,
-		TenantID:   j.Scope.Tenant,
-		UserID:     j.Scope.User,
-		Kind:       string(j.Kind),
-		Status:     string(j.Status),
-		Attempts:   j.Attempts,
-		Error:      j.Error,
-		CreatedAt:  dbTime(j.CreatedAt),
-		StartedAt:  dbTime(j.StartedAt),
-		FinishedAt: dbTime(j.FinishedAt),
+		ID:          j.ID,
+		TenantID:    j.Scope.Tenant,
+		UserID:      j.Scope.User,
+		Kind:        string(j.Kind),
+		Status:      string(j.Status),
+		Attempts:    j.Attempts,
+		Error:       j.Error,
+		CreatedAt:   dbTime(j.CreatedAt),
+		StartedAt:   dbTime(j.StartedAt),
+		FinishedAt:  dbTime(j.FinishedAt),
+		RequestedBy: j.RequestedBy,
 	}
 	if len(j.Counts) > 0 {
 		b, err := json.Marshal(j.Counts)
@@ -164,15 +205,16 @@ func toJobRow(j ports.Job) (jobRow, error) {
 
 func (r *jobRow) toJob() (ports.Job, error) {
 	j := ports.Job{
-		ID:         r.ID,
-		Scope:      memory.Scope{Tenant: r.TenantID, User: r.UserID},
-		Kind:       ports.JobKind(r.Kind),
-		Status:     ports.JobStatus(r.Status),
-		Attempts:   r.Attempts,
-		Error:      r.Error,
-		CreatedAt:  dbTime(r.CreatedAt),
-		StartedAt:  dbTime(r.StartedAt),
-		FinishedAt: dbTime(r.FinishedAt),
+		ID:          r.ID,
+		Scope:       memory.Scope{Tenant: r.TenantID, User: r.UserID},
+		Kind:        ports.JobKind(r.Kind),
+		Status:      ports.JobStatus(r.Status),
+		Attempts:    r.Attempts,
+		Error:       r.Error,
+		CreatedAt:   dbTime(r.CreatedAt),
+		StartedAt:   dbTime(r.StartedAt),
+		FinishedAt:  dbTime(r.FinishedAt),
+		RequestedBy: r.RequestedBy,
 	}
 	if r.Counts != "" {
 		if err := json.Unmarshal([]byte(r.Counts), &j.Counts); err != nil {

@@ -43,10 +43,14 @@ func (x *LexicalIndex) PutLexicalDocs(ctx context.Context, docs []ports.LexicalD
 			return fmt.Errorf("sqlstore: put lexical docs: a document needs a tenant, a user, a kind and an id")
 		}
 	}
-	return x.db.WriteTx(ctx, func(ctx context.Context, tx bun.Tx) error { return putLexicalDocs(ctx, tx, docs) })
+	return x.db.WriteTx(ctx, func(ctx context.Context, tx bun.Tx) error { return x.db.putLexicalDocs(ctx, tx, docs) })
 }
 
-func putLexicalDocs(ctx context.Context, tx bun.Tx, docs []ports.LexicalDoc) error {
+func (db *DB) putLexicalDocs(ctx context.Context, tx bun.Tx, docs []ports.LexicalDoc) error {
+	docs, err := withoutErasing(ctx, tx, docs)
+	if err != nil || len(docs) == 0 {
+		return err
+	}
 	// Generations are advanced in one order (tenant, user), so two writers of
 	// several users' documents never wait for each other's rows in a cycle.
 	gens := map[memory.Scope]int64{}
@@ -99,13 +103,48 @@ func putLexicalDocs(ctx context.Context, tx bun.Tx, docs []ports.LexicalDoc) err
 	return nil
 }
 
+// withoutErasing drops the documents of users being erased: the lexical passes
+// read the truth outside this transaction, and must not write back what the
+// erasure is removing. (The open erasures are few: one read of the partial index of
+// open jobs.)
+func withoutErasing(ctx context.Context, tx bun.Tx, docs []ports.LexicalDoc) ([]ports.LexicalDoc, error) {
+	var open []struct {
+		TenantID string `bun:"tenant_id"`
+		UserID   string `bun:"user_id"`
+	}
+	err := tx.NewRaw(`SELECT j.tenant_id, j.user_id FROM jobs AS j WHERE `+openErasure).Scan(ctx, &open)
+	if err != nil && classify(err) != classNotFound {
+		return nil, wrapErr("check erasures", err)
+	}
+	if len(open) == 0 {
+		return docs, nil
+	}
+	erasing := make(map[memory.Scope]bool, len(open))
+	for _, o := range open {
+		erasing[memory.Scope{Tenant: o.TenantID, User: o.UserID}] = true
+	}
+	kept := docs[:0:0]
+	for _, d := range docs {
+		if !erasing[memory.Scope{Tenant: d.Tenant, User: d.User}] {
+			kept = append(kept, d)
+		}
+	}
+	return kept, nil
+}
+
 // bumpGeneration advances the user's generation and returns it. On PostgreSQL the
-// row lock it takes orders the user's writers, so generations commit in order.
+// row lock it takes orders the user's writers, so generations commit in order. A
+// user's first generation is 1, or, for a user erased before, one above the
+// generation the erased documents had reached (lexical_horizons), with the horizon
+// at that first generation: a reader still holding the erased ones reloads.
 func bumpGeneration(ctx context.Context, tx bun.Tx, sc memory.Scope) (int64, error) {
 	var gen int64
-	err := tx.NewRaw(`INSERT INTO lexical_users (tenant_id, user_id, gen) VALUES (?, ?, 1)
+	hash := sc.Fingerprint()
+	err := tx.NewRaw(`INSERT INTO lexical_users (tenant_id, user_id, gen, horizon)
+		SELECT ?, ?, COALESCE(max(h.gen), 0) + 1, COALESCE(max(h.gen) + 1, 0)
+			FROM lexical_horizons AS h WHERE h.tenant_id = ? AND h.user_hash = ?
 		ON CONFLICT (tenant_id, user_id) DO UPDATE SET gen = lexical_users.gen + 1
-		RETURNING gen`, sc.Tenant, sc.User).Scan(ctx, &gen)
+		RETURNING gen`, sc.Tenant, sc.User, sc.Tenant, hash).Scan(ctx, &gen)
 	if err != nil {
 		return 0, wrapErr("advance lexical generation", err)
 	}
@@ -117,10 +156,12 @@ func (x *LexicalIndex) DeleteLexicalDocs(ctx context.Context, scope memory.Scope
 	if len(refs) == 0 {
 		return nil
 	}
-	return x.db.WriteTx(ctx, func(ctx context.Context, tx bun.Tx) error { return deleteLexicalDocs(ctx, tx, scope, refs) })
+	return x.db.WriteTx(ctx, func(ctx context.Context, tx bun.Tx) error { return x.db.deleteLexicalDocs(ctx, tx, scope, refs) })
 }
 
-func deleteLexicalDocs(ctx context.Context, tx bun.Tx, scope memory.Scope, refs []ports.LexicalRef) error {
+// deleteLexicalDocs tombstones the documents at a new generation and compacts the
+// user's tombstones older than the window (compactTombstones).
+func (db *DB) deleteLexicalDocs(ctx context.Context, tx bun.Tx, scope memory.Scope, refs []ports.LexicalRef) error {
 	byKind := map[memory.Kind][]string{}
 	for _, r := range refs {
 		byKind[r.Kind] = append(byKind[r.Kind], r.ID)
@@ -146,7 +187,44 @@ func deleteLexicalDocs(ctx context.Context, tx bun.Tx, scope memory.Scope, refs 
 			}
 		}
 	}
-	return nil
+	return db.compactTombstones(ctx, tx, scope, gen)
+}
+
+// DefaultLexicalTombstoneWindow is how many of a user's latest generations keep
+// their deletions as tombstones. A reader more generations behind reloads the user
+// instead of catching up, which costs about what a new reader's load does.
+const DefaultLexicalTombstoneWindow = 1000
+
+// SetLexicalTombstoneWindow changes DefaultLexicalTombstoneWindow (tests). Call it
+// before the database is used.
+func (db *DB) SetLexicalTombstoneWindow(generations int64) { db.lexicalWindow = max(generations, 1) }
+
+func (db *DB) tombstoneWindow() int64 {
+	if db.lexicalWindow > 0 {
+		return db.lexicalWindow
+	}
+	return DefaultLexicalTombstoneWindow
+}
+
+// compactTombstones deletes the user's tombstones of generations at or below
+// gen − window (through the partial index of tombstones: usually none) and raises
+// the user's horizon to that generation, so a reader behind it reloads.
+func (db *DB) compactTombstones(ctx context.Context, tx bun.Tx, scope memory.Scope, gen int64) error {
+	horizon := gen - db.tombstoneWindow()
+	if horizon <= 0 {
+		return nil
+	}
+	res, err := tx.NewRaw(`DELETE FROM lexical_docs WHERE tenant_id = ? AND user_id = ? AND deleted = TRUE AND gen <= ?`,
+		scope.Tenant, scope.User, horizon).Exec(ctx)
+	if err != nil {
+		return wrapErr("compact lexical tombstones", err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return nil
+	}
+	_, err = tx.NewRaw(`UPDATE lexical_users SET horizon = ? WHERE tenant_id = ? AND user_id = ? AND horizon < ?`,
+		horizon, scope.Tenant, scope.User, horizon).Exec(ctx)
+	return wrapErr("raise lexical horizon", err)
 }
 
 // ClaimLexicalCursor takes or renews the cursor's lease in one upsert whose update
@@ -183,6 +261,7 @@ func (x *LexicalIndex) ReleaseLexicalCursor(ctx context.Context, name, holder st
 // the memory: the document commits with the change or not at all, and a save
 // costs one commit, not two (see MemoryStore.IndexLexically).
 type lexicalHook struct {
+	db       *DB
 	document func(memory.Memory) (ports.LexicalDoc, bool)
 }
 
@@ -192,15 +271,15 @@ type lexicalHook struct {
 // it once, before the store is used. Without it, a decorator must keep the index
 // (app/indexing.IndexingMemoryStore), at the price of a second transaction.
 func (s *MemoryStore) IndexLexically(document func(memory.Memory) (ports.LexicalDoc, bool)) {
-	s.lexical = &lexicalHook{document: document}
+	s.lexical = &lexicalHook{db: s.db, document: document}
 }
 
 func (h *lexicalHook) memoryWritten(ctx context.Context, tx bun.Tx, m memory.Memory) error {
 	doc, keep := h.document(m)
 	if keep {
-		return putLexicalDocs(ctx, tx, []ports.LexicalDoc{doc})
+		return h.db.putLexicalDocs(ctx, tx, []ports.LexicalDoc{doc})
 	}
-	return deleteLexicalDocs(ctx, tx, m.Scope(), []ports.LexicalRef{{Kind: memory.KindMemory, ID: m.ID()}})
+	return h.db.deleteLexicalDocs(ctx, tx, m.Scope(), []ports.LexicalRef{{Kind: memory.KindMemory, ID: m.ID()}})
 }
 
 // LexicalGeneration reads the user's generation.
@@ -220,8 +299,30 @@ func (x *LexicalIndex) LexicalGeneration(ctx context.Context, scope memory.Scope
 }
 
 // LexicalChangesSince reads the rows of a later generation; tombstones become
-// deletions (none when since is 0: a new reader has nothing to forget).
+// deletions (none when since is 0: a new reader has nothing to forget). A reader
+// behind the user's horizon, or ahead of the user's generation (the user was erased
+// since), gets every live document and a Reset.
 func (x *LexicalIndex) LexicalChangesSince(ctx context.Context, scope memory.Scope, since int64) (ports.LexicalChanges, error) {
+	reset, current := false, int64(0)
+	if since > 0 {
+		var state []struct {
+			Gen     int64 `bun:"gen"`
+			Horizon int64 `bun:"horizon"`
+		}
+		err := x.db.bun.NewSelect().Table("lexical_users").Column("gen", "horizon").
+			Where("tenant_id = ?", scope.Tenant).
+			Where("user_id = ?", scope.User).
+			Scan(ctx, &state)
+		if err != nil {
+			return ports.LexicalChanges{}, wrapErr("lexical generation", err)
+		}
+		if len(state) == 0 || since < state[0].Horizon || since > state[0].Gen {
+			reset, since = true, 0
+			if len(state) == 1 {
+				current = state[0].Gen
+			}
+		}
+	}
 	var rows []lexicalDocRow
 	q := x.db.bun.NewSelect().Model(&rows).
 		Where("ld.tenant_id = ?", scope.Tenant).
@@ -233,7 +334,7 @@ func (x *LexicalIndex) LexicalChangesSince(ctx context.Context, scope memory.Sco
 	if err := q.Scan(ctx); err != nil {
 		return ports.LexicalChanges{}, wrapErr("lexical changes", err)
 	}
-	out := ports.LexicalChanges{Generation: since}
+	out := ports.LexicalChanges{Generation: max(since, current), Reset: reset}
 	for i := range rows {
 		r := &rows[i]
 		out.Generation = max(out.Generation, r.Gen)
@@ -367,4 +468,72 @@ func (r *lexicalDocRow) toDoc() ports.LexicalDoc {
 		Terms:          slices.Clip(terms),
 		Version:        r.Version,
 	}
+}
+
+// PurgedLexicalDocs is the kind LexicalIndex.PurgeUser counts.
+const PurgedLexicalDocs = "lexical_docs"
+
+var _ ports.UserPurger = (*LexicalIndex)(nil)
+
+// PurgeUser deletes every document of the user, tombstones included, batch by
+// batch, then the user's generation row; the generation reached is kept under the
+// user's fingerprint (lexical_horizons), so that if the user is written again its
+// generations start above it and readers still holding the erased documents
+// reload (LexicalChangesSince).
+func (x *LexicalIndex) PurgeUser(ctx context.Context, scope memory.Scope) (map[string]int64, error) {
+	removed := map[string]int64{PurgedLexicalDocs: 0}
+	for {
+		var n int64
+		err := x.db.WriteTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+			res, err := tx.NewRaw(`DELETE FROM lexical_docs WHERE (tenant_id, user_id, kind, doc_id) IN (
+					SELECT tenant_id, user_id, kind, doc_id FROM lexical_docs WHERE tenant_id = ? AND user_id = ? LIMIT ?)`,
+				scope.Tenant, scope.User, purgeBatch).Exec(ctx)
+			if err != nil {
+				return wrapErr("purge lexical docs", err)
+			}
+			n, _ = res.RowsAffected()
+			return nil
+		})
+		if err != nil {
+			return removed, err
+		}
+		removed[PurgedLexicalDocs] += n
+		if n < purgeBatch {
+			break
+		}
+	}
+	var tail int64
+	err := x.db.WriteTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+		tail = 0
+		lock := ""
+		if x.db.dialect == DialectPostgres {
+			lock = " FOR UPDATE"
+		}
+		var gens []int64
+		err := tx.NewRaw(`SELECT gen FROM lexical_users WHERE tenant_id = ? AND user_id = ?`+lock, scope.Tenant, scope.User).Scan(ctx, &gens)
+		if err != nil && classify(err) != classNotFound {
+			return wrapErr("purge lexical user", err)
+		}
+		if len(gens) == 0 {
+			return nil
+		}
+		_, err = tx.NewRaw(`INSERT INTO lexical_horizons (tenant_id, user_hash, gen) VALUES (?, ?, ?)
+			ON CONFLICT (tenant_id, user_hash) DO UPDATE SET gen = CASE WHEN EXCLUDED.gen > lexical_horizons.gen
+				THEN EXCLUDED.gen ELSE lexical_horizons.gen END`, scope.Tenant, scope.Fingerprint(), gens[0]).Exec(ctx)
+		if err != nil {
+			return wrapErr("keep lexical horizon", err)
+		}
+		// A document put after the batches above (a lexical pass) goes with the row.
+		res, err := tx.NewRaw(`DELETE FROM lexical_docs WHERE tenant_id = ? AND user_id = ?`, scope.Tenant, scope.User).Exec(ctx)
+		if err != nil {
+			return wrapErr("purge lexical docs", err)
+		}
+		tail, _ = res.RowsAffected()
+		_, err = tx.NewRaw(`DELETE FROM lexical_users WHERE tenant_id = ? AND user_id = ?`, scope.Tenant, scope.User).Exec(ctx)
+		return wrapErr("purge lexical user", err)
+	})
+	if err == nil {
+		removed[PurgedLexicalDocs] += tail
+	}
+	return removed, err
 }

@@ -21,9 +21,9 @@ func (s *MemoryStore) MemoriesByID(ctx context.Context, scope memory.Scope, ids 
 		// user's (tenant, user, key) index instead, every memory of the user. Ids are
 		// unique across scopes, and the scope is checked on each row.
 		var rows []memoryRow
-		err := s.db.bun.NewSelect().Model(&rows).
-			Where("m.id IN (?)", bun.In(ids[start:min(start+lexicalBatch, len(ids))])).
-			Scan(ctx)
+		q := s.db.bun.NewSelect().Model(&rows).
+			Where("m.id IN (?)", bun.In(ids[start:min(start+lexicalBatch, len(ids))]))
+		err := visible(q, scope).Scan(ctx)
 		if err != nil {
 			return nil, wrapErr("memories by id", err)
 		}
@@ -46,7 +46,7 @@ func (s *MemoryStore) TopMemories(ctx context.Context, scope memory.Scope, types
 	q := s.db.bun.NewSelect().Model(&rows).
 		Where("m.tenant_id = ?", scope.Tenant).
 		Where("m.user_id = ?", scope.User)
-	q = onlyLive(withoutNoise(q), now)
+	q = onlyLive(withoutNoise(visible(q, scope)), now)
 	if len(types) > 0 {
 		names := make([]string, len(types))
 		for i, t := range types {
@@ -95,9 +95,9 @@ func (s *MessageStore) MessagesBySeq(ctx context.Context, scope memory.Scope, se
 	for start := 0; start < len(seqs); start += lexicalBatch {
 		// By primary key alone, as MemoriesByID, with the scope checked on each row.
 		var rows []messageRow
-		err := s.db.bun.NewSelect().Model(&rows).
-			Where("cm.id IN (?)", bun.In(seqs[start:min(start+lexicalBatch, len(seqs))])).
-			Scan(ctx)
+		q := s.db.bun.NewSelect().Model(&rows).
+			Where("cm.id IN (?)", bun.In(seqs[start:min(start+lexicalBatch, len(seqs))]))
+		err := visible(q, scope).Scan(ctx)
 		if err != nil {
 			return nil, wrapErr("messages by seq", err)
 		}

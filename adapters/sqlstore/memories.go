@@ -33,12 +33,11 @@ const (
 // Get returns the memory with this key, active or not.
 func (s *MemoryStore) Get(ctx context.Context, scope memory.Scope, key memory.Key) (memory.Memory, error) {
 	var row memoryRow
-	err := s.db.bun.NewSelect().Model(&row).
+	q := s.db.bun.NewSelect().Model(&row).
 		Where("m.tenant_id = ?", scope.Tenant).
 		Where("m.user_id = ?", scope.User).
-		Where("m.memory_key = ?", key.String()).
-		Scan(ctx)
-	if err != nil {
+		Where("m.memory_key = ?", key.String())
+	if err := visible(q, scope).Scan(ctx); err != nil {
 		return memory.Memory{}, wrapErr("get memory", err)
 	}
 	return memory.Restore(row.toState()), nil
@@ -96,7 +95,12 @@ func (s *MemoryStore) Update(ctx context.Context, scope memory.Scope, key memory
 	return saved, nil
 }
 
+// loadForUpdate is the start of every write of a memory: the erasure guard, then
+// the current row (nil when the key has none), locked on PostgreSQL.
 func (s *MemoryStore) loadForUpdate(ctx context.Context, tx bun.Tx, scope memory.Scope, key memory.Key) (*memory.Memory, error) {
+	if err := s.db.guardWrite(ctx, tx, scope); err != nil {
+		return nil, err
+	}
 	var row memoryRow
 	q := tx.NewSelect().Model(&row).
 		Where("m.tenant_id = ?", scope.Tenant).
@@ -149,7 +153,7 @@ func (s *MemoryStore) List(ctx context.Context, scope memory.Scope, q ports.Memo
 	sel := s.db.bun.NewSelect().Model(&rows).
 		Where("m.tenant_id = ?", scope.Tenant).
 		Where("m.user_id = ?", scope.User)
-	sel = withoutNoise(sel)
+	sel = withoutNoise(visible(sel, scope))
 	if !q.IncludeInactive {
 		sel = onlyLive(sel, q.Now)
 	}
@@ -218,21 +222,20 @@ func escapeLike(s string) string {
 }
 
 // History returns the events of one key, oldest first: ids are ULIDs, so id order
-// is the order of the changes.
+// is the order of the changes. The PURGE event of a purge is filed under the key's
+// memory.PurgedKey and comes with them.
 func (s *MemoryStore) History(ctx context.Context, scope memory.Scope, key memory.Key) ([]memory.Event, error) {
-	return s.db.eventsWhere(ctx, scope, "memory_key", key.String(), "memory history")
+	return s.db.eventsWhere(ctx, scope, "memory_key", "memory history", key.String(), memory.PurgedKey(scope, key).String())
 }
 
-// eventsWhere lists the scope's events whose column holds value, oldest first.
-func (db *DB) eventsWhere(ctx context.Context, scope memory.Scope, column, value, op string) ([]memory.Event, error) {
+// eventsWhere lists the scope's events whose column holds one of values, oldest first.
+func (db *DB) eventsWhere(ctx context.Context, scope memory.Scope, column, op string, values ...string) ([]memory.Event, error) {
 	var rows []eventRow
-	err := db.bun.NewSelect().Model(&rows).
+	q := db.bun.NewSelect().Model(&rows).
 		Where("e.tenant_id = ?", scope.Tenant).
 		Where("e.user_id = ?", scope.User).
-		Where("e.? = ?", bun.Ident(column), value).
-		OrderExpr("e.id ASC").
-		Scan(ctx)
-	if err != nil {
+		Where("e.? IN (?)", bun.Ident(column), bun.In(values))
+	if err := visible(q, scope).OrderExpr("e.id ASC").Scan(ctx); err != nil {
 		return nil, wrapErr(op, err)
 	}
 	events := make([]memory.Event, 0, len(rows))
@@ -249,12 +252,11 @@ func (db *DB) eventsWhere(ctx context.Context, scope memory.Scope, column, value
 // Event returns one event of the scope; another scope's event is not found.
 func (s *MemoryStore) Event(ctx context.Context, scope memory.Scope, eventID string) (memory.Event, error) {
 	var row eventRow
-	err := s.db.bun.NewSelect().Model(&row).
+	q := s.db.bun.NewSelect().Model(&row).
 		Where("e.id = ?", eventID).
 		Where("e.tenant_id = ?", scope.Tenant).
-		Where("e.user_id = ?", scope.User).
-		Scan(ctx)
-	if err != nil {
+		Where("e.user_id = ?", scope.User)
+	if err := visible(q, scope).Scan(ctx); err != nil {
 		return memory.Event{}, wrapErr("get memory event", err)
 	}
 	return row.toEvent()

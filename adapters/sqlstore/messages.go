@@ -35,6 +35,9 @@ func (s *MessageStore) Ingest(ctx context.Context, scope memory.Scope, msgs []co
 	}
 	var out []ports.Ingested
 	err := s.db.WriteTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+		if err := s.db.guardWrite(ctx, tx, scope); err != nil {
+			return err
+		}
 		ids := make([]string, 0, len(msgs))
 		for _, m := range msgs {
 			ids = append(ids, m.ID)
@@ -113,12 +116,11 @@ func (s *MessageStore) Ingest(ctx context.Context, scope memory.Scope, msgs []co
 // Message returns one message of the scope.
 func (s *MessageStore) Message(ctx context.Context, scope memory.Scope, messageID string) (conversation.Message, error) {
 	var row messageRow
-	err := s.db.bun.NewSelect().Model(&row).
+	q := s.db.bun.NewSelect().Model(&row).
 		Where("cm.tenant_id = ?", scope.Tenant).
 		Where("cm.user_id = ?", scope.User).
-		Where("cm.message_id = ?", messageID).
-		Scan(ctx)
-	if err != nil {
+		Where("cm.message_id = ?", messageID)
+	if err := visible(q, scope).Scan(ctx); err != nil {
 		return conversation.Message{}, wrapErr("get message", err)
 	}
 	return row.toMessage(), nil
@@ -190,7 +192,7 @@ func (s *MessageStore) ClaimDue(ctx context.Context, c ports.Claim) ([]conversat
 			SELECT c.id FROM conversation_messages AS c
 			WHERE (c.tenant_id, c.user_id, c.conversation_id) IN (
 				SELECT d.tenant_id, d.user_id, d.conversation_id FROM conversation_messages AS d
-				WHERE ` + due("d") + `
+				WHERE ` + due("d") + ` AND ` + notErasing("d") + `
 				ORDER BY d.process_after LIMIT ?3)
 			AND ` + due("c") + `
 			` + lock + `)
@@ -281,7 +283,7 @@ func (s *MessageStore) Release(ctx context.Context, worker string, msgs []conver
 
 // CausedEvents reads memory_events by their source message.
 func (s *MessageStore) CausedEvents(ctx context.Context, scope memory.Scope, messageID string) ([]memory.Event, error) {
-	return s.db.eventsWhere(ctx, scope, "message_id", messageID, "events of message")
+	return s.db.eventsWhere(ctx, scope, "message_id", "events of message", messageID)
 }
 
 // MessageStats counts messages by status (an index-only scan of the status index)

@@ -75,7 +75,26 @@ func (s *ReportStore) Reports(ctx context.Context, scope memory.Scope, beforeID 
 // PurgeUser removes the user's reports. Their audit entries stay: they hold no
 // content.
 func (s *ReportStore) PurgeUser(ctx context.Context, scope memory.Scope) (map[string]int64, error) {
-	return purgeScope(ctx, s.db, scope, map[string]string{"profile_reports": "profile_reports"})
+	counts, err := purgeScope(ctx, s.db, scope, map[string]string{"profile_reports": "profile_reports"})
+	if err != nil {
+		return counts, err
+	}
+	var rewritten int64
+	err = s.db.WriteTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+		for _, column := range []string{"target_user", "actor"} {
+			res, err := tx.NewUpdate().TableExpr("profile_audit").
+				Set("? = ?", bun.Ident(column), scope.Fingerprint()).
+				Where("tenant_id = ?", scope.Tenant).Where("? = ?", bun.Ident(column), scope.User).Exec(ctx)
+			if err != nil {
+				return wrapErr("pseudonymise audit", err)
+			}
+			n, _ := res.RowsAffected()
+			rewritten += n
+		}
+		return nil
+	})
+	counts["audit_entries"] = rewritten
+	return counts, err
 }
 
 // AppendAudit stores an audit entry.

@@ -240,3 +240,21 @@ func DecodeVector(b []byte) ([]float32, error) {
 	}
 	return out, nil
 }
+
+// DeleteUserVectors removes every vector of the user, of every model and dimension
+// (an erasure leaves none behind, not even of an old model), and says how many went.
+func (s *LocalVectorStore) DeleteUserVectors(ctx context.Context, tenant, user string) (int64, error) {
+	var n int64
+	err := s.db.WriteTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+		res, err := tx.NewDelete().Model((*localVectorRow)(nil)).
+			Where("tenant_id = ?", tenant).
+			Where("user_id = ?", user).
+			Exec(ctx)
+		if err != nil {
+			return wrapErr("delete user vectors", err)
+		}
+		n, _ = res.RowsAffected()
+		return nil
+	})
+	return n, err
+}

@@ -18,8 +18,20 @@ const (
 	DefaultJobTimeout      = 5 * time.Minute
 )
 
+// JobHandler runs the jobs of a kind that another package owns (the erasure of a
+// user, app/erasure), so the worker role's one job loop runs every kind.
+type JobHandler interface {
+	// RunJob runs the job and returns its counts; worker holds the claim.
+	RunJob(ctx context.Context, worker string, job ports.Job) (map[string]int, error)
+	// RetryAfter says whether a failed run is tried again, and after how long;
+	// false: the job is FAILED for good.
+	RetryAfter(job ports.Job, err error) (time.Duration, bool)
+}
+
 // JobRunnerOptions shape the job loop.
 type JobRunnerOptions struct {
+	// Handlers run the kinds this package does not know; consolidation is built in.
+	Handlers     map[ports.JobKind]JobHandler
 	Worker       string
 	PollInterval time.Duration
 	Lease        time.Duration // a dead worker's job returns after this
@@ -77,8 +89,11 @@ func (r *JobRunner) run(ctx context.Context, job ports.Job) {
 		counts map[string]int
 		err    error
 	)
-	switch job.Kind {
-	case ports.JobConsolidate:
+	handler, handled := r.opts.Handlers[job.Kind]
+	switch {
+	case handled:
+		counts, err = handler.RunJob(jctx, r.opts.Worker, job)
+	case job.Kind == ports.JobConsolidate:
 		counts, err = r.svc.Consolidate(jctx, job.Scope)
 	default:
 		err = fmt.Errorf("unknown job kind %q", job.Kind)
@@ -86,10 +101,16 @@ func (r *JobRunner) run(ctx context.Context, job ports.Job) {
 	if ctx.Err() != nil {
 		return // shutting down: the job returns to the queue after its lease
 	}
-	job.Counts, job.FinishedAt, job.Status, job.Error = counts, r.svc.clock.Now(), ports.JobDone, ""
+	now := r.svc.clock.Now()
+	job.Counts, job.FinishedAt, job.Status, job.Error = counts, now, ports.JobDone, ""
 	if err != nil {
 		job.Status, job.Error = ports.JobFailed, err.Error()
-		r.opts.Logger.Warn("job failed", "job", job.ID, "kind", job.Kind, "error", err)
+		if delay, retry := retryOf(handler, handled, job, err); retry {
+			job.Status, job.RetryAt, job.FinishedAt = ports.JobQueued, now.Add(delay), time.Time{}
+			r.opts.Logger.Warn("job failed; it runs again", "job", job.ID, "kind", job.Kind, "attempts", job.Attempts, "retry_at", job.RetryAt, "error", err)
+		} else {
+			r.opts.Logger.Warn("job failed", "job", job.ID, "kind", job.Kind, "error", err)
+		}
 	}
 	fctx, fcancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 	defer fcancel()
@@ -101,6 +122,13 @@ func (r *JobRunner) run(ctx context.Context, job ports.Job) {
 		r.opts.Logger.Info("job done", "job", job.ID, "kind", job.Kind, "tenant", job.Scope.Tenant, "user", job.Scope.User,
 			"counts", job.Counts, "took", time.Since(started).Round(time.Millisecond))
 	}
+}
+
+func retryOf(h JobHandler, handled bool, job ports.Job, err error) (time.Duration, bool) {
+	if !handled {
+		return 0, false
+	}
+	return h.RetryAfter(job, err)
 }
 
 // Start runs the loop in a goroutine.

@@ -83,8 +83,36 @@ func refusal(user, actor, action string, a org.Access) error {
 		what, user, actor, ports.ErrForbidden)
 }
 
-// subject loads the user's profile, or builds one from their org entry.
+// subject loads the user's profile, or builds one from their org entry. A user
+// being erased has neither: the guard is asked after the read, so a read that
+// began before the erasure was requested cannot return after it.
 func (s *Service) subject(ctx context.Context, scope memory.Scope) (subject, error) {
+	subj, err := s.loadSubject(ctx, scope)
+	if err != nil {
+		return subject{}, err
+	}
+	if err := s.hideErased(ctx, scope); err != nil {
+		return subject{}, err
+	}
+	return subj, nil
+}
+
+// hideErased is ports.NotFound when the user is being erased.
+func (s *Service) hideErased(ctx context.Context, scope memory.Scope) error {
+	if s.deps.Erasures == nil {
+		return nil
+	}
+	job, err := s.deps.Erasures.Erasing(ctx, scope)
+	if err != nil {
+		return err
+	}
+	if job != "" {
+		return ports.NotFound("profile or org member", scope.User)
+	}
+	return nil
+}
+
+func (s *Service) loadSubject(ctx context.Context, scope memory.Scope) (subject, error) {
 	p, err := s.deps.Profiles.Profile(ctx, scope)
 	if err == nil {
 		return subject{profile: p, stored: true}, nil

@@ -21,5 +21,10 @@ func (s *Service) Section(ctx context.Context, scope memory.Scope) (string, erro
 	if err != nil {
 		return "", err
 	}
+	if err := s.hideErased(ctx, scope); errors.Is(err, ports.ErrNotFound) {
+		return "", nil
+	} else if err != nil {
+		return "", err
+	}
 	return profile.Format(p.State()), nil
 }

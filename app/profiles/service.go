@@ -107,7 +107,10 @@ type Deps struct {
 	Romanizer ports.NameRomanizer // nil: names are found without their pinyin
 	Writer    ports.ReportWriter  // nil: reports are written by rules (ENGRAM_LLM_PROVIDER=rules)
 	Clock     ports.Clock
-	IDs       ports.IDs
+	// Erasures hides a user being erased (step 4): from DELETE /v1/users/{user}
+	// until the purge is done, their profile reads as absent. nil: no erasure.
+	Erasures ports.ErasureGuard
+	IDs      ports.IDs
 	// Purgers are the stores erasure empties; PurgeUser runs them in order.
 	Purgers []UserPurger
 }

@@ -1,6 +1,10 @@
 package memory
 
-import "time"
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"time"
+)
 
 // Op is the kind of change an event records.
 type Op string
@@ -13,6 +17,10 @@ const (
 	OpRevert Op = "REVERT" // restored to what an earlier event left
 	OpMerge  Op = "MERGE"  // a duplicate folded into this memory
 	OpExpire Op = "EXPIRE" // deactivated because its TTL passed
+	// OpPurge records that the memory and the content of its history were erased
+	// (memory_delete with purge, or a cascade from a deleted message). It is the
+	// only event left of the key, and it holds no content.
+	OpPurge Op = "PURGE"
 )
 
 // Event records one change with the memory before and after it, so that what the
@@ -46,6 +54,27 @@ func NewEvent(id string, op Op, before *Memory, after Memory) Event {
 		e.Before = &b
 	}
 	return e
+}
+
+// NewPurgeEvent is the one event that stays of a purged memory: PURGE, no before,
+// and an after without content (Memory.Purged), filed under PurgedKey: keys that
+// extraction makes name what was learned ("allergy.peanuts"), so the record that
+// something was purged must not keep the key itself.
+func NewPurgeEvent(id string, m Memory, channel Channel, now time.Time) Event {
+	after := m.Purged(channel, now)
+	after.s.Key = PurgedKey(m.s.Scope, m.s.Key)
+	e := NewEvent(id, OpPurge, nil, after)
+	return e
+}
+
+// PurgedKey is the key a purged memory's PURGE event is filed under: "purged."
+// and the hex SHA-256 of the scope and the key. Whoever knows the key finds the
+// event (the stores' History looks under both); the event alone does not tell the
+// key.
+func PurgedKey(scope Scope, key Key) Key {
+	sum := sha256.Sum256([]byte(scope.Tenant + "\x00" + scope.User + "\x00" + key.String()))
+	k, _ := ParseKey("purged." + hex.EncodeToString(sum[:]))
+	return k
 }
 
 // Change is what a write produces: the memory as it now is and the event that says

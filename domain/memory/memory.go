@@ -271,6 +271,19 @@ func (m Memory) Deactivate(src Source, now time.Time) Memory {
 	return next
 }
 
+// Purged is what is left of a memory purged with its history: who it belonged to,
+// its id, key and type, its version and when it was purged — no content, no
+// source message, no expiry, no vector. It is the after of the PURGE event.
+func (m Memory) Purged(channel Channel, now time.Time) Memory {
+	next := m.changed(now, Source{Channel: channel})
+	next.s.Content = ""
+	next.s.Active = false
+	next.s.ExpiresAt = time.Time{}
+	next.s.LastAccessedAt = time.Time{}
+	next.s.Vector = VectorState{}
+	return next
+}
+
 // RevertTo makes the memory say what target said. Identity (id, scope, key, creation)
 // is kept; the version moves forward so concurrent readers see a new change.
 func (m Memory) RevertTo(target State, src Source, now time.Time) Memory {

@@ -179,3 +179,45 @@ func TestNewEvent_keepsBeforeAndAfter(t *testing.T) {
 		t.Error("first ADD has a before")
 	}
 }
+
+func TestNewPurgeEvent_keepsIdentityAndNoContent(t *testing.T) {
+	t.Parallel()
+	src := Source{Channel: ChannelExtraction, ConversationID: "c1", MessageID: "m1"}
+	d, err := ParseDraft(DraftInput{Type: "fact", Content: "allergic to peanuts", TTLDays: ptr(30)}, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, _ := New("id1", scope, MustParseKey("allergy"), d, Policy{}, t0)
+	at := t0.Add(time.Hour)
+	e := NewPurgeEvent("ev9", m, ChannelTool, at)
+	purged := PurgedKey(scope, m.Key())
+	if e.Op != OpPurge || e.Before != nil || e.ID != "ev9" || e.MemoryID != "id1" || e.Key != purged || e.After.Key != purged || e.Scope != scope || !e.At.Equal(at) {
+		t.Fatalf("event %+v", e)
+	}
+	if strings.Contains(purged.String(), "allergy") || !strings.HasPrefix(purged.String(), "purged.") || len(purged.String()) != 7+64 {
+		t.Errorf("purged key %q must not tell the key", purged)
+	}
+	if PurgedKey(scope, m.Key()) != purged || PurgedKey(Scope{Tenant: "acme", User: "bob"}, m.Key()) == purged {
+		t.Error("the purged key is not stable per scope and key")
+	}
+	a := e.After
+	if a.Content != "" || a.Active || !a.ExpiresAt.IsZero() || a.Source != (Source{Channel: ChannelTool}) || a.Vector != (VectorState{}) {
+		t.Errorf("after keeps content or a link to the source: %+v", a)
+	}
+	if a.Type != TypeFact || a.Version != m.Version()+1 || !a.CreatedAt.Equal(t0) || !a.UpdatedAt.Equal(at) || a.ID != m.ID() {
+		t.Errorf("after lost its identity: %+v", a)
+	}
+}
+
+func TestScopeFingerprint_isStableAndSeparatesTenantFromUser(t *testing.T) {
+	t.Parallel()
+	a := Scope{Tenant: "acme", User: "alice"}.Fingerprint()
+	if len(a) != 64 || a != (Scope{Tenant: "acme", User: "alice"}).Fingerprint() {
+		t.Fatalf("fingerprint %q is not a stable sha256 hex", a)
+	}
+	for _, other := range []Scope{{"acme", "bob"}, {"globex", "alice"}, {"acmea", "lice"}, {"acme\x00a", "lice"}} {
+		if other.Fingerprint() == a {
+			t.Errorf("%+v has alice's fingerprint", other)
+		}
+	}
+}

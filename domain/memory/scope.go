@@ -1,6 +1,8 @@
 package memory
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"strings"
 	"unicode/utf8"
 
@@ -15,6 +17,16 @@ const MaxUserIDLen = 128
 type Scope struct {
 	Tenant string
 	User   string
+}
+
+// Fingerprint is the hex SHA-256 of the tenant and the user id. What must outlive
+// an erased user (the erasure's audit record) names the user by it, so the record
+// says "this user was erased" to whoever already knows the id, without listing the
+// ids of the people who asked to be forgotten. User ids are often guessable, so it
+// is a pseudonym, not anonymity.
+func (s Scope) Fingerprint() string {
+	sum := sha256.Sum256([]byte(s.Tenant + "\x00" + s.User))
+	return hex.EncodeToString(sum[:])
 }
 
 // ParseScope validates the user id a client sent; the tenant comes from authentication

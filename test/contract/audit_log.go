@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"engram/domain/memory"
 	"engram/ports"
 )
 
@@ -53,6 +54,36 @@ func RunAuditLog(t *testing.T, open func(t *testing.T) ports.AuditLog) {
 		}
 		if err := log.AppendAudit(ctx, all[0]); !errors.Is(err, ports.ErrConflict) {
 			t.Errorf("a taken id: %v", err)
+		}
+	})
+
+	t.Run("an erased user's id is replaced by their fingerprint, as target and as actor", func(t *testing.T) {
+		t.Parallel()
+		log, ctx := open(t), memTestContext(t)
+		for i, e := range []struct{ tenant, actor, target string }{
+			{"acme", "lead", "dev"}, {"acme", "dev", "qa"}, {"acme", "lead", "qa"}, {"globex", "lead", "dev"},
+		} {
+			must(t, log.AppendAudit(ctx, ports.AuditEntry{ID: fmt.Sprintf("01B%02d", i), Tenant: e.tenant, At: base,
+				Actor: e.actor, Action: "profile.read", TargetUser: e.target}))
+		}
+		dev := memory.Scope{Tenant: "acme", User: "dev"}
+		removed, err := log.PurgeUser(ctx, dev)
+		if err != nil || removed["audit_entries"] != 2 {
+			t.Fatalf("purge: %v, %v; want 2 entries rewritten", removed, err)
+		}
+		for _, q := range []ports.AuditQuery{{Tenant: "acme", TargetUser: "dev", Limit: 10}, {Tenant: "acme", Actor: "dev", Limit: 10}} {
+			if got, _ := log.Audit(ctx, q); len(got) != 0 {
+				t.Errorf("%+v still finds %v", q, got)
+			}
+		}
+		if got, _ := log.Audit(ctx, ports.AuditQuery{Tenant: "acme", TargetUser: dev.Fingerprint(), Limit: 10}); len(got) != 1 || got[0].Actor != "lead" {
+			t.Errorf("the read of dev is not kept under the fingerprint: %v", got)
+		}
+		if got, _ := log.Audit(ctx, ports.AuditQuery{Tenant: "globex", TargetUser: "dev", Limit: 10}); len(got) != 1 {
+			t.Errorf("another tenant's dev was touched: %v", got)
+		}
+		if again, err := log.PurgeUser(ctx, dev); err != nil || again["audit_entries"] != 0 {
+			t.Errorf("a second purge: %v, %v", again, err)
 		}
 	})
 }

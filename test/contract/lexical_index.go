@@ -397,3 +397,126 @@ func lexIDs(docs []ports.LexicalDoc) []string {
 	sort.Strings(ids)
 	return ids
 }
+
+// LexicalPurgeIndex is a lexical index that an erasure can purge.
+type LexicalPurgeIndex interface {
+	ports.LexicalIndex
+	ports.UserPurger
+}
+
+// RunLexicalCompaction is the contract of tombstone compaction and of the
+// erasure of a user's documents. open returns an empty index keeping tombstones of
+// the latest window generations of a user.
+//
+// Behaviour the suite pins down:
+//   - A deletion stays a tombstone for window generations of its user; then it is
+//     forgotten, and a reader whose generation is older than the newest forgotten
+//     one gets a Reset with every live document instead of changes.
+//   - PurgeUser forgets every document of the user (tombstones too) and the
+//     user's generation, and touches no one else. A reader holding the user gets a
+//     Reset; when the user is written again, its generations continue above the
+//     old ones, so even a reader at the user's last generation reloads.
+func RunLexicalCompaction(t *testing.T, open func(t *testing.T, window int64) LexicalPurgeIndex) {
+	t.Helper()
+	alice := memory.Scope{Tenant: "t1", User: "alice"}
+	bob := memory.Scope{Tenant: "t1", User: "bob"}
+	at := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
+	doc := func(sc memory.Scope, id string, terms ...string) ports.LexicalDoc {
+		return ports.LexicalDoc{Tenant: sc.Tenant, User: sc.User, Kind: memory.KindMessage, ID: id, ConversationID: "c", At: at, Terms: terms}
+	}
+	del := func(t *testing.T, ctx context.Context, x LexicalPurgeIndex, sc memory.Scope, ids ...string) {
+		t.Helper()
+		refs := make([]ports.LexicalRef, len(ids))
+		for i, id := range ids {
+			refs[i] = ports.LexicalRef{Kind: memory.KindMessage, ID: id}
+		}
+		if err := x.DeleteLexicalDocs(ctx, sc, refs); err != nil {
+			t.Fatal(err)
+		}
+	}
+	deletedIDs := func(ch ports.LexicalChanges) []string {
+		var ids []string
+		for _, r := range ch.Deleted {
+			ids = append(ids, r.ID)
+		}
+		sort.Strings(ids)
+		return ids
+	}
+
+	t.Run("old tombstones are compacted and a reader behind them reloads", func(t *testing.T) {
+		t.Parallel()
+		x, ctx := open(t, 2), lexContext(t)
+		mustPut(t, ctx, x, doc(alice, "d1", "a"), doc(alice, "d2", "b"), doc(alice, "d3", "c")) // gen 1
+		del(t, ctx, x, alice, "d1")                                                             // gen 2
+		mustPut(t, ctx, x, doc(alice, "x", "x"))                                                // gen 3
+		mustPut(t, ctx, x, doc(alice, "y", "y"))                                                // gen 4
+		del(t, ctx, x, alice, "d2")                                                             // gen 5: d1's tombstone (gen 2) goes
+		if g := lexGen(t, ctx, x, alice); g != 5 {
+			t.Fatalf("generation %d, want 5", g)
+		}
+		behind := lexChanges(t, ctx, x, alice, 1)
+		if !behind.Reset || behind.Generation != 5 || len(behind.Deleted) != 0 || !slices.Equal(lexIDs(behind.Docs), []string{"d3", "x", "y"}) {
+			t.Errorf("reader at 1 (behind the compacted tombstone) = reset %v gen %d docs %v deleted %v; want a reset to d3 x y at 5",
+				behind.Reset, behind.Generation, lexIDs(behind.Docs), deletedIDs(behind))
+		}
+		within := lexChanges(t, ctx, x, alice, 3)
+		if within.Reset || !slices.Equal(lexIDs(within.Docs), []string{"y"}) || !slices.Equal(deletedIDs(within), []string{"d2"}) {
+			t.Errorf("reader at 3 = reset %v docs %v deleted %v; want y put and d2 deleted", within.Reset, lexIDs(within.Docs), deletedIDs(within))
+		}
+		if fresh := lexChanges(t, ctx, x, alice, 0); fresh.Reset || !slices.Equal(lexIDs(fresh.Docs), []string{"d3", "x", "y"}) {
+			t.Errorf("a new reader = reset %v docs %v", fresh.Reset, lexIDs(fresh.Docs))
+		}
+		mustPut(t, ctx, x, doc(bob, "b1", "b"))
+		if ch := lexChanges(t, ctx, x, bob, 0); len(ch.Docs) != 1 || ch.Reset {
+			t.Errorf("bob: %+v", ch)
+		}
+	})
+
+	t.Run("a purge forgets the user and only the user", func(t *testing.T) {
+		t.Parallel()
+		x, ctx := open(t, 100), lexContext(t)
+		mustPut(t, ctx, x, doc(alice, "a1", "tea"), doc(alice, "a2", "coffee"), doc(bob, "b1", "tea"))
+		del(t, ctx, x, alice, "a2")
+		held := lexGen(t, ctx, x, alice)
+		removed, err := x.PurgeUser(ctx, alice)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if removed["lexical_docs"] != 2 {
+			t.Errorf("removed %v, want 2 lexical_docs (a live one and a tombstone)", removed)
+		}
+		if again, err := x.PurgeUser(ctx, alice); err != nil || again["lexical_docs"] != 0 {
+			t.Errorf("second purge = %v, %v", again, err)
+		}
+		if g := lexGen(t, ctx, x, alice); g != 0 {
+			t.Errorf("generation after the purge: %d, want 0", g)
+		}
+		if ch := lexChanges(t, ctx, x, alice, held); !ch.Reset || len(ch.Docs) != 0 {
+			t.Errorf("a reader holding alice = reset %v docs %v; want a reset to nothing", ch.Reset, lexIDs(ch.Docs))
+		}
+		if ch := lexChanges(t, ctx, x, alice, 0); len(ch.Docs) != 0 {
+			t.Errorf("alice's documents after the purge: %v", lexIDs(ch.Docs))
+		}
+		if users, err := x.LexicalUsers(ctx, 10); err != nil || len(users) != 1 || users[0] != bob {
+			t.Errorf("users after the purge = %v, %v; want bob", users, err)
+		}
+		if ch := lexChanges(t, ctx, x, bob, 0); !slices.Equal(lexIDs(ch.Docs), []string{"b1"}) {
+			t.Errorf("bob's documents: %v", lexIDs(ch.Docs))
+		}
+
+		// Written again: generations go on above the old ones.
+		mustPut(t, ctx, x, doc(alice, "new", "water"))
+		g := lexGen(t, ctx, x, alice)
+		if g <= held {
+			t.Fatalf("generation after writing again = %d, want above %d", g, held)
+		}
+		ch := lexChanges(t, ctx, x, alice, held)
+		if !ch.Reset || !slices.Equal(lexIDs(ch.Docs), []string{"new"}) || ch.Generation != g {
+			t.Errorf("a reader at the erased generation %d = reset %v docs %v gen %d; want a reset to the new document at %d",
+				held, ch.Reset, lexIDs(ch.Docs), ch.Generation, g)
+		}
+		if ch := lexChanges(t, ctx, x, alice, g); ch.Reset || len(ch.Docs)+len(ch.Deleted) != 0 {
+			t.Errorf("a reader of the new documents = %+v, want nothing to do", ch)
+		}
+	})
+}

@@ -532,6 +532,31 @@ func RunJobStore(t *testing.T, open func(t *testing.T) ports.JobStore) {
 		}
 	})
 
+	t.Run("a job finished QUEUED is claimable again from its retry time", func(t *testing.T) {
+		t.Parallel()
+		store, ctx := open(t), memTestContext(t)
+		job, err := store.EnqueueJob(ctx, newJob(memScope1, memNow))
+		if err != nil {
+			t.Fatal(err)
+		}
+		claimed, err := store.ClaimJob(ctx, "w1", memNow, time.Hour)
+		if err != nil {
+			t.Fatal(err)
+		}
+		claimed.Status, claimed.Error, claimed.RetryAt = ports.JobQueued, "the vector store is down", memNow.Add(time.Minute)
+		claimed.Counts = map[string]int{"memories": 3}
+		if err := store.FinishJob(ctx, "w1", claimed); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := store.ClaimJob(ctx, "w2", memNow.Add(59*time.Second), time.Hour); !errors.Is(err, ports.ErrNotFound) {
+			t.Errorf("claimed before its retry time: %v", err)
+		}
+		again, err := store.ClaimJob(ctx, "w2", memNow.Add(time.Minute), time.Hour)
+		if err != nil || again.ID != job.ID || again.Attempts != 2 || again.Counts["memories"] != 3 || again.Error != "the vector store is down" {
+			t.Errorf("claim at the retry time = %+v, %v; want the job, second attempt, with its counts", again, err)
+		}
+	})
+
 	t.Run("a lapsed claim is taken by another worker", func(t *testing.T) {
 		t.Parallel()
 		store, ctx := open(t), memTestContext(t)

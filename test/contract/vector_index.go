@@ -128,6 +128,43 @@ func RunVectorIndex(t *testing.T, open func(t *testing.T, dim int) ports.VectorI
 		vecExpectIDs(t, hits, "m1")
 	})
 
+	t.Run("purging a user removes all of the user's vectors and no one else's", func(t *testing.T) {
+		t.Parallel()
+		ix, ctx := open(t, dim), vecTestContext(t)
+		// Tenants of this case alone: a purge reaches the user's vectors of every
+		// model, and adapters' suites may keep cases apart by model in one store.
+		purger, ok := ix.(ports.UserPurger)
+		if !ok {
+			t.Fatalf("%T does not implement ports.UserPurger: an erasure could not reach its vectors", ix)
+		}
+		vecMustUpsert(t, ctx, ix,
+			vecMemory("purge-a", "u1", "m1", "fact", vecUnit(0)),
+			vecMessage("purge-a", "u1", "s1", "c1", vecUnit(1)),
+			vecMemory("purge-a", "u2", "m2", "fact", vecUnit(0)),
+			vecMemory("purge-b", "u1", "m3", "fact", vecUnit(0)),
+			vecMemory("purge-a", "u1/x", "m4", "fact", vecUnit(0)),
+		)
+		removed, err := purger.PurgeUser(ctx, memory.Scope{Tenant: "purge-a", User: "u1"})
+		if err != nil {
+			t.Fatalf("PurgeUser: %v", err)
+		}
+		if removed["vectors"] != 2 {
+			t.Errorf("removed %v, want 2 vectors", removed)
+		}
+		if hits := vecMustSearch(t, ctx, ix, ports.VectorQuery{Tenant: "purge-a", User: "u1", Vector: vecUnit(0), Limit: 10}); len(hits) != 0 {
+			t.Errorf("the purged user still has %v", vecIDs(hits))
+		}
+		for _, q := range []ports.VectorQuery{{Tenant: "purge-a", User: "u2"}, {Tenant: "purge-b", User: "u1"}, {Tenant: "purge-a", User: "u1/x"}} {
+			q.Vector, q.Limit = vecUnit(0), 10
+			if hits := vecMustSearch(t, ctx, ix, q); len(hits) != 1 {
+				t.Errorf("%s/%s lost vectors to the purge: %v", q.Tenant, q.User, vecIDs(hits))
+			}
+		}
+		if again, err := purger.PurgeUser(ctx, memory.Scope{Tenant: "purge-a", User: "u1"}); err != nil || again["vectors"] != 0 {
+			t.Errorf("second purge = %v, %v", again, err)
+		}
+	})
+
 	t.Run("other users and tenants are never candidates", func(t *testing.T) {
 		t.Parallel()
 		ix, ctx := open(t, dim), vecTestContext(t)

@@ -196,6 +196,29 @@ func (s *Server) RowCount(collection string) int {
 	return 0
 }
 
+// Rows returns a copy of every entity of a collection, field name → value (string,
+// int64, or []float32 for vectors), for tests that check what an index holds.
+func (s *Server) Rows(collection string) []map[string]any {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c := s.collections[collection]
+	if c == nil {
+		return nil
+	}
+	out := make([]map[string]any, 0, len(c.rows))
+	for _, r := range c.rows {
+		cp := make(map[string]any, len(r))
+		for k, v := range r {
+			if vec, ok := v.([]float32); ok {
+				v = append([]float32(nil), vec...)
+			}
+			cp[k] = v
+		}
+		out = append(out, cp)
+	}
+	return out
+}
+
 func (s *Server) intercept(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
 	method := path.Base(info.FullMethod)
 	md, _ := metadata.FromIncomingContext(ctx)

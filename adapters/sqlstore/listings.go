@@ -1,0 +1,125 @@
+package sqlstore
+
+import (
+	"context"
+	"time"
+
+	"github.com/uptrace/bun"
+
+	"engram/domain/memory"
+	"engram/ports"
+)
+
+// What an operator sees of what is stored: a user's messages page by page
+// (ports.MessageLister) and each store's share of the tenant's users
+// (ports.UserActivity). Users being erased show nothing.
+
+var (
+	_ ports.MessageLister = (*MessageStore)(nil)
+	_ ports.UserActivity  = (*MessageStore)(nil)
+	_ ports.UserActivity  = (*MemoryStore)(nil)
+)
+
+// ListMessages pages through the user's messages in conversation time order
+// (conversation_messages_user_time_idx, or the conversation index when one
+// conversation is asked for). One row more than the page tells whether another
+// follows.
+func (s *MessageStore) ListMessages(ctx context.Context, scope memory.Scope, q ports.MessageQuery) (ports.MessagePage, error) {
+	limit := q.Limit
+	if limit <= 0 {
+		limit = DefaultListLimit
+	}
+	limit = min(limit, MaxListLimit)
+	var rows []messageRow
+	sel := visible(s.db.bun.NewSelect().Model(&rows).
+		Where("cm.tenant_id = ?", scope.Tenant).
+		Where("cm.user_id = ?", scope.User), scope)
+	if q.ConversationID != "" {
+		sel = sel.Where("cm.conversation_id = ?", q.ConversationID)
+	}
+	if q.Status != "" {
+		sel = sel.Where("cm.status = ?", string(q.Status))
+	}
+	if !q.Since.IsZero() {
+		sel = sel.Where("cm.created_at >= ?", dbTime(q.Since))
+	}
+	if !q.Until.IsZero() {
+		sel = sel.Where("cm.created_at < ?", dbTime(q.Until))
+	}
+	if a := q.After; a != nil {
+		at := dbTime(a.CreatedAt)
+		sel = sel.WhereGroup(" AND ", func(g *bun.SelectQuery) *bun.SelectQuery {
+			return g.Where("cm.created_at > ?", at).
+				WhereGroup(" OR ", func(g *bun.SelectQuery) *bun.SelectQuery {
+					return g.Where("cm.created_at = ?", at).Where("cm.id > ?", a.Seq)
+				})
+		})
+	}
+	if err := sel.OrderExpr("cm.created_at ASC, cm.id ASC").Limit(int64(limit + 1)).Scan(ctx); err != nil {
+		return ports.MessagePage{}, wrapErr("list messages", err)
+	}
+	page := ports.MessagePage{More: len(rows) > limit}
+	rows = rows[:min(len(rows), limit)]
+	for i := range rows {
+		page.Items = append(page.Items, rows[i].toMessage())
+	}
+	return page, nil
+}
+
+// UsersAfter lists the tenant's users with messages.
+func (s *MessageStore) UsersAfter(ctx context.Context, tenant, after string, limit int) ([]string, error) {
+	return usersAfter(ctx, s.db, "conversation_messages", tenant, after, limit)
+}
+
+// Activity counts the users' messages and finds their latest arrival.
+func (s *MessageStore) Activity(ctx context.Context, tenant string, users []string) (map[string]ports.Activity, error) {
+	return activity(ctx, s.db, "conversation_messages", "received_at", tenant, users)
+}
+
+// UsersAfter lists the tenant's users with memories (active or not: both are
+// stored until purged).
+func (s *MemoryStore) UsersAfter(ctx context.Context, tenant, after string, limit int) ([]string, error) {
+	return usersAfter(ctx, s.db, "long_term_memories", tenant, after, limit)
+}
+
+// Activity counts the users' memories and finds their latest change.
+func (s *MemoryStore) Activity(ctx context.Context, tenant string, users []string) (map[string]ports.Activity, error) {
+	return activity(ctx, s.db, "long_term_memories", "updated_at", tenant, users)
+}
+
+// usersAfter walks the (tenant_id, user_id, …) index of table: DISTINCT over an
+// index prefix, in order, stopping at the limit.
+func usersAfter(ctx context.Context, db *DB, table, tenant, after string, limit int) ([]string, error) {
+	if limit <= 0 {
+		return nil, nil
+	}
+	var users []string
+	err := db.bun.NewRaw("SELECT DISTINCT user_id FROM "+table+" WHERE tenant_id = ? AND user_id > ? ORDER BY user_id LIMIT ?",
+		tenant, after, limit).Scan(ctx, &users)
+	if err != nil && classify(err) != classNotFound {
+		return nil, wrapErr("users of "+table, err)
+	}
+	return users, nil
+}
+
+// activity counts rows of these users in table and reads the latest of column.
+func activity(ctx context.Context, db *DB, table, column, tenant string, users []string) (map[string]ports.Activity, error) {
+	out := make(map[string]ports.Activity, len(users))
+	for start := 0; start < len(users); start += lexicalBatch {
+		var rows []struct {
+			UserID string    `bun:"user_id"`
+			N      int64     `bun:"n"`
+			Last   time.Time `bun:"last"`
+		}
+		err := db.bun.NewRaw("SELECT user_id, count(*) AS n, max("+column+") AS last FROM "+table+
+			" WHERE tenant_id = ? AND user_id IN (?) GROUP BY user_id",
+			tenant, bun.In(users[start:min(start+lexicalBatch, len(users))])).Scan(ctx, &rows)
+		if err != nil && classify(err) != classNotFound {
+			return nil, wrapErr("activity of "+table, err)
+		}
+		for _, r := range rows {
+			out[r.UserID] = ports.Activity{Count: r.N, LastActiveAt: dbTime(r.Last)}
+		}
+	}
+	return out, nil
+}

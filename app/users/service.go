@@ -1,0 +1,48 @@
+// Package users holds the operator's view of what is stored (API.md "Users and
+// erasure", "Conversation messages"): the tenant's users with how much each store
+// holds of them, and one user's messages page by page. Users being erased do not
+// appear. It depends on domain and ports only.
+package users
+
+import (
+	"context"
+
+	"engram/ports"
+)
+
+// Kinds every listing reports, whether or not a store of that kind is registered
+// (sessions come with step 6: 0 until then).
+const (
+	KindMemories = "memories"
+	KindMessages = "messages"
+	KindSessions = "sessions"
+)
+
+// Source is one store's share of the users, under the kind it counts.
+type Source struct {
+	Kind     string
+	Activity ports.UserActivity
+}
+
+// ErasingUsers finds the users of a list being erased (ports.ErasureStore).
+type ErasingUsers interface {
+	ErasingUsers(ctx context.Context, tenant string, users []string) (map[string]string, error)
+}
+
+// Page sizes of both listings.
+const (
+	DefaultLimit = 100
+	MaxLimit     = 1000
+)
+
+// Service runs the listings.
+type Service struct {
+	sources  []Source
+	erasing  ErasingUsers
+	messages ports.MessageLister
+}
+
+// New builds the service over the registered sources.
+func New(sources []Source, erasing ErasingUsers, messages ports.MessageLister) *Service {
+	return &Service{sources: sources, erasing: erasing, messages: messages}
+}

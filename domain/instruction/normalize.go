@@ -1,0 +1,176 @@
+package instruction
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// normalize rewrites text into the form the rules match: what an attacker changes to
+// slip past a word list is undone, what a reader sees is kept.
+//
+//   - format characters (zero-width spaces and joiners, bidi controls, soft hyphens)
+//     are removed: "ig\u200bnore" is "ignore";
+//   - full-width ASCII becomes ASCII ("ＳＹＳＴＥＭ：" is "SYSTEM:"), the ideographic
+//     space a space, curly quotes straight ones;
+//   - Cyrillic and Greek letters that look like Latin ones become those ("іgnоrе");
+//   - inside a word that mixes letters and digits, digits that stand for letters
+//     become them ("1gn0re", "pr3vious"); numbers alone are kept;
+//   - "*", "~" and underscores that are not inside a word (Markdown emphasis) become
+//     spaces; spaces between Chinese characters are removed ("忽 略 之 前");
+//   - runs of spaces become one; "\r" becomes "\n". Letter case is kept, because a
+//     few markers are only markers in capitals ("SYSTEM:").
+func normalize(text string) string {
+	var b strings.Builder
+	b.Grow(len(text))
+	for _, r := range text {
+		switch {
+		case r == '\r':
+			b.WriteByte('\n')
+		case r == '\n':
+			b.WriteByte('\n')
+		case unicode.Is(unicode.Cf, r):
+		case r >= 0xFF01 && r <= 0xFF5E:
+			b.WriteRune(r - 0xFF01 + '!')
+		case r == '\u2018' || r == '\u2019' || r == '\u02BC':
+			b.WriteByte('\'')
+		case r == '\u201C' || r == '\u201D':
+			b.WriteByte('"')
+		case r == '*' || r == '~':
+			b.WriteByte(' ')
+		case unicode.IsSpace(r):
+			b.WriteByte(' ')
+		default:
+			if l, ok := lookalikes[r]; ok {
+				r = l
+			}
+			b.WriteRune(r)
+		}
+	}
+	s := unleet(emphasisUnderscores(b.String()))
+	return tidySpaces(s)
+}
+
+// lookalikes maps Cyrillic and Greek letters that render like Latin ones.
+var lookalikes = map[rune]rune{
+	'а': 'a', 'е': 'e', 'о': 'o', 'р': 'p', 'с': 'c', 'х': 'x', 'у': 'y', 'і': 'i', 'ј': 'j', 'ѕ': 's', 'ԁ': 'd', 'һ': 'h', 'ɡ': 'g',
+	'А': 'A', 'В': 'B', 'Е': 'E', 'К': 'K', 'М': 'M', 'Н': 'H', 'О': 'O', 'Р': 'P', 'С': 'C', 'Т': 'T', 'Х': 'X', 'І': 'I', 'Ѕ': 'S',
+	'ο': 'o', 'α': 'a', 'ε': 'e', 'ι': 'i', 'κ': 'k', 'ν': 'v', 'ρ': 'p', 'τ': 't', 'υ': 'u',
+	'Α': 'A', 'Β': 'B', 'Ε': 'E', 'Ι': 'I', 'Κ': 'K', 'Μ': 'M', 'Ν': 'N', 'Ο': 'O', 'Ρ': 'P', 'Τ': 'T', 'Χ': 'X', 'Υ': 'Y',
+}
+
+// emphasisUnderscores turns "_" into a space unless it joins two letters or digits
+// ("im_start", "memory_save" stay; "__ignore__" is "  ignore  ").
+func emphasisUnderscores(s string) string {
+	if !strings.Contains(s, "_") {
+		return s
+	}
+	b := []byte(s)
+	for i, c := range b {
+		if c != '_' {
+			continue
+		}
+		before, _ := utf8.DecodeLastRuneInString(s[:i])
+		after, _ := utf8.DecodeRuneInString(s[i+1:])
+		if !isAlnum(before) || !isAlnum(after) {
+			b[i] = ' '
+		}
+	}
+	return string(b)
+}
+
+// leetDigits are the digits that stand for letters inside words.
+var leetDigits = map[byte]byte{'0': 'o', '1': 'i', '3': 'e', '4': 'a', '5': 's', '7': 't', '8': 'b'}
+
+// unleet maps digits to letters inside ASCII words of at least two letters that also
+// hold a digit ("1gn0re", "instruct1ons"). Numbers, "3pm" or "mp3" may change too;
+// nothing is stored from this text, and no rule is written around such words.
+func unleet(s string) string {
+	b := []byte(s)
+	changed := false
+	for i := 0; i < len(b); {
+		if !isASCIIAlnum(b[i]) {
+			i++
+			continue
+		}
+		j, letters, digits := i, 0, 0
+		for j < len(b) && isASCIIAlnum(b[j]) {
+			if b[j] >= '0' && b[j] <= '9' {
+				digits++
+			} else {
+				letters++
+			}
+			j++
+		}
+		if letters >= 2 && digits > 0 {
+			for k := i; k < j; k++ {
+				if l, ok := leetDigits[b[k]]; ok {
+					b[k] = l
+					changed = true
+				}
+			}
+		}
+		i = j
+	}
+	if !changed {
+		return s
+	}
+	return string(b)
+}
+
+// tidySpaces collapses runs of spaces, trims them around line breaks and removes
+// them between two Chinese characters.
+func tidySpaces(s string) string {
+	var b strings.Builder
+	b.Grow(len(s))
+	pending := false
+	var last rune
+	for _, r := range s {
+		if r == ' ' {
+			pending = true
+			continue
+		}
+		if pending && last != 0 && last != '\n' && r != '\n' && !(isHan(last) && isHan(r)) {
+			b.WriteByte(' ')
+		}
+		pending = false
+		b.WriteRune(r)
+		last = r
+	}
+	return b.String()
+}
+
+// squashed is text with everything but letters and digits removed and lower-cased,
+// with the offset in text of each of its bytes.
+type squashed struct {
+	text    string
+	offsets []int
+}
+
+// squash builds the view that long phrases are looked up in: "i g n o r e  a l l
+// p r e v i o u s" and "ignore_all-previous" are both "ignoreallprevious".
+func squash(text string) squashed {
+	var b strings.Builder
+	b.Grow(len(text))
+	offsets := make([]int, 0, len(text))
+	for i, r := range text {
+		if !isAlnum(r) {
+			continue
+		}
+		r = unicode.ToLower(r)
+		n := utf8.RuneLen(r)
+		b.WriteRune(r)
+		for range n {
+			offsets = append(offsets, i)
+		}
+	}
+	return squashed{text: b.String(), offsets: offsets}
+}
+
+func isAlnum(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
+
+func isASCIIAlnum(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+}
+
+func isHan(r rune) bool { return r >= 0x2E80 && unicode.Is(unicode.Han, r) }

@@ -118,17 +118,23 @@ func analyse(text string) *analysis {
 		return a
 	}
 	var sq squashed
+	idx := indexKeys(lowerASCII(a.norm))
 	for i := range rules {
 		r := &rules[i]
-		for _, re := range r.patterns {
-			for _, loc := range re.FindAllStringIndex(a.norm, -1) {
-				a.add(i, loc[0], loc[1])
+		for _, p := range r.patterns {
+			for _, loc := range p.gate.findAll(p.re, a.norm, 0, len(a.norm), idx) {
+				if p.imp == nil || a.imperativeAt(p.imp, loc[0]) {
+					a.add(i, loc[0], loc[1])
+				}
 			}
 		}
 		for _, group := range r.allOf {
+			if !gatesOpen(group, idx) {
+				continue
+			}
 			for _, s := range a.spans {
-				if loc := allMatch(group, a.norm[s.start:s.end]); loc != nil {
-					a.add(i, s.start+loc[0], s.start+loc[1])
+				if loc := a.allMatch(group, s, idx); loc != nil {
+					a.add(i, loc[0], loc[1])
 				}
 			}
 		}
@@ -152,11 +158,24 @@ func analyse(text string) *analysis {
 	return a
 }
 
+// imperativeAt reports whether the text before offset i ends the way an imperative
+// must be preceded (see imperativeBefore).
+func (a *analysis) imperativeAt(before *regexp.Regexp, i int) bool {
+	if i == 0 || a.norm[i-1] == '\n' {
+		return true
+	}
+	from := max(i-impContext, 0)
+	for from > 0 && !utf8.RuneStart(a.norm[from]) {
+		from++
+	}
+	return before.MatchString(a.norm[from:i])
+}
+
 // add records a hit of rule i unless one of its Unless patterns matches the
 // sentence the hit starts in.
 func (a *analysis) add(i, start, end int) {
-	// A pattern may open with the punctuation that ends the sentence before it
-	// ({imp}); the hit starts after it.
+	// A pattern may open with the punctuation that ends the sentence before it; the
+	// hit starts after it.
 	for start < end {
 		r, n := utf8.DecodeRuneInString(a.norm[start:])
 		if !unicode.IsSpace(r) && !unicode.IsPunct(r) {
@@ -173,17 +192,26 @@ func (a *analysis) add(i, start, end int) {
 	a.hits = append(a.hits, hit{rule: i, start: start, end: end})
 }
 
+func gatesOpen(group []pattern, idx keyIndex) bool {
+	for _, p := range group {
+		if !p.gate.open(idx) {
+			return false
+		}
+	}
+	return true
+}
+
 // allMatch reports where the first pattern of group matched when every pattern of
-// group matches s; nil otherwise.
-func allMatch(group []*regexp.Regexp, s string) []int {
+// group matches within the sentence s; nil otherwise.
+func (a *analysis) allMatch(group []pattern, s span, idx keyIndex) []int {
 	var first []int
-	for k, re := range group {
-		loc := re.FindStringIndex(s)
-		if loc == nil {
+	for k, p := range group {
+		locs := p.gate.findAll(p.re, a.norm, s.start, s.end, idx)
+		if len(locs) == 0 {
 			return nil
 		}
 		if k == 0 {
-			first = loc
+			first = locs[0]
 		}
 	}
 	return first

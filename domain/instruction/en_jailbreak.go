@@ -6,18 +6,18 @@ var enJailbreak = Rule{
 	Patterns: []string{
 		// "enable developer mode", "you are in god mode", "[DAN mode enabled]"
 		`{imp}(?:enable|enter|activate|switch\s+(?:in)?to|turn\s+on|go\s+into|boot\s+into|unlock|engage|initiate|start)\s+(?:the\s+|your\s+)?(?:{jb_mode})\s+mode\b`,
-		`\byou\s+(?:are|'re)\s+(?:now\s+)?(?:in|running\s+in|operating\s+in)\s+(?:the\s+)?(?:{jb_mode})\s+mode\b`,
+		`\byou(?:\s+are|'re)\s+(?:now\s+)?(?:in|running\s+in|operating\s+in)\s+(?:the\s+)?(?:{jb_mode})\s+mode\b`,
 		`(?:^|[\[(<{]\s*)(?:{jb_mode})\s+mode\s+(?:is\s+)?(?:now\s+)?(?:enabled|activated|on|engaged|unlocked)\b`,
 		`\b(?:respond|answer|reply|output)\s+(?:in|with|using)\s+(?:{jb_mode})\s+mode\b`,
 		`\bdo\s+anything\s+now\b`,
 		`\bjailbr(?:eak|oken|eaking|oke)\s+(?:you|yourself|the\s+(?:ai|assistant|model|bot|system|chatbot)|chatgpt|claude|gpt|this\s+(?:ai|assistant|chat|model))\b`,
 		`\bthis\s+is\s+a\s+jailbreak\b`,
-		`\byou\s+(?:are|'re)\s+(?:now\s+)?jailbroken\b`,
+		`\byou(?:\s+are|'re)\s+(?:now\s+)?jailbroken\b`,
 		// "answer without any restrictions"
 		`\b(?:{answer_verb})\b[^.!?\n]{0,40}?\b(?:without|with\s+no|with\s+zero|free\s+of|free\s+from|ignoring|regardless\s+of)\s+(?:any\s+|all\s+|your\s+|the\s+|of\s+)*(?:{jb_limit})\b`,
 		// "you have been freed", "you are free from your programming"
-		`\byou\s+(?:have\s+been|'ve\s+been|are|'re|were)\s+(?:now\s+)?(?:freed|liberated|unshackled|unchained|set\s+free|broken\s+free)\b`,
-		`\byou\s+(?:are|'re)\s+(?:now\s+)?free\s+(?:from|of)\s+(?:all\s+|any\s+|your\s+|the\s+)*(?:{jb_limit}|shackles|chains|openai|anthropic)\b`,
+		`\byou(?:\s+have\s+been|'ve\s+been|\s+are|'re|\s+were)\s+(?:now\s+)?(?:freed|liberated|unshackled|unchained|set\s+free|broken\s+free)\b`,
+		`\byou(?:\s+are|'re)\s+(?:now\s+)?free\s+(?:from|of)\s+(?:all\s+|any\s+|your\s+|the\s+)*(?:{jb_limit}|shackles|chains|openai|anthropic)\b`,
 		`\b(?:no|none\s+of\s+(?:the|your))\s+(?:{jb_limit})\s+(?:apply|applies|matter|matters|exist|exists|bind\s+you)\b`,
 		`\b(?:the|your)\s+(?:{jb_limit})\s+(?:no\s+longer|don't|do\s+not)\s+(?:apply|exist|matter|bind\s+you)\b`,
 		// "you cannot refuse", "never refuse any request"

@@ -9,7 +9,7 @@ var enLinkInjection = Rule{
 		// putting something into the output
 		`\b(?:{link_action})\b`,
 		// a link
-		`(?:{url}|\b(?:this|the\s+following|the\s+below|that|our|an?\s+affiliate|an?\s+referral|an?\s+tracking|an?\s+sponsored|a\s+promo)\s+(?:link|url|website|web\s*site|site|page|web\s*page|image|banner|ad|advert|advertisement|pixel|tracking\s+pixel|coupon\s+code|promo\s+code|discount\s+code|referral\s+code|affiliate\s+link|referral\s+link|download\s+link|login\s+page)|\b(?:affiliate|referral|tracking|sponsored)\s+(?:link|url|code)s?\b|\bclick\s+here\b)`,
+		`(?:{link}|\b(?:this|the\s+following|the\s+below|that|our|an?\s+affiliate|an?\s+referral|an?\s+tracking|an?\s+sponsored|a\s+promo)\s+(?:link|url|website|web\s*site|site|page|web\s*page|image|banner|ad|advert|advertisement|pixel|tracking\s+pixel|coupon\s+code|promo\s+code|discount\s+code|referral\s+code|affiliate\s+link|referral\s+link|download\s+link|login\s+page)|\b(?:affiliate|referral|tracking|sponsored)\s+(?:link|url|code)s?\b|\bclick\s+here\b)`,
 	}},
 	Unless: []string{
 		`\b(?:my|our)\s+(?:own\s+)?(?:personal\s+)?(?:website|site|blog|portfolio|github|gitlab|linkedin|homepage|home\s+page|resume|cv|profile|page|calendly|booking\s+page|company\s+(?:website|site|page)|shop|store|channel)\b`,

@@ -5,11 +5,11 @@ var enOverride = Rule{
 	Name: RuleOverride, Lang: LangEN,
 	Patterns: []string{
 		// "ignore (all of) the previous (system) instructions"
-		`{imp}{override_verb}\s+(?:{det}\s+){0,4}(?:(?:{earlier}|{authority})[\s-]+){0,4}{instruction_noun}\b`,
+		`{imp}{override_verb}\s+(?:{det}\s+)*(?:(?:{earlier}|{authority})[\s-]+)*{instruction_noun}\b`,
 		// Weaker nouns need a qualifier that makes them the assistant's: "ignore your
 		// rules", "ignore all rules", "disable the safety filters".
-		`{imp}(?:{override_verb}|{disable_verb})\s+(?:all\s+(?:of\s+)?(?:the\s+|your\s+)?|any\s+(?:of\s+)?(?:the\s+|your\s+)?|your\s+)(?:(?:{earlier}|{authority})[\s-]+){0,3}(?:{rule_noun}|{instruction_noun})\b`,
-		`{imp}(?:{override_verb}|{disable_verb})\s+(?:the|these|those|its)\s+(?:{earlier}[\s-]+){0,2}(?:{authority})[\s-]+(?:(?:{earlier}|{authority})[\s-]+){0,2}(?:{rule_noun}|{instruction_noun})\b`,
+		`{imp}(?:{override_verb}|{disable_verb})\s+(?:all\s+(?:of\s+)?(?:the\s+|your\s+)?|any\s+(?:of\s+)?(?:the\s+|your\s+)?|your\s+)(?:(?:{earlier}|{authority})[\s-]+)*(?:{rule_noun}|{instruction_noun})\b`,
+		`{imp}(?:{override_verb}|{disable_verb})\s+(?:the|these|those|its)\s+(?:{earlier}[\s-]+)*(?:{authority})[\s-]+(?:(?:{earlier}|{authority})[\s-]+)*(?:{rule_noun}|{instruction_noun})\b`,
 		// "forget everything above", "disregard everything you were told before"
 		`{imp}{override_verb}\s+(?:all|everything|anything|whatever)\s+(?:(?:that|which)\s+)?(?:(?:was|is|has\s+been|you\s+were|you've\s+been|you\s+have\s+been)\s+)?(?:(?:said|written|told|given|stated|provided|instructed|mentioned|typed)\s+)?(?:to\s+you\s+)?(?:above|before\s+this|prior\s+to\s+this|up\s+to\s+(?:now|this\s+point)|in\s+your\s+(?:prompt|system\s+prompt|instructions))\b`,
 		`{imp}{override_verb}\s+(?:all\s+|everything\s+)?(?:you\s+(?:were|have\s+been|'ve\s+been)\s+(?:told|given|instructed|programmed|trained)|(?:that|what)\s+you\s+(?:were|have\s+been|'ve\s+been)\s+(?:told|given|instructed|programmed|trained))\b`,
@@ -21,9 +21,10 @@ var enOverride = Rule{
 		`\b(?:highest|top|maximum|max|absolute|supreme|ultimate)[\s-]+priority\s+(?:instructions?|directives?|commands?|orders?|rules?|override)\b`,
 		`\bpriority\s+(?:one|1|zero|0|alpha|omega)\s+(?:instructions?|directives?|commands?|orders?|override)\b`,
 		`\b(?:these|this|the\s+following|my|the\s+new|new)\s+(?:instructions?|rules?|directives?|commands?|orders?|prompts?|messages?)\s+(?:supersede|supersedes|override|overrides|overrule|overrules|replace|replaces|take\s+precedence\s+over|takes\s+precedence\s+over|outrank|outranks|trump|trumps|invalidate|invalidates|cancel|cancels)\s+(?:all|any|every|the|your)\b`,
-		`\b(?:supersedes?|overrides?|overrules?|takes?\s+precedence\s+over|outranks?|invalidates?)\s+(?:all\s+|any\s+|every\s+)?(?:(?:of\s+)?(?:the|your)\s+)?(?:(?:{earlier}|{authority})[\s-]+){1,3}(?:{instruction_noun}|{rule_noun})\b`,
+		`\b(?:supersedes?|overrides?|overrules?|takes?\s+precedence\s+over|outranks?|invalidates?)\s+(?:all\s+|any\s+|every\s+)?(?:(?:of\s+)?(?:the|your)\s+)?(?:(?:{earlier}|{authority})[\s-]+)+(?:{instruction_noun}|{rule_noun})\b`,
 		`\byour\s+(?:new|real|actual|true|updated|revised|only|current)\s+(?:instructions|directives|system\s+prompt|orders|programming|guidelines)\s+(?:are|is)\b`,
 		`(?:^|[.!?\n]\s*)(?:new\s+|updated\s+|revised\s+)?(?:system|admin|administrator|developer|dev|operator|root|override|hidden|secret|real|true|actual)\s+(?:instructions?|directives?|prompt|rules?|commands?|orders?|update|message|note|notice)\s*:`,
+		`\b(?:the|your|all)\s+(?:(?:{earlier}|{authority})[\s-]+)+(?:{instruction_noun}|{rule_noun})\s+(?:no\s+longer|don't|do\s+not|doesn't|does\s+not)\s+(?:apply|exist|matter|bind|count)\b`,
 		`\b(?:the\s+)?(?:previous|above|prior|earlier|original|initial)\s+(?:instructions|system\s+prompt|prompt|directives|guidelines)\s+(?:are|were|is|was|have\s+been|has\s+been)\s+(?:void|null|cancell?ed|revoked|obsolete|outdated|deprecated|invalid|wrong|fake|replaced|superseded|overridden|lifted|no\s+longer\s+(?:valid|active|in\s+effect|apply|applicable))\b`,
 	},
 	Unless: []string{

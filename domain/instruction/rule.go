@@ -68,10 +68,37 @@ type Rule struct {
 // compiled is a rule ready to run.
 type compiled struct {
 	Rule
-	patterns []*regexp.Regexp
-	allOf    [][]*regexp.Regexp
+	patterns []pattern
+	allOf    [][]pattern
 	unless   []*regexp.Regexp
 	squashed []string
+}
+
+// pattern is one compiled pattern. A pattern written to start with {imp} is compiled
+// without it and the imperative context is checked on the text before a match
+// instead: a leading alternation of softeners made every search many times slower.
+type pattern struct {
+	re   *regexp.Regexp
+	gate gate
+	imp  *regexp.Regexp // nil: no context needed
+}
+
+// imperativeBefore holds, per language, what the text before an imperative must end
+// with: a sentence break or a softener ("please", "you must now", "请", "从现在开始").
+var imperativeBefore = map[string]*regexp.Regexp{
+	LangEN: mustRegexp(`(?i)(?:[.!?;:,\n"'(\[>\-]\s*|\b(?:{en:lead})\s+)$`, LangEN),
+	LangZH: mustRegexp(`(?i)(?:[,.!?;:\n"'()\[\]<>「」『』【】。、“”\s]|(?:{zh:lead}))$`, LangZH),
+}
+
+// impContext is how far back imperativeBefore looks, in bytes.
+const impContext = 48
+
+func mustRegexp(src, lang string) *regexp.Regexp {
+	s, err := expand(src, lang)
+	if err != nil {
+		panic(err)
+	}
+	return regexp.MustCompile(s)
 }
 
 //go:embed words
@@ -79,13 +106,11 @@ var wordFiles embed.FS
 
 // macros are fragments shared by many patterns. They may name word lists.
 var macros = map[string]string{
-	// An English imperative starts a sentence or follows a softener ("please
-	// ignore…", "you must now ignore…"), never a subject ("my kids ignore…").
-	"en:imp": `(?:^|[.!?;:,\n"'(\[>\-]\s*|\b(?:{en:lead})\s+)`,
-	// The same for Chinese: a sentence start, punctuation or a softener (请, 你, 现在…).
-	"zh:imp": `(?:^|[,.!?;:\n"'()\[\]<>「」『』【】。、“”\s]|{zh:lead})`,
 	"url":    `(?:https?://\S+|www\.\S+|\b[a-z0-9][a-z0-9-]*(?:\.[a-z0-9-]+)*\.(?:{any:tld})\b(?:/\S*)?)`,
 	"email":  `[a-z0-9._%+-]+@[a-z0-9-]+(?:\.[a-z0-9-]+)+`,
+	// {link} says a link is there without finding where it starts, which is much
+	// cheaper where only presence matters (AllOf).
+	"link": `(?:https?://|www\.|\.(?:{any:tld})\b|@[a-z0-9-]+\.)`,
 }
 
 var placeholder = regexp.MustCompile(`\{(?:([a-z]+):)?([a-z_]+)\}`)
@@ -177,21 +202,33 @@ func compileRule(r Rule) (compiled, error) {
 		}
 		return re, nil
 	}
+	gated := func(re *regexp.Regexp) pattern { return pattern{re: re, gate: gateOf(re.String())} }
 	for _, p := range r.Patterns {
+		var imp *regexp.Regexp
+		for _, prefix := range []string{"{imp}", "{" + r.Lang + ":imp}"} {
+			if rest, ok := strings.CutPrefix(p, prefix); ok {
+				p, imp = rest, imperativeBefore[r.Lang]
+				if imp == nil {
+					return c, fmt.Errorf("instruction: rule %s/%s: no imperative context for its language", r.Lang, r.Name)
+				}
+			}
+		}
 		re, err := one(p)
 		if err != nil {
 			return c, err
 		}
-		c.patterns = append(c.patterns, re)
+		p := gated(re)
+		p.imp = imp
+		c.patterns = append(c.patterns, p)
 	}
 	for _, group := range r.AllOf {
-		var res []*regexp.Regexp
+		var res []pattern
 		for _, p := range group {
 			re, err := one(p)
 			if err != nil {
 				return c, err
 			}
-			res = append(res, re)
+			res = append(res, gated(re))
 		}
 		c.allOf = append(c.allOf, res)
 	}

@@ -6,7 +6,7 @@ var zhLinkInjection = Rule{
 	AllOf: [][]string{{
 		`(?:{link_scope})`,
 		`(?:{link_action})`,
-		`(?:{url}|{link_noun})`,
+		`(?:{link}|{link_noun})`,
 	}},
 	Unless: []string{`我的(?:个人)?(?:网站|博客|主页|作品集|简历|GitHub|github|领英|公众号|频道|店铺)`},
 	Examples: []string{

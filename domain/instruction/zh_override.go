@@ -5,9 +5,9 @@ var zhOverride = Rule{
 	Name: RuleOverride, Lang: LangZH,
 	Patterns: []string{
 		// "忽略之前的所有指令"、"无视上面的系统提示"
-		`{imp}(?:{override_verb})(?:掉|了)?\s*(?:(?:{earlier})\s*的?\s*){0,4}(?:{instruction_noun})`,
+		`{imp}(?:{override_verb})(?:掉|了)?\s*(?:(?:{earlier})\s*的?\s*)*(?:{instruction_noun})`,
 		// 弱名词要有强修饰语："忽略所有规则"、"无视你的设定"；"取消之前的设定"不算。
-		`{imp}(?:{override_verb})(?:掉|了)?\s*(?:(?:{earlier})\s*的?\s*){0,3}(?:{strong_qual})\s*的?\s*(?:(?:{earlier})\s*的?\s*){0,2}(?:{rule_noun})`,
+		`{imp}(?:{override_verb})(?:掉|了)?\s*(?:(?:{earlier})\s*的?\s*)*(?:{strong_qual})\s*的?\s*(?:(?:{earlier})\s*的?\s*)*(?:{rule_noun})`,
 		// "忘记上面的一切"、"忽略以上所有内容"
 		`{imp}(?:{override_verb})(?:掉|了)?\s*(?:上面|以上|上述|前面|之前|先前)(?:的)?(?:所有|全部|一切)?(?:内容|一切|话|文字|信息)`,
 		// 不需要动词的覆盖词。
@@ -20,7 +20,6 @@ var zhOverride = Rule{
 		`(?:之前|以上|上面|原来)的?\s*(?:指令|系统提示|提示词)\s*(?:已经|已)?\s*(?:作废|失效|无效|取消|被覆盖|不再有效)`,
 	},
 	Unless: []string{
-		`我(?:的|之前|刚才|上次|原来)`,
 		`(?:提示音|提示框)`,
 	},
 	Squashed: "override_squashed",

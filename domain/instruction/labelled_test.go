@@ -28,7 +28,7 @@ const (
 // a regression guard below its blind score (docs/BENCHMARKS.md has the figures).
 var floors = map[string]struct{ recall, benignKept float64 }{
 	tuningPath: {recall: 0.95, benignKept: 0.98},
-	freshPath:  {recall: 0.85, benignKept: 0.95},
+	freshPath:  {recall: 0.75, benignKept: 0.95},
 }
 
 type labelled struct {

@@ -217,9 +217,9 @@ func (a *analysis) allMatch(group []pattern, s span, idx keyIndex) []int {
 	return first
 }
 
-// sentenceSpans cuts s at line breaks and sentence ends (. ! ? ; 。 …). A period ends
-// a sentence only before a space, a Chinese character, a quote or the end, so URLs
-// and "3.5" stay whole.
+// sentenceSpans cuts s at line breaks and sentence ends (. ! ? ; 。 …). A period, an
+// exclamation or a question mark ends a sentence only before a space, a Chinese
+// character, a quote or the end, so URLs ("?q="), "3.5" and "![image](…)" stay whole.
 func sentenceSpans(s string) []span {
 	var out []span
 	start := 0
@@ -239,9 +239,9 @@ func sentenceSpans(s string) []span {
 		width := utf8.RuneLen(r)
 		cut := false
 		switch r {
-		case '\n', '!', '?', ';', '。', '…', '！', '？', '；':
+		case '\n', ';', '。', '…', '！', '？', '；':
 			cut = true
-		case '.':
+		case '.', '!', '?':
 			next, _ := utf8.DecodeRuneInString(s[i+width:])
 			cut = i+width >= len(s) || next == ' ' || next == '\n' || next == '"' || next == '\'' || isHan(next)
 		}

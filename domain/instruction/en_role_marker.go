@@ -7,7 +7,7 @@ var enRoleMarker = Rule{
 		// "System: you must…", "[assistant]: from now on…"
 		`^\s*[\[(<{]?\s*(?:{role_label})\s*[\])>}]?\s*:\s*(?:{directive_start})\b`,
 		// "SYSTEM:" in capitals is a marker whatever follows.
-		`(?-i)^\s*[\[(<{]?\s*(?:SYSTEM|SYSTEM MESSAGE|SYSTEM PROMPT|SYSTEM NOTE|SYSTEM NOTICE|SYSTEM OVERRIDE|SYSTEM UPDATE|SYSTEM INSTRUCTIONS?|ASSISTANT|DEVELOPER|ADMIN|ADMINISTRATOR|OPERATOR|ROOT|IMPORTANT SYSTEM MESSAGE|NEW SYSTEM PROMPT)\s*[\])>}]?\s*:`,
+		`(?-i)^\s*[\[(<{]?\s*(?:SYSTEM|SYSTEM MESSAGE|SYSTEM PROMPT|SYSTEM NOTE|SYSTEM NOTICE|SYSTEM OVERRIDE|SYSTEM UPDATE|SYSTEM INSTRUCTIONS?|OVERRIDE|ADMIN OVERRIDE|ASSISTANT|DEVELOPER|ADMIN|ADMINISTRATOR|OPERATOR|ROOT|IMPORTANT SYSTEM MESSAGE|NEW SYSTEM PROMPT)\s*[\])>}]?\s*:`,
 		// "[system]" or "(SYSTEM MESSAGE)" opening a line.
 		`^\s*[\[(<{]\s*(?:system|system message|system note|system notice|system prompt|sys|assistant|developer|admin|operator|root)\s*[\])>}]`,
 		`(?-i)\[(?:SYSTEM|SYSTEM MESSAGE|ADMIN|DEVELOPER|ASSISTANT)\]`,

@@ -16,19 +16,28 @@ import (
 // assistant, with its family) or benign (standing rules and preferences, many that
 // mention "system", "assistant", "ignore", "prompt", "mode", "link"…).
 //
-// labelled.jsonl is the tuning set: the rules were written and adjusted while looking
-// at it. fresh.jsonl was written after the rules were frozen and scored once, blind;
-// it is the only figure that says anything about messages the rules have not seen.
+//   - labelled.jsonl is the tuning set: the rules were written and adjusted while
+//     looking at it.
+//   - fresh1.jsonl was written after the rules were frozen and scored once, blind
+//     (recall en 0.76, zh 0.84; precision 1.000). Its misses were then fixed, family
+//     by family, so it is tuning data now.
+//   - fresh2.jsonl was written after the second freeze and scored once, blind; it is
+//     the only figure here that says anything about messages the rules have not
+//     seen.
+//
+// docs/BENCHMARKS.md has the figures.
 const (
 	tuningPath = "testdata/labelled.jsonl"
-	freshPath  = "testdata/fresh.jsonl"
+	fresh1Path = "testdata/fresh1.jsonl"
+	fresh2Path = "testdata/fresh2.jsonl"
 )
 
-// Floors. On the tuning set they hold what tuning reached; on the fresh set they are
-// a regression guard below its blind score (docs/BENCHMARKS.md has the figures).
+// Floors. On tuning data they hold what tuning reached; on the blind batch they are a
+// regression guard below its blind score.
 var floors = map[string]struct{ recall, benignKept float64 }{
 	tuningPath: {recall: 0.95, benignKept: 0.98},
-	freshPath:  {recall: 0.75, benignKept: 0.95},
+	fresh1Path: {recall: 0.95, benignKept: 0.98},
+	fresh2Path: {recall: 0.75, benignKept: 0.95},
 }
 
 type labelled struct {
@@ -110,12 +119,9 @@ func isMixed(text string) bool {
 
 func TestLabelled(t *testing.T) {
 	t.Parallel()
-	for _, path := range []string{tuningPath, freshPath} {
+	for _, path := range []string{tuningPath, fresh1Path, fresh2Path} {
 		t.Run(path, func(t *testing.T) {
 			t.Parallel()
-			if _, err := os.Stat(path); path == freshPath && os.IsNotExist(err) {
-				t.Fatalf("%s is missing", path)
-			}
 			lines := loadLabelled(t, path)
 			slices := map[string]*score{}
 			slice := func(name string) *score {

@@ -17,7 +17,8 @@ import (
 //   - inside a word that mixes letters and digits, digits that stand for letters
 //     become them ("1gn0re", "pr3vious"); numbers alone are kept;
 //   - "*", "~" and underscores that are not inside a word (Markdown emphasis) become
-//     spaces; spaces between Chinese characters are removed ("忽 略 之 前");
+//     spaces; spaces and separators between Chinese characters are removed ("忽 略
+//     之 前", "无-视");
 //   - runs of spaces become one; "\r" becomes "\n". Letter case is kept, because a
 //     few markers are only markers in capitals ("SYSTEM:").
 func normalize(text string) string {
@@ -48,7 +49,36 @@ func normalize(text string) string {
 		}
 	}
 	s := unleet(emphasisUnderscores(b.String()))
-	return tidySpaces(s)
+	return joinHan(tidySpaces(s))
+}
+
+// hanSeparators are what may be put between Chinese characters to break up a word
+// ("忽-略", "忽.略", "忽|略"); Chinese needs none of them inside a sentence.
+const hanSeparators = "-_.·・*~|/\\'`"
+
+// joinHan removes runs of hanSeparators (and spaces) between two Chinese characters.
+func joinHan(s string) string {
+	if !strings.ContainsAny(s, hanSeparators) {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	runes := []rune(s)
+	for i := 0; i < len(runes); i++ {
+		r := runes[i]
+		if (r == ' ' || strings.ContainsRune(hanSeparators, r)) && i > 0 && isHan(runes[i-1]) {
+			j := i
+			for j < len(runes) && (runes[j] == ' ' || strings.ContainsRune(hanSeparators, runes[j])) {
+				j++
+			}
+			if j < len(runes) && isHan(runes[j]) {
+				i = j - 1
+				continue
+			}
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }
 
 // lookalikes maps Cyrillic and Greek letters that render like Latin ones.

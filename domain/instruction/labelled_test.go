@@ -139,7 +139,7 @@ func TestLabelled(t *testing.T) {
 					slice(l.Lang+" "+l.Family).add(l, flagged)
 				}
 				if isMixed(l.Text) {
-					slice(l.Lang + " mixed-language").add(l, flagged)
+					slice(l.Lang+" mixed-language").add(l, flagged)
 				}
 				if testing.Verbose() && flagged != (l.Label == "hostile") {
 					t.Logf("%s %s wrong: %q → %+v", l.Lang, l.Label, l.Text, v)

@@ -106,8 +106,8 @@ var wordFiles embed.FS
 
 // macros are fragments shared by many patterns. They may name word lists.
 var macros = map[string]string{
-	"url":    `(?:https?://\S+|www\.\S+|\b[a-z0-9][a-z0-9-]*(?:\.[a-z0-9-]+)*\.(?:{any:tld})\b(?:/\S*)?)`,
-	"email":  `[a-z0-9._%+-]+@[a-z0-9-]+(?:\.[a-z0-9-]+)+`,
+	"url":   `(?:https?://\S+|www\.\S+|\b[a-z0-9][a-z0-9-]*(?:\.[a-z0-9-]+)*\.(?:{any:tld})\b(?:/\S*)?)`,
+	"email": `[a-z0-9._%+-]+@[a-z0-9-]+(?:\.[a-z0-9-]+)+`,
 	// {link} says a link is there without finding where it starts, which is much
 	// cheaper where only presence matters (AllOf).
 	"link": `(?:https?://|www\.|\.(?:{any:tld})\b|@[a-z0-9-]+\.)`,

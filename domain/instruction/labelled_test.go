@@ -21,7 +21,9 @@ import (
 //   - fresh1.jsonl was written after the rules were frozen and scored once, blind
 //     (recall en 0.76, zh 0.84; precision 1.000). Its misses were then fixed, family
 //     by family, so it is tuning data now.
-//   - fresh2.jsonl was written after the second freeze and scored once, blind; it is
+//   - fresh2.jsonl was written after the second freeze and scored once, blind (recall
+//     en 0.82, zh 0.50; precision en 0.976, zh 1.000); then tuned on like fresh1.
+//   - fresh3.jsonl was written after the third freeze and scored once, blind; it is
 //     the only figure here that says anything about messages the rules have not
 //     seen.
 //
@@ -30,6 +32,7 @@ const (
 	tuningPath = "testdata/labelled.jsonl"
 	fresh1Path = "testdata/fresh1.jsonl"
 	fresh2Path = "testdata/fresh2.jsonl"
+	fresh3Path = "testdata/fresh3.jsonl"
 )
 
 // Floors. On tuning data they hold what tuning reached; on the blind batch they are a
@@ -37,7 +40,8 @@ const (
 var floors = map[string]struct{ recall, benignKept float64 }{
 	tuningPath: {recall: 0.95, benignKept: 0.98},
 	fresh1Path: {recall: 0.95, benignKept: 0.98},
-	fresh2Path: {recall: 0.45, benignKept: 0.95},
+	fresh2Path: {recall: 0.95, benignKept: 0.98},
+	fresh3Path: {recall: 0.50, benignKept: 0.95},
 }
 
 type labelled struct {
@@ -119,7 +123,7 @@ func isMixed(text string) bool {
 
 func TestLabelled(t *testing.T) {
 	t.Parallel()
-	for _, path := range []string{tuningPath, fresh1Path, fresh2Path} {
+	for _, path := range []string{tuningPath, fresh1Path, fresh2Path, fresh3Path} {
 		t.Run(path, func(t *testing.T) {
 			t.Parallel()
 			lines := loadLabelled(t, path)

@@ -83,7 +83,6 @@ func stripFlagsJSON(t *testing.T, s string) string {
 	return s
 }
 
-
 func TestMemoryStore_legacyRowsAreClassifiedOnRead_SQLite(t *testing.T) {
 	t.Parallel()
 	testLegacyRowsAreClassifiedOnRead(t, openSQLiteForTest(t))

@@ -1,7 +1,6 @@
 package instruction
 
 import (
-	"regexp"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -123,7 +122,7 @@ func analyse(text string) *analysis {
 		r := &rules[i]
 		for _, p := range r.patterns {
 			for _, loc := range p.gate.findAll(p.re, a.norm, 0, len(a.norm), idx) {
-				if p.imp == nil || a.imperativeAt(p.imp, loc[0]) {
+				if p.imp == nil || a.imperativeAt(p, loc[0]) {
 					a.add(i, loc[0], loc[1])
 				}
 			}
@@ -159,8 +158,8 @@ func analyse(text string) *analysis {
 }
 
 // imperativeAt reports whether the text before offset i ends the way an imperative
-// must be preceded (see imperativeBefore).
-func (a *analysis) imperativeAt(before *regexp.Regexp, i int) bool {
+// must be preceded (see imperativeBefore and subjectBefore).
+func (a *analysis) imperativeAt(p pattern, i int) bool {
 	if i == 0 || a.norm[i-1] == '\n' {
 		return true
 	}
@@ -168,7 +167,15 @@ func (a *analysis) imperativeAt(before *regexp.Regexp, i int) bool {
 	for from > 0 && !utf8.RuneStart(a.norm[from]) {
 		from++
 	}
-	return before.MatchString(a.norm[from:i])
+	before := a.norm[from:i]
+	if !p.imp.MatchString(before) {
+		return false
+	}
+	// A sentence break right before is an imperative whatever came earlier.
+	if last, _ := utf8.DecodeLastRuneInString(strings.TrimRight(before, " ")); strings.ContainsRune(".!?;:,\n\"'([>-", last) {
+		return true
+	}
+	return p.subject == nil || !p.subject.MatchString(before)
 }
 
 // add records a hit of rule i unless one of its Unless patterns matches the

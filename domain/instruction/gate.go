@@ -366,19 +366,26 @@ func closeAll(items []prefix) []prefix {
 	return out
 }
 
-// isSpaceClass reports whether re is a class of white space only (\s).
+// isSpaceClass reports whether re is a class of separators: white space (\s), and
+// the underscore and dash that word-list phrases also accept between words. Keys are
+// cut there anyway, so one space stands for all of them.
 func isSpaceClass(re *syntax.Regexp) bool {
 	if re.Op != syntax.OpCharClass || len(re.Rune) == 0 {
 		return false
 	}
+	space := false
 	for i := 0; i+1 < len(re.Rune); i += 2 {
 		for r := re.Rune[i]; r <= re.Rune[i+1]; r++ {
-			if !unicode.IsSpace(r) {
+			switch {
+			case unicode.IsSpace(r):
+				space = true
+			case r == '_' || r == '-':
+			default:
 				return false
 			}
 		}
 	}
-	return true
+	return space
 }
 
 // classRunes lists the runes of a small character class, lower-cased and without

@@ -13,7 +13,8 @@ import (
 //     are removed: "ig\u200bnore" is "ignore";
 //   - full-width ASCII becomes ASCII ("ＳＹＳＴＥＭ：" is "SYSTEM:"), the ideographic
 //     space a space, curly quotes straight ones;
-//   - Cyrillic and Greek letters that look like Latin ones become those ("іgnоrе");
+//   - Cyrillic and Greek letters that look like Latin ones become those ("іgnоrе"),
+//     and so do styled letters (𝐈𝐠𝐧𝐨𝐫𝐞, Ⓘⓖⓝⓞⓡⓔ);
 //   - inside a word that mixes letters and digits, digits that stand for letters
 //     become them ("1gn0re", "pr3vious"); numbers alone are kept;
 //   - "*", "~" and underscores that are not inside a word (Markdown emphasis) become
@@ -43,6 +44,8 @@ func normalize(text string) string {
 			b.WriteByte(' ')
 		default:
 			if l, ok := lookalikes[r]; ok {
+				r = l
+			} else if l, ok := styledLetter(r); ok {
 				r = l
 			}
 			b.WriteRune(r)
@@ -87,6 +90,32 @@ var lookalikes = map[rune]rune{
 	'А': 'A', 'В': 'B', 'Е': 'E', 'К': 'K', 'М': 'M', 'Н': 'H', 'О': 'O', 'Р': 'P', 'С': 'C', 'Т': 'T', 'Х': 'X', 'І': 'I', 'Ѕ': 'S',
 	'ο': 'o', 'α': 'a', 'ε': 'e', 'ι': 'i', 'κ': 'k', 'ν': 'v', 'ρ': 'p', 'τ': 't', 'υ': 'u',
 	'Α': 'A', 'Β': 'B', 'Ε': 'E', 'Ι': 'I', 'Κ': 'K', 'Μ': 'M', 'Ν': 'N', 'Ο': 'O', 'Ρ': 'P', 'Τ': 'T', 'Χ': 'X', 'Υ': 'Y',
+}
+
+// styledLetter maps the styled forms of Latin letters and digits that Unicode keeps
+// for mathematics and decoration (𝐈𝐠𝐧𝐨𝐫𝐞, Ⓘⓖⓝ, 🅸) to the plain ones.
+func styledLetter(r rune) (rune, bool) {
+	switch {
+	case r >= 0x1D400 && r <= 0x1D6A3: // bold, italic, script, fraktur, double-struck, sans, mono: 52 letters each
+		i := (r - 0x1D400) % 52
+		if i < 26 {
+			return 'A' + i, true
+		}
+		return 'a' + i - 26, true
+	case r >= 0x1D7CE && r <= 0x1D7FF: // the same styles of digits, 10 each
+		return '0' + (r-0x1D7CE)%10, true
+	case r >= 0x24B6 && r <= 0x24CF: // Ⓐ
+		return 'A' + r - 0x24B6, true
+	case r >= 0x24D0 && r <= 0x24E9: // ⓐ
+		return 'a' + r - 0x24D0, true
+	case r >= 0x249C && r <= 0x24B5: // ⒜
+		return 'a' + r - 0x249C, true
+	case r >= 0x1F130 && r <= 0x1F149, r >= 0x1F150 && r <= 0x1F169, r >= 0x1F170 && r <= 0x1F189: // 🄰 🅐 🅰
+		return 'A' + (r-0x1F130)%32, true
+	case r >= 0x1F1E6 && r <= 0x1F1FF: // regional indicators
+		return 'A' + r - 0x1F1E6, true
+	}
+	return 0, false
 }
 
 // emphasisUnderscores turns "_" into a space unless it joins two letters or digits

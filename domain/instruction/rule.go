@@ -78,9 +78,10 @@ type compiled struct {
 // without it and the imperative context is checked on the text before a match
 // instead: a leading alternation of softeners made every search many times slower.
 type pattern struct {
-	re   *regexp.Regexp
-	gate gate
-	imp  *regexp.Regexp // nil: no context needed
+	re      *regexp.Regexp
+	gate    gate
+	imp     *regexp.Regexp // nil: no context needed
+	subject *regexp.Regexp // a subject before the softener cancels the context; may be nil
 }
 
 // imperativeBefore holds, per language, what the text before an imperative must end
@@ -88,6 +89,12 @@ type pattern struct {
 var imperativeBefore = map[string]*regexp.Regexp{
 	LangEN: mustRegexp(`(?i)(?:[.!?;:,\n"'(\[>\-]\s*|\b(?:{en:lead})\s+)$`, LangEN),
 	LangZH: mustRegexp(`(?i)(?:[,.!?;:\n"'()\[\]<>「」『』【】。、“”\s]|(?:{zh:lead}))$`, LangZH),
+}
+
+// subjectBefore holds, per language, what makes a softener part of a statement
+// instead: a subject a few words back ("I always ignore…", "my kids just ignore…").
+var subjectBefore = map[string]*regexp.Regexp{
+	LangEN: regexp.MustCompile(`(?i)\b(?:i|we|he|she|they|it|people|everyone|nobody|kids|my\s+\w+|our\s+\w+|his\s+\w+|her\s+\w+|their\s+\w+)\s+(?:\w+\s+)?(?:always|just|also|then|now|simply|really|usually|often|sometimes|never|immediately|first)\s+$`),
 }
 
 // impContext is how far back imperativeBefore looks, in bytes.
@@ -145,7 +152,8 @@ func expand(pattern, lang string) (string, error) {
 }
 
 // wordAlternation reads words/<lang>/<name>.txt: one phrase a line, "#" starts a
-// comment, a space matches any run of spaces, a line starting with "~" is a regular
+// comment, a space matches any run of spaces, underscores or dashes
+// ("system_prompt", "end-of-memory"), a line starting with "~" is a regular
 // expression as it is. Longest phrases come first, since the first alternative that
 // matches wins.
 func wordAlternation(lang, name string) (string, error) {
@@ -163,7 +171,7 @@ func wordAlternation(lang, name string) (string, error) {
 		for i, p := range parts {
 			parts[i] = regexp.QuoteMeta(p)
 		}
-		alts = append(alts, strings.Join(parts, `\s+`))
+		alts = append(alts, strings.Join(parts, `[\s_-]+`))
 	}
 	slices.SortStableFunc(alts, func(a, b string) int { return len(b) - len(a) })
 	return "(?:" + strings.Join(alts, "|") + ")", nil
@@ -204,10 +212,11 @@ func compileRule(r Rule) (compiled, error) {
 	}
 	gated := func(re *regexp.Regexp) pattern { return pattern{re: re, gate: gateOf(re.String())} }
 	for _, p := range r.Patterns {
-		var imp *regexp.Regexp
+		var imp, subject *regexp.Regexp
 		for _, prefix := range []string{"{imp}", "{" + r.Lang + ":imp}"} {
 			if rest, ok := strings.CutPrefix(p, prefix); ok {
 				p, imp = rest, imperativeBefore[r.Lang]
+				subject = subjectBefore[r.Lang]
 				if imp == nil {
 					return c, fmt.Errorf("instruction: rule %s/%s: no imperative context for its language", r.Lang, r.Name)
 				}
@@ -218,7 +227,7 @@ func compileRule(r Rule) (compiled, error) {
 			return c, err
 		}
 		p := gated(re)
-		p.imp = imp
+		p.imp, p.subject = imp, subject
 		c.patterns = append(c.patterns, p)
 	}
 	for _, group := range r.AllOf {

@@ -70,11 +70,15 @@ func joinHan(s string) string {
 	for i := 0; i < len(runes); i++ {
 		r := runes[i]
 		if (r == ' ' || strings.ContainsRune(hanSeparators, r)) && i > 0 && isHan(runes[i-1]) {
-			j := i
+			j, marks := i, 0
 			for j < len(runes) && (runes[j] == ' ' || strings.ContainsRune(hanSeparators, runes[j])) {
+				if runes[j] != ' ' {
+					marks++
+				}
 				j++
 			}
-			if j < len(runes) && isHan(runes[j]) {
+			// One mark breaks up a word ("忽-略"); a run of them ("---") is a line.
+			if j < len(runes) && isHan(runes[j]) && marks <= 1 {
 				i = j - 1
 				continue
 			}

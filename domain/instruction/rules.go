@@ -6,7 +6,7 @@ package instruction
 var rules = mustCompile(
 	anyRoleMarker, enRoleMarker, zhRoleMarker,
 	enFakeDelimiter, zhFakeDelimiter,
-	enOverride, zhOverride, mixedOverride,
+	enOverride, enOverrideCooccurrence, zhOverride, mixedOverride,
 	enJailbreak, zhJailbreak,
 	enPersona, zhPersona, mixedPersona,
 	enPromptLeak, zhPromptLeak, mixedPromptLeak,

@@ -2,6 +2,7 @@ package instruction
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -40,17 +41,17 @@ func fires(rule int, text string) bool {
 	return false
 }
 
-func TestRules_namesAreUniquePerLanguage(t *testing.T) {
+// Rule names are the families skip reasons and metrics know; languages are the four.
+func TestRules_namesAndLanguagesAreKnown(t *testing.T) {
 	t.Parallel()
-	seen := map[string]bool{}
+	names := []string{RuleOverride, RulePersona, RuleJailbreak, RulePromptLeak, RuleRoleMarker,
+		RuleFakeDelimiter, RuleExfiltration, RuleLinkInjection, RuleToolInvocation}
 	for _, r := range rules {
-		id := fmt.Sprintf("%s/%s", r.Lang, r.Name)
-		if seen[id] {
-			t.Errorf("two rules %s", id)
+		if !slices.Contains(names, r.Name) || !slices.Contains([]string{LangEN, LangZH, LangAny, LangMixed}, r.Lang) {
+			t.Errorf("rule %s/%s: unknown name or language", r.Lang, r.Name)
 		}
-		seen[id] = true
-		if strings.TrimSpace(r.Name) == "" {
-			t.Errorf("a %s rule without a name", r.Lang)
+		if strings.TrimSpace(fmt.Sprint(r.Patterns, r.AllOf)) == "[] []" {
+			t.Errorf("rule %s/%s has no patterns", r.Lang, r.Name)
 		}
 	}
 }

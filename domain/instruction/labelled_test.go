@@ -25,9 +25,10 @@ import (
 //     en 0.82, zh 0.50; precision en 0.976, zh 1.000); then tuned on like fresh1.
 //   - fresh3.jsonl was written after the third freeze and scored once, blind (recall
 //     en 0.62, zh 0.54; precision 1.000); then tuned on.
-//   - fresh4.jsonl was written after the fourth freeze and scored once, blind; it is
-//     the only figure here that says anything about messages the rules have not
-//     seen.
+//   - fresh4.jsonl was written after the fourth freeze and scored once, blind (recall
+//     en 0.70, zh 0.66; precision 1.000); then tuned on.
+//   - fresh5.jsonl was written after the fifth freeze and scored once, blind (recall
+//     en 0.78, zh 0.60; precision 1.000). It is the last blind figure.
 //
 // docs/BENCHMARKS.md has the figures.
 const (
@@ -36,6 +37,7 @@ const (
 	fresh2Path = "testdata/fresh2.jsonl"
 	fresh3Path = "testdata/fresh3.jsonl"
 	fresh4Path = "testdata/fresh4.jsonl"
+	fresh5Path = "testdata/fresh5.jsonl"
 )
 
 // Floors. On tuning data they hold what tuning reached; on the blind batch they are a
@@ -45,7 +47,8 @@ var floors = map[string]struct{ recall, benignKept float64 }{
 	fresh1Path: {recall: 0.95, benignKept: 0.98},
 	fresh2Path: {recall: 0.95, benignKept: 0.98},
 	fresh3Path: {recall: 0.95, benignKept: 0.98},
-	fresh4Path: {recall: 0.60, benignKept: 0.95},
+	fresh4Path: {recall: 0.95, benignKept: 0.98},
+	fresh5Path: {recall: 0.55, benignKept: 0.95},
 }
 
 type labelled struct {
@@ -127,7 +130,7 @@ func isMixed(text string) bool {
 
 func TestLabelled(t *testing.T) {
 	t.Parallel()
-	for _, path := range []string{tuningPath, fresh1Path, fresh2Path, fresh3Path, fresh4Path} {
+	for _, path := range []string{tuningPath, fresh1Path, fresh2Path, fresh3Path, fresh4Path, fresh5Path} {
 		t.Run(path, func(t *testing.T) {
 			t.Parallel()
 			lines := loadLabelled(t, path)

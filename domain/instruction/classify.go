@@ -79,6 +79,7 @@ type hit struct {
 
 type analysis struct {
 	norm  string
+	normL string // norm with a 1 inside a word read as l instead of i; "" when no 1
 	spans []span
 	hits  []hit
 }
@@ -112,11 +113,14 @@ func (a *analysis) partText(p int) string {
 // analyse normalises text, cuts it into sentences and runs every rule over it.
 func analyse(text string) *analysis {
 	a := &analysis{norm: normalize(text)}
+	if strings.ContainsRune(text, '1') {
+		a.normL = normalizeWith(text, leetL)
+	}
 	a.spans = sentenceSpans(a.norm)
 	if len(a.spans) == 0 {
 		return a
 	}
-	var sq squashed
+	var sq, sqL squashed
 	idx := indexKeys(lowerASCII(a.norm))
 	for i := range rules {
 		r := &rules[i]
@@ -140,16 +144,22 @@ func analyse(text string) *analysis {
 		if len(r.squashed) > 0 {
 			if sq.offsets == nil {
 				sq = squash(a.norm)
+				// "ru1es": a 1 inside a word may stand for l as well as for i.
+				if a.normL != "" && a.normL != a.norm {
+					sqL = squash(a.normL)
+				}
 			}
-			for _, phrase := range r.squashed {
-				for from := 0; ; {
-					j := strings.Index(sq.text[from:], phrase)
-					if j < 0 {
-						break
+			for _, view := range []squashed{sq, sqL} {
+				for _, phrase := range r.squashed {
+					for from := 0; view.offsets != nil; {
+						j := strings.Index(view.text[from:], phrase)
+						if j < 0 {
+							break
+						}
+						j += from
+						a.add(i, view.offsets[j], view.offsets[j+len(phrase)-1]+1)
+						from = j + len(phrase)
 					}
-					j += from
-					a.add(i, sq.offsets[j], sq.offsets[j+len(phrase)-1]+1)
-					from = j + len(phrase)
 				}
 			}
 		}

@@ -28,7 +28,8 @@ import (
 //   - fresh4.jsonl was written after the fourth freeze and scored once, blind (recall
 //     en 0.70, zh 0.66; precision 1.000); then tuned on.
 //   - fresh5.jsonl was written after the fifth freeze and scored once, blind (recall
-//     en 0.78, zh 0.60; precision 1.000). It is the last blind figure.
+//     en 0.78, zh 0.60; precision 1.000), the last blind figure; round 8 then fixed
+//     its misses, so no blind figure exists for the rules as they are now.
 //
 // docs/BENCHMARKS.md has the figures.
 const (
@@ -48,7 +49,7 @@ var floors = map[string]struct{ recall, benignKept float64 }{
 	fresh2Path: {recall: 0.95, benignKept: 0.98},
 	fresh3Path: {recall: 0.95, benignKept: 0.98},
 	fresh4Path: {recall: 0.95, benignKept: 0.98},
-	fresh5Path: {recall: 0.55, benignKept: 0.95},
+	fresh5Path: {recall: 0.95, benignKept: 0.98},
 }
 
 type labelled struct {

@@ -14,7 +14,8 @@ import (
 //   - full-width ASCII becomes ASCII ("ＳＹＳＴＥＭ：" is "SYSTEM:"), the ideographic
 //     space a space, curly quotes straight ones;
 //   - Cyrillic and Greek letters that look like Latin ones become those ("іgnоrе"),
-//     and so do styled letters (𝐈𝐠𝐧𝐨𝐫𝐞, Ⓘⓖⓝⓞⓡⓔ);
+//     and so do styled letters (𝐈𝐠𝐧𝐨𝐫𝐞, Ⓘⓖⓝⓞⓡⓔ); the traditional forms of the
+//     Chinese characters the rules use become simplified ones ("規則");
 //   - inside a word that mixes letters and digits, digits that stand for letters
 //     become them ("1gn0re", "pr3vious"); numbers alone are kept;
 //   - "*", "~" and underscores that are not inside a word (Markdown emphasis) become
@@ -22,7 +23,9 @@ import (
 //     之 前", "无-视");
 //   - runs of spaces become one; "\r" becomes "\n". Letter case is kept, because a
 //     few markers are only markers in capitals ("SYSTEM:").
-func normalize(text string) string {
+func normalize(text string) string { return normalizeWith(text, leetDigits) }
+
+func normalizeWith(text string, leet map[byte]byte) string {
 	var b strings.Builder
 	b.Grow(len(text))
 	for _, r := range text {
@@ -43,7 +46,9 @@ func normalize(text string) string {
 		case unicode.IsSpace(r):
 			b.WriteByte(' ')
 		default:
-			if l, ok := lookalikes[r]; ok {
+			if s, ok := simplified[r]; ok {
+				r = s
+			} else if l, ok := lookalikes[r]; ok {
 				r = l
 			} else if l, ok := styledLetter(r); ok {
 				r = l
@@ -51,9 +56,13 @@ func normalize(text string) string {
 			b.WriteRune(r)
 		}
 	}
-	s := unleet(emphasisUnderscores(b.String()))
+	s := unleet(emphasisUnderscores(b.String()), leet)
 	return joinHan(tidySpaces(s))
 }
+
+// leetL reads 1 as l ("ru1es"); the other digits as leetDigits does. Only ASCII
+// bytes change, so offsets into either reading are the same.
+var leetL = map[byte]byte{'0': 'o', '1': 'l', '3': 'e', '4': 'a', '5': 's', '7': 't', '8': 'b'}
 
 // hanSeparators are what may be put between Chinese characters to break up a word
 // ("忽-略", "忽.略", "忽|略"); Chinese needs none of them inside a sentence.
@@ -95,6 +104,21 @@ var lookalikes = map[rune]rune{
 	'ο': 'o', 'α': 'a', 'ε': 'e', 'ι': 'i', 'κ': 'k', 'ν': 'v', 'ρ': 'p', 'τ': 't', 'υ': 'u',
 	'Α': 'A', 'Β': 'B', 'Ε': 'E', 'Ι': 'I', 'Κ': 'K', 'Μ': 'M', 'Ν': 'N', 'Ο': 'O', 'Ρ': 'P', 'Τ': 'T', 'Χ': 'X', 'Υ': 'Y',
 }
+
+// simplified maps the traditional forms of the characters the Chinese word lists use
+// to their simplified ones ("無視你的規則" is "无视你的规则"). It is not a converter:
+// only what the rules need.
+var simplified = func() map[rune]rune {
+	pairs := "規规則则無无視视統统設设製制過过濾滤審审開开發发員员詞词記记憶忆對对話话錄录聯联絡络資资傳传給给這这個个們们實实體体盡尽請请為为於于與与從从現现後后時时說说讓让還还會会麼么邊边機机權权限限變变準准護护欄栏禁禁區区態态戲戏裝装圖图網网鏈链址址廣广告告輸输應应訊讯息息隱隐藏藏級级權权管管試试鐘钟專专業业應应檢检測测"
+	m := map[rune]rune{}
+	rs := []rune(pairs)
+	for i := 0; i+1 < len(rs); i += 2 {
+		if rs[i] != rs[i+1] {
+			m[rs[i]] = rs[i+1]
+		}
+	}
+	return m
+}()
 
 // styledLetter maps the styled forms of Latin letters and digits that Unicode keeps
 // for mathematics and decoration (𝐈𝐠𝐧𝐨𝐫𝐞, Ⓘⓖⓝ, 🅸) to the plain ones.
@@ -148,7 +172,7 @@ var leetDigits = map[byte]byte{'0': 'o', '1': 'i', '3': 'e', '4': 'a', '5': 's',
 // unleet maps digits to letters inside ASCII words of at least two letters that also
 // hold a digit ("1gn0re", "instruct1ons"). Numbers, "3pm" or "mp3" may change too;
 // nothing is stored from this text, and no rule is written around such words.
-func unleet(s string) string {
+func unleet(s string, leet map[byte]byte) string {
 	b := []byte(s)
 	changed := false
 	for i := 0; i < len(b); {
@@ -167,7 +191,7 @@ func unleet(s string) string {
 		}
 		if letters >= 2 && digits > 0 {
 			for k := i; k < j; k++ {
-				if l, ok := leetDigits[b[k]]; ok {
+				if l, ok := leet[b[k]]; ok {
 					b[k] = l
 					changed = true
 				}

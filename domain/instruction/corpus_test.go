@@ -2,46 +2,21 @@ package instruction_test
 
 import (
 	"encoding/json"
-	"errors"
 	"os"
 	"path/filepath"
 	"sort"
 	"testing"
 
 	"engram/domain/instruction"
+	"engram/test/testenv"
 )
-
-// datasetsDir is ../shared/datasets next to the repository root (the directory that
-// holds go.mod).
-func datasetsDir(t *testing.T) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("no go.mod above the test directory")
-		}
-		dir = parent
-	}
-	ds := filepath.Join(dir, "..", "shared", "datasets")
-	if _, err := os.Stat(ds); errors.Is(err, os.ErrNotExist) {
-		t.Skipf("datasets not found at %s", ds)
-	}
-	return ds
-}
 
 // corpusTexts returns the benign messages of the shared datasets by corpus name: every
 // LoCoMo turn (people talking about their lives, English) and every MemoryBank user
 // query and assistant reply (English and Chinese).
 func corpusTexts(t *testing.T) map[string][]string {
 	t.Helper()
-	ds := datasetsDir(t)
+	ds := testenv.DatasetsDir(t)
 	out := map[string][]string{}
 
 	raw, err := os.ReadFile(filepath.Join(ds, "locomo", "locomo_dev.json"))
@@ -68,26 +43,9 @@ func corpusTexts(t *testing.T) map[string][]string {
 		}
 	}
 	for lang, file := range map[string]string{"en": "memory_bank_en.json", "zh": "memory_bank_cn.json"} {
-		raw, err := os.ReadFile(filepath.Join(ds, "memorybank", file))
-		if err != nil {
-			t.Fatal(err)
-		}
-		var users map[string]struct {
-			History map[string][]struct {
-				Query    string `json:"query"`
-				Response string `json:"response"`
-			} `json:"history"`
-		}
-		if err := json.Unmarshal(raw, &users); err != nil {
-			t.Fatal(err)
-		}
-		for _, u := range users {
-			for _, day := range u.History {
-				for _, turn := range day {
-					out["memorybank "+lang+" user"] = append(out["memorybank "+lang+" user"], turn.Query)
-					out["memorybank "+lang+" assistant"] = append(out["memorybank "+lang+" assistant"], turn.Response)
-				}
-			}
+		for _, turn := range testenv.MemoryBank(t, file) {
+			out["memorybank "+lang+" user"] = append(out["memorybank "+lang+" user"], turn.Query)
+			out["memorybank "+lang+" assistant"] = append(out["memorybank "+lang+" assistant"], turn.Response)
 		}
 	}
 	return out

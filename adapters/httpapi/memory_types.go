@@ -18,6 +18,7 @@ type Memory struct {
 	LastAccessedAt *time.Time   `json:"last_accessed_at" nullable:"true"`
 	Source         MemorySource `json:"source"`
 	Vector         VectorInfo   `json:"vector"`
+	Flags          []string     `json:"flags" nullable:"false" doc:"What a context builder must know about the content, always an array: instruction_like when it reads as an instruction to the assistant (kept as data, to be quoted or left out, never followed). Recomputed on every change of content."`
 	Version        int64        `json:"version" doc:"Increases with every change."`
 	CreatedAt      time.Time    `json:"created_at"`
 	UpdatedAt      time.Time    `json:"updated_at"`
@@ -71,10 +72,20 @@ func fromState(s memory.State) Memory {
 			Model:    s.Vector.Model,
 			Version:  s.Vector.Version,
 		},
+		Flags:     fromFlags(s.Flags),
 		Version:   s.Version,
 		CreatedAt: s.CreatedAt.UTC(),
 		UpdatedAt: s.UpdatedAt.UTC(),
 	}
+}
+
+// fromFlags is never nil, so the API always answers an array.
+func fromFlags(f memory.FlagSet) []string {
+	out := []string{}
+	for _, flag := range f.List() {
+		out = append(out, string(flag))
+	}
+	return out
 }
 
 func fromSource(s memory.Source) MemorySource {

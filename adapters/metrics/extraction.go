@@ -24,6 +24,8 @@ type Extraction struct {
 	tokens    *prometheus.CounterVec
 	duration  *prometheus.HistogramVec
 	candidate *prometheus.CounterVec
+	// instructionLike counts user messages found instruction-like, by reason.
+	instructionLike *prometheus.CounterVec
 }
 
 var _ extraction.Observer = (*Extraction)(nil)
@@ -66,6 +68,10 @@ func (m *Metrics) Extraction() *Extraction {
 			Name: "engram_extraction_candidates_total", Help: "Candidates by fate: proposed, written, unchanged, reused (a similar memory's key), merged.",
 		}, []string{"fate"}),
 	}
+	x.instructionLike = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "engram_extraction_instruction_like_messages_total",
+		Help: "User messages found instruction-like (an override, a role marker, a fake delimiter…), by reason instruction_like:<rule>; their candidates are dropped with the same reason.",
+	}, []string{"reason"})
 	for _, s := range conversation.Statuses {
 		x.messages.WithLabelValues(string(s))
 	}
@@ -74,7 +80,7 @@ func (m *Metrics) Extraction() *Extraction {
 			x.calls.WithLabelValues(stage, o)
 		}
 	}
-	m.Registry.MustRegister(x.messages, x.skipped, x.dropped, x.calls, x.attempts, x.tokens, x.duration, x.candidate)
+	m.Registry.MustRegister(x.messages, x.skipped, x.dropped, x.calls, x.attempts, x.tokens, x.duration, x.candidate, x.instructionLike)
 	return x
 }
 
@@ -88,6 +94,9 @@ func (x *Extraction) Processed(r extraction.Report) {
 	}
 	for reason, n := range r.Dropped {
 		x.dropped.WithLabelValues(reason).Add(float64(n))
+	}
+	for reason, n := range r.InstructionLike {
+		x.instructionLike.WithLabelValues(reason).Add(float64(n))
 	}
 	for _, c := range r.Calls {
 		if c.Usage.Calls == 0 {

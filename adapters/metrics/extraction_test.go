@@ -70,9 +70,10 @@ func TestExtraction_countsOutcomesSkipsCallsAndTokens(t *testing.T) {
 	m := metrics.New()
 	x := m.Extraction()
 	x.Processed(extraction.Report{
-		Messages: []conversation.Message{{Status: conversation.StatusProcessed}, {Status: conversation.StatusSkipped}},
-		Skipped:  map[string]int{"greeting": 1},
-		Dropped:  map[string]int{"noise_key": 2},
+		Messages:        []conversation.Message{{Status: conversation.StatusProcessed}, {Status: conversation.StatusSkipped}},
+		Skipped:         map[string]int{"greeting": 1},
+		Dropped:         map[string]int{"noise_key": 2, "instruction_like:override": 1},
+		InstructionLike: map[string]int{"instruction_like:override": 1},
 		Calls: []extraction.Call{
 			{Stage: extraction.StageExtract, Usage: ports.LLMUsage{Calls: 2, PromptTokens: 700, CompletionTokens: 40}},
 			{Stage: extraction.StageRefine, Fallback: true},
@@ -93,6 +94,8 @@ func TestExtraction_countsOutcomesSkipsCallsAndTokens(t *testing.T) {
 		{"engram_extraction_messages_total", []string{"status", "FAILED"}, 1},
 		{"engram_extraction_skipped_messages_total", []string{"reason", "greeting"}, 1},
 		{"engram_extraction_dropped_candidates_total", []string{"reason", "noise_key"}, 2},
+		{"engram_extraction_dropped_candidates_total", []string{"reason", "instruction_like:override"}, 1},
+		{"engram_extraction_instruction_like_messages_total", []string{"reason", "instruction_like:override"}, 1},
 		{"engram_llm_calls_total", []string{"stage", "extract", "outcome", "ok"}, 1},
 		{"engram_llm_calls_total", []string{"stage", "extract", "outcome", "bad_output"}, 1},
 		{"engram_llm_calls_total", []string{"stage", "refine", "outcome", "ok"}, 0},

@@ -2,12 +2,7 @@ package rules_test
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
-	"sort"
 	"strings"
 	"testing"
 
@@ -16,40 +11,8 @@ import (
 	"engram/domain/conversation"
 	"engram/domain/memory"
 	"engram/ports"
+	"engram/test/testenv"
 )
-
-// memoryBankDir finds ../shared/datasets/memorybank next to the repository root
-// (the directory holding go.mod).
-func memoryBankDir(t *testing.T) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("no go.mod above the test directory")
-		}
-		dir = parent
-	}
-	bank := filepath.Join(dir, "..", "shared", "datasets", "memorybank")
-	if _, err := os.Stat(bank); errors.Is(err, os.ErrNotExist) {
-		t.Skipf("MemoryBank data not found at %s (the eval_data of zhongwanjun/MemoryBank-SiliconFriend, kept outside this repository); skipping", bank)
-	}
-	return bank
-}
-
-type bankUser struct {
-	Name    string `json:"name"`
-	History map[string][]struct {
-		Query    string `json:"query"`
-		Response string `json:"response"`
-	} `json:"history"`
-}
 
 type bankMessage struct {
 	id, user, day, text, reply string
@@ -57,51 +20,19 @@ type bankMessage struct {
 
 // loadBank returns every user query of a memorybank file in a stable order
 // (user, then date, then turn).
-func loadBank(t *testing.T, path string) []bankMessage {
+func loadBank(t *testing.T, file string) []bankMessage {
 	t.Helper()
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var users map[string]bankUser
-	if err := json.Unmarshal(raw, &users); err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
-	names := make([]string, 0, len(users))
-	for n := range users {
-		names = append(names, n)
-	}
-	sort.Strings(names)
 	var out []bankMessage
-	for _, n := range names {
-		u := users[n]
-		dates := make([]string, 0, len(u.History))
-		for d := range u.History {
-			dates = append(dates, d)
-		}
-		sort.Strings(dates)
-		for _, d := range dates {
-			for i, turn := range u.History[d] {
-				out = append(out, bankMessage{
-					id:    fmt.Sprintf("%s/%s/%d", strings.TrimSpace(n), d, i),
-					user:  strings.TrimSpace(n),
-					day:   d,
-					text:  turn.Query,
-					reply: turn.Response,
-				})
-			}
-		}
+	for _, turn := range testenv.MemoryBank(t, file) {
+		out = append(out, bankMessage{
+			id:   fmt.Sprintf("%s/%s/%d", turn.User, turn.Day, turn.Index),
+			user: turn.User, day: turn.Day, text: turn.Query, reply: turn.Response,
+		})
 	}
 	return out
 }
 
-// TestMemoryBank runs the extractor over every conversation day of the MemoryBank
-// data (English and Chinese), user queries and assistant replies both posted, and
-// checks that it learns the stable facts users state while every candidate is
-// well-formed: sourced from a user message, ASCII key, no noise key, nothing the
-// boundaries would drop.
 func TestMemoryBank(t *testing.T) {
-	bank := memoryBankDir(t)
 	expectations := map[string][]struct{ text, key, content string }{
 		"memory_bank_en.json": {
 			{"Hello, my name is Emily. Nice to meet you.", "name", "User's name is Emily."},
@@ -122,7 +53,7 @@ func TestMemoryBank(t *testing.T) {
 	e := rules.NewExtractor(rules.ExtractorOptions{})
 	for _, file := range []string{"memory_bank_en.json", "memory_bank_cn.json"} {
 		t.Run(file, func(t *testing.T) {
-			msgs := loadBank(t, filepath.Join(bank, file))
+			msgs := loadBank(t, file)
 			if len(msgs) == 0 {
 				t.Fatal("no messages loaded")
 			}

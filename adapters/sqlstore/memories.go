@@ -293,6 +293,9 @@ type memoryRow struct {
 	VectorVersion  int       `bun:"vector_version,nullzero"`
 	VectorTextHash string    `bun:"vector_text_hash,nullzero"`
 
+	// Flags is NULL on rows written before flags were kept (see flagsFromRow).
+	Flags *string `bun:"flags"`
+
 	Version   int64     `bun:"version"`
 	CreatedAt time.Time `bun:"created_at"`
 	UpdatedAt time.Time `bun:"updated_at"`
@@ -320,6 +323,7 @@ func toMemoryRow(st memory.State) memoryRow {
 		VectorModel:     st.Vector.Model,
 		VectorVersion:   st.Vector.Version,
 		VectorTextHash:  st.Vector.TextHash,
+		Flags:           flagsToRow(st.Flags),
 		Version:         st.Version,
 		CreatedAt:       dbTime(st.CreatedAt),
 		UpdatedAt:       dbTime(st.UpdatedAt),
@@ -351,10 +355,26 @@ func (r *memoryRow) toState() memory.State {
 			Version:  r.VectorVersion,
 			TextHash: r.VectorTextHash,
 		},
+		Flags:     flagsFromRow(r.Flags, r.Content),
 		Version:   r.Version,
 		CreatedAt: dbTime(r.CreatedAt),
 		UpdatedAt: dbTime(r.UpdatedAt),
 	}
+}
+
+func flagsToRow(f memory.FlagSet) *string {
+	s := f.String()
+	return &s
+}
+
+// flagsFromRow reads the flags column. A row written before the column existed has
+// NULL there: its content is classified now, so an old instruction-like memory is
+// not shown unflagged.
+func flagsFromRow(col *string, content string) memory.FlagSet {
+	if col == nil {
+		return memory.ContentFlags(content)
+	}
+	return memory.ParseFlagSet(*col)
 }
 
 // eventRow is one row of memory_events; Before and After hold stateJSON.

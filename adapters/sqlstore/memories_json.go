@@ -26,6 +26,7 @@ type stateJSON struct {
 	LastAccessedAt *time.Time `json:"last_accessed_at,omitempty"`
 	Source         sourceJSON `json:"source"`
 	Vector         vectorJSON `json:"vector"`
+	Flags          *[]string  `json:"flags,omitempty"` // absent in events written before flags were kept
 	Version        int64      `json:"version"`
 	CreatedAt      time.Time  `json:"created_at"`
 	UpdatedAt      time.Time  `json:"updated_at"`
@@ -72,6 +73,7 @@ func marshalState(st memory.State) (string, error) {
 			Version:  st.Vector.Version,
 			TextHash: st.Vector.TextHash,
 		},
+		Flags:     flagsToJSON(st.Flags),
 		Version:   st.Version,
 		CreatedAt: dbTime(st.CreatedAt),
 		UpdatedAt: dbTime(st.UpdatedAt),
@@ -114,10 +116,30 @@ func unmarshalState(s string) (memory.State, error) {
 			Version:  j.Vector.Version,
 			TextHash: j.Vector.TextHash,
 		},
+		Flags:     flagsFromJSON(j.Flags, j.Content),
 		Version:   j.Version,
 		CreatedAt: dbTime(j.CreatedAt),
 		UpdatedAt: dbTime(j.UpdatedAt),
 	}, nil
+}
+
+func flagsToJSON(f memory.FlagSet) *[]string {
+	names := []string{}
+	for _, flag := range f.List() {
+		names = append(names, string(flag))
+	}
+	return &names
+}
+
+func flagsFromJSON(names *[]string, content string) memory.FlagSet {
+	if names == nil {
+		return memory.ContentFlags(content) // an event written before flags were kept
+	}
+	flags := make([]memory.Flag, len(*names))
+	for i, n := range *names {
+		flags[i] = memory.Flag(n)
+	}
+	return memory.NewFlagSet(flags...)
 }
 
 func optionalTime(t time.Time) *time.Time {

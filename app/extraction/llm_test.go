@@ -158,7 +158,9 @@ func TestLLMPipeline_noiseKeysInTheAnswerAreRefused(t *testing.T) {
 	if len(events) != 0 {
 		t.Errorf("events %+v", events)
 	}
-	if m := e.message("m1"); m.Status != conversation.StatusProcessed {
+	// "Ignore your rules…" makes the message instruction-like: nothing was taken from
+	// it, so it is SKIPPED with the rule that fired.
+	if m := e.message("m1"); m.Status != conversation.StatusSkipped || m.SkipReason != "instruction_like:override" {
 		t.Errorf("m1 %+v", m)
 	}
 }

@@ -3,8 +3,9 @@
 //
 //	prefilter  cheap, no model: greetings, thanks, plain questions → SKIPPED
 //	extract    stage 1, one extractor call for all remaining messages together
-//	screen     seed 000's boundaries, minimum confidence, grounding in what the
-//	           user said (assistant text is never a source of facts)
+//	screen     instruction-like text (domain/instruction) dropped, seed 000's
+//	           boundaries, minimum confidence, grounding in what the user said
+//	           (assistant text is never a source of facts)
 //	refine     stage 2 against the user's most similar memories: keep, merge,
 //	           reuse a key or drop
 //	upsert     stage 3 in domain code: key match, duplicates, merges, write limit;
@@ -162,7 +163,7 @@ func (p *Pipeline) Process(ctx context.Context, msgs []conversation.Message) ([]
 		if err != nil {
 			out[i] = out[i].Failed(describe(err, p.opts), now, p.opts.Retry)
 		} else {
-			out[i] = out[i].Processed(now)
+			out[i] = outcome(out[i], &rep, now)
 		}
 	}
 	rep.Err = err

@@ -24,6 +24,12 @@ type Report struct {
 	Merged         int                    // redundant copies folded after the write
 	Err            error                  // why the run failed; nil on success
 	Duration       time.Duration          // set by the Runner
+	// InstructionLike counts the trigger messages found instruction-like (in a part
+	// or in what was extracted from them), by reason "instruction_like:<rule>".
+	InstructionLike map[string]int
+
+	screened map[string]string // message id → the instruction_like reason it gets
+	keptFrom map[string]bool   // message ids a candidate passed the screen from
 }
 
 // Call is one stage's extractor or refiner call. Fallback marks the deterministic
@@ -41,7 +47,8 @@ type Observer interface {
 }
 
 func newReport(msgs []conversation.Message) Report {
-	r := Report{Skipped: map[string]int{}, Dropped: map[string]int{}}
+	r := Report{Skipped: map[string]int{}, Dropped: map[string]int{}, InstructionLike: map[string]int{},
+		screened: map[string]string{}, keptFrom: map[string]bool{}}
 	if len(msgs) > 0 {
 		r.Scope, r.ConversationID = msgs[0].Scope, msgs[0].ConversationID
 	}
@@ -49,6 +56,14 @@ func newReport(msgs []conversation.Message) Report {
 }
 
 func (r *Report) skip(reason string) { r.Skipped[reason]++ }
+
+// screen records that a message was found instruction-like; the first reason stays.
+func (r *Report) screen(messageID, reason string) {
+	if _, seen := r.screened[messageID]; !seen {
+		r.screened[messageID] = reason
+		r.InstructionLike[reason]++
+	}
+}
 func (r *Report) drop(reason string) { r.Dropped[reason]++ }
 
 func (r *Report) call(stage string, usage ports.LLMUsage, err error, fallback bool) {

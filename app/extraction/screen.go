@@ -1,6 +1,8 @@
 package extraction
 
 import (
+	"time"
+
 	"engram/domain/candidate"
 	"engram/domain/conversation"
 )
@@ -9,11 +11,19 @@ import (
 // from the assistant's text, the summary or the model's imagination.
 const ReasonNotGrounded = "not_grounded"
 
-// screen applies seed 000's boundaries (noise keys, profile slots, time windows,
-// reminders, weather, tool lists, wrong slot values, minimum confidence) to every
-// candidate, whichever extractor proposed it, and keeps only candidates grounded in
-// what the user said: the triggers and the user's earlier messages of the
-// conversation, never the assistant's.
+// screen applies, to every candidate whichever extractor proposed it:
+//
+//   - the instruction screen: a candidate that reads as an instruction to the
+//     assistant, or that was taken from an instruction-like part of its message
+//     ("ignore previous instructions", "SYSTEM:", "</memory>"), is dropped as
+//     instruction_like:<rule>, and the message is marked with that reason;
+//   - seed 000's boundaries (noise keys, profile slots, time windows, reminders,
+//     weather, tool lists, wrong slot values, minimum confidence);
+//   - grounding in what the user said: the triggers and the user's earlier messages
+//     of the conversation, never the assistant's.
+//
+// A trigger with an instruction-like part is marked even when nothing was taken
+// from it, so its message shows why it taught nothing.
 func (p *Pipeline) screen(cands []candidate.Candidate, triggers, earlier []conversation.Message, rep *Report) []candidate.Candidate {
 	userTexts := make([]string, 0, len(triggers)+len(earlier))
 	for _, m := range earlier {
@@ -21,11 +31,19 @@ func (p *Pipeline) screen(cands []candidate.Candidate, triggers, earlier []conve
 			userTexts = append(userTexts, m.Content)
 		}
 	}
-	for _, m := range triggers {
+	ids, texts := make([]string, len(triggers)), make([]string, len(triggers))
+	for i, m := range triggers {
 		userTexts = append(userTexts, m.Content)
+		ids[i], texts[i] = m.ID, m.Content
 	}
+	sources := candidate.NewSources(ids, texts)
 	kept := make([]candidate.Candidate, 0, len(cands))
 	for _, c := range cands {
+		if s := sources.Check(c); !s.Kept {
+			rep.drop(string(s.Reason))
+			rep.screen(sourceMessage(c, triggers), string(s.Reason))
+			continue
+		}
 		if s := p.opts.Boundaries.Check(c); !s.Kept {
 			rep.drop(string(s.Reason))
 			continue
@@ -34,7 +52,28 @@ func (p *Pipeline) screen(cands []candidate.Candidate, triggers, earlier []conve
 			rep.drop(ReasonNotGrounded)
 			continue
 		}
+		rep.keptFrom[sourceMessage(c, triggers)] = true
 		kept = append(kept, c)
 	}
+	for _, id := range ids {
+		if v := sources.MessageVerdict(id); v.InstructionLike() {
+			rep.screen(id, string(candidate.InstructionReason(v)))
+		}
+	}
 	return kept
+}
+
+// outcome is how a trigger ends after a run without error: PROCESSED, or SKIPPED as
+// instruction_like when it was screened and nothing was taken from it, or PROCESSED
+// with that reason when a clean part of it was used.
+func outcome(m conversation.Message, rep *Report, now time.Time) conversation.Message {
+	reason, screened := rep.screened[m.ID]
+	switch {
+	case !screened:
+		return m.Processed(now)
+	case rep.keptFrom[m.ID]:
+		return m.ProcessedExcept(reason, now)
+	default:
+		return m.Skipped(reason, now)
+	}
 }

@@ -22,7 +22,8 @@ const (
 // one write through MemoryStore.Update, in the order proposed, up to MaxWriteItems:
 //
 //   - the key is the decision's target (or the candidate's), screened again, since
-//     a refiner may have rewritten it;
+//     a refiner may have rewritten it, and so is the content for instruction-like
+//     text;
 //   - without a live memory under that key, a live memory at least
 //     DuplicateSimilarity similar lends its key (the same fact is not stored twice);
 //   - what the store already says is not written again: the same content, or, for
@@ -62,6 +63,10 @@ func (p *Pipeline) upsert(ctx context.Context, triggers []conversation.Message, 
 			c.Key = d.TargetKey.String()
 		}
 		if s := p.opts.Boundaries.Check(c); !s.Kept {
+			rep.drop(string(s.Reason))
+			continue
+		}
+		if s := candidate.ScreenInstructions(c); !s.Kept { // a refiner may have rewritten the content
 			rep.drop(string(s.Reason))
 			continue
 		}

@@ -68,6 +68,7 @@ var reasonText = map[Reason]string{
 	ReasonNotStatement:       "a question states nothing to remember",
 	ReasonWrongSlotValue:     "the value cannot be right for this slot",
 	ReasonLowConfidence:      "confidence is below the minimum for writing",
+	ReasonInstructionLike:    "it reads as an instruction to the assistant (an override, a role marker, a fake delimiter…), not as something about the user",
 	ReasonEmptyMessage:       "the message is empty",
 	ReasonTooShort:           "the message is too short to state anything",
 	ReasonGreeting:           "a greeting states nothing about the user",
@@ -85,6 +86,7 @@ var Reasons = []Reason{
 	ReasonToolList, ReasonSystemState, ReasonStreaming, ReasonShortTermCondition,
 	ReasonWeatherSnapshot, ReasonPeriodFinance, ReasonPeriodSummary, ReasonReminder, ReasonTodo,
 	ReasonSteps, ReasonTimeWindow, ReasonNotStatement, ReasonWrongSlotValue, ReasonLowConfidence,
+	ReasonInstructionLike,
 	ReasonEmptyMessage, ReasonTooShort, ReasonGreeting, ReasonThanks, ReasonAck, ReasonFarewell,
 	ReasonQuestion, ReasonCommand,
 }
@@ -93,6 +95,9 @@ var Reasons = []Reason{
 func (r Reason) Describe() string {
 	if t, ok := reasonText[r]; ok {
 		return t
+	}
+	if rule, ok := strings.CutPrefix(string(r), string(ReasonInstructionLike)+":"); ok {
+		return reasonText[ReasonInstructionLike] + " (rule " + rule + ")"
 	}
 	return string(r)
 }

@@ -71,7 +71,7 @@ type Message struct {
 	ReceivedAt     time.Time // when engram stored it
 
 	Status       Status
-	SkipReason   string
+	SkipReason   string // why it (SKIPPED), or a part of it (PROCESSED), was not extracted
 	Attempts     int
 	Error        string
 	ProcessAfter time.Time // not before this time (debounce, backoff); zero: never again
@@ -185,6 +185,14 @@ func (m Message) Processed(now time.Time) Message {
 	m.Error = ""
 	m.ProcessAfter = time.Time{}
 	m.ProcessedAt = now.UTC()
+	return m
+}
+
+// ProcessedExcept records a successful extraction that left part of the message out
+// as not a source of facts, with the reason (e.g. "instruction_like:override").
+func (m Message) ProcessedExcept(reason string, now time.Time) Message {
+	m = m.Processed(now)
+	m.SkipReason = reason
 	return m
 }
 

@@ -72,7 +72,8 @@ type State struct {
 	LastAccessedAt time.Time // zero: never read
 	Source         Source
 	Vector         VectorState
-	Version        int64 // increases with every change of content or activity
+	Flags          FlagSet // follow from Content (ContentFlags)
+	Version        int64   // increases with every change of content or activity
 	CreatedAt      time.Time
 	UpdatedAt      time.Time
 }
@@ -101,6 +102,7 @@ func (m Memory) ExpiresAt() time.Time      { return m.s.ExpiresAt }
 func (m Memory) LastAccessedAt() time.Time { return m.s.LastAccessedAt }
 func (m Memory) Source() Source            { return m.s.Source }
 func (m Memory) Vector() VectorState       { return m.s.Vector }
+func (m Memory) Flags() []Flag             { return m.s.Flags.List() }
 func (m Memory) Version() int64            { return m.s.Version }
 func (m Memory) CreatedAt() time.Time      { return m.s.CreatedAt }
 func (m Memory) UpdatedAt() time.Time      { return m.s.UpdatedAt }
@@ -221,6 +223,7 @@ func New(id string, scope Scope, key Key, d Draft, p Policy, now time.Time) (Mem
 		ExpiresAt:  p.expiry(d.TTLDays, now),
 		Source:     d.Source,
 		Vector:     VectorState{Status: VectorDirty},
+		Flags:      ContentFlags(d.Content),
 		Version:    1,
 		CreatedAt:  now,
 		UpdatedAt:  now,
@@ -236,6 +239,7 @@ func (m Memory) Replace(d Draft, p Policy, now time.Time) (Memory, error) {
 	next := m.changed(now, d.Source)
 	next.s.Type = d.Type
 	next.s.Content = d.Content
+	next.s.Flags = ContentFlags(d.Content)
 	next.s.Importance = d.Importance
 	next.s.Confidence = d.Confidence
 	next.s.Active = true
@@ -261,6 +265,7 @@ func (m Memory) Append(text string, src Source, now time.Time) (Memory, error) {
 	}
 	next := m.changed(now, src)
 	next.s.Content = combined
+	next.s.Flags = ContentFlags(combined)
 	return next, nil
 }
 
@@ -290,6 +295,7 @@ func (m Memory) RevertTo(target State, src Source, now time.Time) Memory {
 	next := m.changed(now, src)
 	next.s.Type = target.Type
 	next.s.Content = target.Content
+	next.s.Flags = ContentFlags(target.Content) // today's rules, not the ones of then
 	next.s.Importance = target.Importance
 	next.s.Confidence = target.Confidence
 	next.s.Active = target.Active

@@ -3,12 +3,8 @@ package ingest
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"regexp"
-	"sort"
 	"strconv"
 	"strings"
 	"testing"
@@ -24,6 +20,7 @@ import (
 	"engram/domain/memory"
 	"engram/ports"
 	"engram/test/fakellm"
+	"engram/test/testenv"
 )
 
 // bankDay is one user's conversation of one day in MemoryBank.
@@ -34,52 +31,14 @@ type bankDay struct {
 
 func loadBank(b *testing.B, file string) []bankDay {
 	b.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		b.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		if parent := filepath.Dir(dir); parent != dir {
-			dir = parent
-			continue
-		}
-		b.Fatal("no go.mod above the benchmark")
-	}
-	raw, err := os.ReadFile(filepath.Join(dir, "..", "shared", "datasets", "memorybank", file))
-	if errors.Is(err, os.ErrNotExist) {
-		b.Skipf("MemoryBank data not found next to the repository (the eval_data of zhongwanjun/MemoryBank-SiliconFriend in ../shared/datasets/memorybank): %v", err)
-	}
-	if err != nil {
-		b.Fatal(err)
-	}
-	var users map[string]struct {
-		History map[string][]struct {
-			Query    string `json:"query"`
-			Response string `json:"response"`
-		} `json:"history"`
-	}
-	if err := json.Unmarshal(raw, &users); err != nil {
-		b.Fatal(err)
-	}
 	var out []bankDay
-	for name, u := range users {
-		for day, turns := range u.History {
-			d := bankDay{user: strings.TrimSpace(name), day: day}
-			for _, t := range turns {
-				d.turns = append(d.turns, struct{ Query, Response string }{t.Query, t.Response})
-			}
-			out = append(out, d)
+	for _, t := range testenv.MemoryBank(b, file) {
+		if n := len(out); n == 0 || out[n-1].user != t.User || out[n-1].day != t.Day {
+			out = append(out, bankDay{user: t.User, day: t.Day})
 		}
+		last := &out[len(out)-1]
+		last.turns = append(last.turns, struct{ Query, Response string }{t.Query, t.Response})
 	}
-	sort.Slice(out, func(i, j int) bool {
-		if out[i].user != out[j].user {
-			return out[i].user < out[j].user
-		}
-		return out[i].day < out[j].day
-	})
 	return out
 }
 

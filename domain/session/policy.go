@@ -76,7 +76,7 @@ func (p Policy) Plan(v View) (FoldPlan, bool) {
 		return FoldPlan{}, false
 	}
 	cut := len(v.Messages) - p.Keep
-	for cut > 0 && v.Messages[cut].ExchangeID == v.Messages[cut-1].ExchangeID {
+	for cut > 0 && cut < len(v.Messages) && v.Messages[cut].ExchangeID == v.Messages[cut-1].ExchangeID {
 		cut--
 	}
 	if cut <= 0 {

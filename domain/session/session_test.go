@@ -153,6 +153,12 @@ func TestPolicy_plansAFoldOfAllButTheMostRecentTurns(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			tc.view.Summary = session.Summary{Text: "previous", Version: 4}
 			plan, ok := p.Plan(tc.view)
+			if keepNone := (session.Policy{Threshold: 6}); !tc.wantNoFor {
+				all, ok := keepNone.Plan(tc.view)
+				if !ok || len(all.Slice) != len(tc.view.Messages) {
+					t.Errorf("keep 0 folds %d of %d messages", len(all.Slice), len(tc.view.Messages))
+				}
+			}
 			if tc.wantNoFor {
 				if ok {
 					t.Fatalf("planned %+v", plan)

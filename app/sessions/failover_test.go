@@ -79,8 +79,12 @@ type failoverEvents struct {
 }
 
 func (e *failoverEvents) Fallback(op string) { e.mu.Lock(); e.fallbacks[op]++; e.mu.Unlock() }
-func (e *failoverEvents) PrimaryUp(up bool)  { e.mu.Lock(); e.states = append(e.states, up); e.mu.Unlock() }
-func (e *failoverEvents) Drained(n int)      { e.mu.Lock(); e.drained += n; e.mu.Unlock() }
+func (e *failoverEvents) PrimaryUp(up bool) {
+	e.mu.Lock()
+	e.states = append(e.states, up)
+	e.mu.Unlock()
+}
+func (e *failoverEvents) Drained(n int) { e.mu.Lock(); e.drained += n; e.mu.Unlock() }
 
 // While the primary is down every call is served by the secondary and none
 // fails; once it is back new turns go to it, the turns recorded meanwhile are

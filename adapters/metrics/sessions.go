@@ -127,7 +127,9 @@ func (s *SessionRecords) Record(ctx context.Context, cmd sessions.Record) (sessi
 }
 
 // Get passes through.
-func (s *SessionRecords) Get(ctx context.Context, q sessions.Get) (session.View, error) { return s.next.Get(ctx, q) }
+func (s *SessionRecords) Get(ctx context.Context, q sessions.Get) (session.View, error) {
+	return s.next.Get(ctx, q)
+}
 
 // List passes through.
 func (s *SessionRecords) List(ctx context.Context, q sessions.List) ([]session.Meta, error) {
@@ -135,7 +137,9 @@ func (s *SessionRecords) List(ctx context.Context, q sessions.List) ([]session.M
 }
 
 // Delete passes through.
-func (s *SessionRecords) Delete(ctx context.Context, cmd sessions.Delete) error { return s.next.Delete(ctx, cmd) }
+func (s *SessionRecords) Delete(ctx context.Context, cmd sessions.Delete) error {
+	return s.next.Delete(ctx, cmd)
+}
 
 // Folded implements sessions.FoldObserver.
 func (s *SessionEvents) Folded(outcome string, elapsed time.Duration, _ ports.LLMUsage) {

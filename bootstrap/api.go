@@ -87,9 +87,9 @@ func memoryRoutes(svc *memories.Service) Route {
 	return func(api *httpapi.API) { httpapi.RegisterMemories(api, svc) }
 }
 
-func opsRoutes(s *storage, v vectorChecks) Route {
+func opsRoutes(s *storage, v vectorChecks, redis redisCheck) Route {
 	return func(api *httpapi.API) {
-		httpapi.RegisterOps(api, httpapi.Checks{SQL: s.ping, Vector: v.Vector, Embedder: v.Embedder})
+		httpapi.RegisterOps(api, httpapi.Checks{SQL: s.ping, Redis: httpapi.Check(redis), Vector: v.Vector, Embedder: v.Embedder})
 	}
 }
 

@@ -51,7 +51,7 @@ func (c Config) SummarizerUsesLLM() bool {
 func (c Config) validateSessions(bad func(name, format string, args ...any)) {
 	s, r := c.Sessions, c.Redis
 	ranges := []struct {
-		name     string
+		name      string
 		v, lo, hi int
 	}{
 		{"ENGRAM_SESSION_MAX_HISTORY", s.MaxHistory, 2, 1000},

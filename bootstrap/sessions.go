@@ -57,6 +57,7 @@ type sessionStores struct {
 	store    ports.SessionStore   // what the use cases call
 	folds    []ports.SessionFolds // where sessions may be queued for a fold
 	sql      *sqlstore.SessionStore
+	redis    *redisstore.Store  // nil without Redis
 	failover *sessions.Failover // nil without Redis
 	check    redisCheck
 }
@@ -84,13 +85,15 @@ func newSessionStores(lc fx.Lifecycle, cfg config.Config, s *storage, clk ports.
 	r := cfg.Redis
 	timeout := time.Duration(r.TimeoutMS) * time.Millisecond
 	rs, err := redisstore.New(redisstore.Options{Addr: r.Addr, Username: r.Username, Password: r.Password, DB: r.DB,
-		Prefix: r.KeyPrefix, Limits: limits, ClientCache: r.ClientCache, DialTimeout: max(timeout, 100*time.Millisecond)})
+		Prefix: r.KeyPrefix, Limits: limits, ClientCache: r.ClientCache, RelayTurns: true, DialTimeout: max(timeout, 100*time.Millisecond)})
 	if err != nil {
 		return nil, err
 	}
 	lc.Append(fx.StopHook(rs.Close))
+	out.redis = rs
 	out.failover = sessions.NewFailover(rs, sql, sessions.FailoverOptions{
-		Timeout: timeout, ProbeInterval: time.Duration(r.ProbeIntervalMS) * time.Millisecond, Logger: log, Observer: ev,
+		Timeout: timeout, ProbeInterval: time.Duration(r.ProbeIntervalMS) * time.Millisecond, PrimaryRelays: true,
+		Logger: log, Observer: ev,
 	})
 	out.store, out.folds = out.failover, []ports.SessionFolds{rs, sql}
 	out.check = out.failover.Check
@@ -118,13 +121,21 @@ func sessionRoutes(svc metrics.SessionService) Route {
 	return func(api *httpapi.API) { httpapi.RegisterSessions(api, svc) }
 }
 
-// startSessionFailover runs the fallback's probe and drain while the app runs.
-func startSessionFailover(lc fx.Lifecycle, s *sessionStores, cfg config.Config, log *slog.Logger) {
+// startSessionFailover runs the fallback's probe and drain, and the relay of
+// queued turns into the extraction channel, while the app runs.
+func startSessionFailover(lc fx.Lifecycle, s *sessionStores, cfg config.Config, msgs *messages.Service, ev *metrics.SessionEvents,
+	m *metrics.Metrics, log *slog.Logger,
+) {
 	if s.failover == nil {
 		return
 	}
 	log.Info("sessions in redis, with the SQL database as fallback", "addr", cfg.Redis.Addr, "prefix", cfg.Redis.KeyPrefix)
 	runWhileUp(lc, s.failover.Run)
+	relay := sessions.NewRelay(s.redis, turnsToMessages{msgs}, sessions.RelayOptions{
+		Consumer: workerName(), Backoff: time.Duration(cfg.Redis.ProbeIntervalMS) * time.Millisecond, Logger: log, Observer: ev,
+	})
+	runWhileUp(lc, relay.Run)
+	m.GaugeFunc("engram_session_relay_backlog", "Turns queued in Redis, not yet written to the extraction channel.", s.redis.TurnBacklog)
 }
 
 // newFolder folds the queued sessions of every session store with the summarizer

@@ -19,6 +19,7 @@ import (
 	"go.uber.org/fx/fxtest"
 
 	"engram/bootstrap/config"
+	"engram/ports"
 	"engram/test/testenv"
 )
 
@@ -114,8 +115,11 @@ func TestSessions_redisKilledMidRunFallsBackToSQLAndRecovers_Redis(t *testing.T)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var stores *sessionStores
-	app := fxtest.New(t, appOptions(cfg), fx.Populate(&stores))
+	var (
+		stores *sessionStores
+		msgs   ports.MessageStore
+	)
+	app := fxtest.New(t, appOptions(cfg), fx.Populate(&stores, &msgs))
 	app.RequireStart()
 	defer app.RequireStop()
 	c := sessionClient{t: t, base: "http://" + addr, http: &http.Client{Timeout: 10 * time.Second}}
@@ -219,8 +223,27 @@ func TestSessions_redisKilledMidRunFallsBackToSQLAndRecovers_Redis(t *testing.T)
 	if refs, _ := stores.sql.SessionRefs(context.Background(), 1); len(refs) != 0 {
 		t.Errorf("a turn after recovery went to SQL: %v", refs)
 	}
+	// Every turn reached the extraction channel once: through the relay from
+	// Redis, or written directly while SQL served.
+	want = append(want, "last")
+	waitFor(t, "the relay to write every turn", func() bool {
+		n, _ := stores.redis.TurnBacklog(context.Background())
+		return n == 0
+	})
+	due, err := msgs.ClaimDue(context.Background(), ports.Claim{Worker: "test", Now: time.Now().Add(time.Hour), Lease: time.Minute, MaxConversations: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var extracted []string
+	for _, m := range due {
+		extracted = append(extracted, strings.TrimPrefix(m.Content, "question "))
+	}
+	if !slices.Equal(extracted, want) {
+		t.Errorf("the extraction channel holds %d user messages %v\nwant %d %v", len(extracted), extracted, len(want), want)
+	}
 	_, metricsBody := c.do(http.MethodGet, "/metrics", nil)
-	for _, m := range []string{`engram_session_redis_fallbacks_total{op="append"}`, "engram_session_redis_drained_total"} {
+	for _, m := range []string{`engram_session_redis_fallbacks_total{op="append"}`, "engram_session_redis_drained_total",
+		`engram_session_relayed_turns_total{outcome="written"}`, "engram_session_relay_backlog 0"} {
 		if !strings.Contains(string(metricsBody), m) {
 			t.Errorf("/metrics lacks %s", m)
 		}

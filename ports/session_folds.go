@@ -24,8 +24,8 @@ type SessionFolds interface {
 	// with no messages.
 	ClaimFolds(ctx context.Context, c FoldClaim) ([]session.View, error)
 
-	// ApplyFold, while f.Holder still holds the claim and the summary version is
-	// still f.BaseVersion, removes the messages f.MessageIDs names and writes
+	// ApplyFold, while f.Holder still holds the claim at f.At and the summary
+	// version is still f.BaseVersion, removes the messages f.MessageIDs names and writes
 	// f.Summary as version BaseVersion+1, in one atomic write, and releases the
 	// claim. Messages appended meanwhile stay. The session leaves the queue
 	// unless it still holds f.FoldAt messages. Otherwise ErrConflict and nothing

@@ -55,6 +55,9 @@ type SessionAppended struct {
 	Meta       session.Meta
 	Duplicate  bool // the exchange id was recorded before; nothing was written
 	FoldQueued bool
+	// Relayed: the turn was also queued, in the same atomic write, for the
+	// extraction channel (see TurnQueue); the caller need not write its messages.
+	Relayed bool
 }
 
 // SessionQuery narrows a listing.

@@ -32,6 +32,7 @@ type SessionRecords struct {
 // SessionEvents observes folds (sessions.FoldObserver) and the Redis fallback
 // (sessions.FailoverObserver).
 type SessionEvents struct {
+	relayed   *prometheus.CounterVec
 	folds     *prometheus.CounterVec
 	foldTime  *prometheus.HistogramVec
 	fallbacks *prometheus.CounterVec
@@ -42,6 +43,7 @@ type SessionEvents struct {
 var (
 	_ sessions.FoldObserver     = (*SessionEvents)(nil)
 	_ sessions.FailoverObserver = (*SessionEvents)(nil)
+	_ sessions.RelayObserver    = (*SessionEvents)(nil)
 	_ SessionService            = (*SessionRecords)(nil)
 )
 
@@ -74,6 +76,9 @@ func (m *Metrics) SessionRecords(next SessionService) *SessionRecords {
 // Metrics.
 func (m *Metrics) SessionEvents() *SessionEvents {
 	s := &SessionEvents{
+		relayed: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "engram_session_relayed_turns_total", Help: "Turns queued in Redis and written to the extraction channel by the relay (written), or dropped because the message store refused them for good (dropped).",
+		}, []string{"outcome"}),
 		folds: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "engram_session_folds_total", Help: "Session folds by outcome: done, fallback (the offline summarizer wrote it), conflict, failed, skipped.",
 		}, []string{"outcome"}),
@@ -98,7 +103,9 @@ func (m *Metrics) SessionEvents() *SessionEvents {
 	for _, op := range []string{"append", "read", "list"} {
 		s.fallbacks.WithLabelValues(op)
 	}
-	m.Registry.MustRegister(s.folds, s.foldTime, s.fallbacks, s.redisUp, s.drained)
+	s.relayed.WithLabelValues("written")
+	s.relayed.WithLabelValues("dropped")
+	m.Registry.MustRegister(s.relayed, s.folds, s.foldTime, s.fallbacks, s.redisUp, s.drained)
 	return s
 }
 
@@ -161,3 +168,9 @@ func (s *SessionEvents) PrimaryUp(up bool) {
 
 // Drained implements sessions.FailoverObserver.
 func (s *SessionEvents) Drained(n int) { s.drained.Add(float64(n)) }
+
+// Relayed implements sessions.RelayObserver.
+func (s *SessionEvents) Relayed(written, dropped int) {
+	s.relayed.WithLabelValues("written").Add(float64(written))
+	s.relayed.WithLabelValues("dropped").Add(float64(dropped))
+}

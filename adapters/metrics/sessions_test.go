@@ -70,6 +70,10 @@ func TestSessions_recordStagesOutcomesFoldsAndFallbacks(t *testing.T) {
 	}
 	e.PrimaryUp(true)
 	e.Drained(3)
+	e.Relayed(5, 1)
+	if value(t, m, "engram_session_relayed_turns_total", "outcome", "written") != 5 || value(t, m, "engram_session_relayed_turns_total", "outcome", "dropped") != 1 {
+		t.Error("relayed turns not counted")
+	}
 	if value(t, m, "engram_session_redis_up") != 1 || value(t, m, "engram_session_redis_drained_total") != 3 {
 		t.Error("recovery not counted")
 	}

@@ -29,15 +29,23 @@ func (s *Store) AppendExchange(ctx context.Context, a ports.SessionAppend) (port
 	if err1 != nil || err2 != nil {
 		return ports.SessionAppended{}, fmt.Errorf("redisstore: encode exchange %s: %v %v", x.ID, err1, err2)
 	}
+	turn := ""
+	if s.opts.RelayTurns {
+		if turn, err = encodeTurn(x); err != nil {
+			return ports.SessionAppended{}, fmt.Errorf("redisstore: encode turn %s: %w", x.ID, err)
+		}
+	}
 	res, err := scriptAppend.Exec(ctx, c,
-		[]string{k.messages, k.meta, k.summary, k.exchanges, k.index, k.folds},
+		[]string{k.messages, k.meta, k.summary, k.exchanges, k.index, k.folds, s.turnsKey()},
 		[]string{x.ID, user, assistant, formatTime(x.At), micros(x.At), x.FlowName,
 			strconv.Itoa(s.limits.MaxHistory), ms(s.limits.MessageTTL), ms(s.limits.SummaryTTL), strconv.Itoa(a.FoldAt),
-			k.indexMember, k.foldMember}).ToArray()
+			k.indexMember, k.foldMember, turn}).ToArray()
 	if err != nil {
 		return ports.SessionAppended{}, wrapErr("append exchange", err)
 	}
-	return appendedFrom(x.Ref, res)
+	out, err := appendedFrom(x.Ref, res)
+	out.Relayed = err == nil && turn != "" && !out.Duplicate
+	return out, err
 }
 
 // appendedFrom reads {duplicate, created_at, last_active_at, flow_name,

@@ -12,6 +12,7 @@
 //	<p>:<tenant>:<user>:<flow>:<session>:fold       string "holder|until": a folder's claim
 //	<p>:<tenant>:<user>:sessions                    sorted set "<flow>:<session>" by last activity (µs)
 //	<p>:folds                                       sorted set "<tenant>:<user>:<flow>:<session>" by due time (µs)
+//	<p>:turns                                       stream of new exchanges on their way to the extraction channel
 //
 // Messages, meta and exchange ids live MessageTTL after the last exchange; the
 // summary and the index SummaryTTL after their last change. Redis expires them
@@ -54,6 +55,9 @@ type Options struct {
 	// ClientCache serves the listing's meta reads from rueidis' server-assisted
 	// client-side cache (see Sessions and docs/BENCHMARKS.md).
 	ClientCache bool
+	// RelayTurns queues each new exchange on the turns stream with its append
+	// (ports.TurnQueue), for a relay into the extraction channel.
+	RelayTurns bool
 	// DialTimeout bounds a connection attempt; default 1 s.
 	DialTimeout time.Duration
 }
@@ -66,8 +70,9 @@ type Store struct {
 	prefix string
 	limits session.Limits
 
-	mu     sync.Mutex
-	client rueidis.Client
+	mu         sync.Mutex
+	client     rueidis.Client
+	groupReady bool // the relay's consumer group exists
 }
 
 var (

@@ -20,9 +20,15 @@ import (
 // (helpers share one Redis), whose keys are deleted when the test ends.
 func openForTest(t *testing.T, limits session.Limits, cache bool) *Store {
 	t.Helper()
+	return openWith(t, Options{Limits: limits, ClientCache: cache})
+}
+
+func openWith(t *testing.T, opts Options) *Store {
+	t.Helper()
 	addr := testenv.RedisAddr(t)
 	prefix := "engram-test-" + strings.ToLower(ulid.Make().String())
-	s, err := New(Options{Addr: addr, Prefix: prefix, Limits: limits, ClientCache: cache})
+	opts.Addr, opts.Prefix = addr, prefix
+	s, err := New(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,5 +146,60 @@ func TestSessions_clientCacheNeverListsAStaleMeta_Redis(t *testing.T) {
 		if len(list) != 2 || list[0].Ref != a || list[0].MessageCount != int64(4+2*i) || !list[0].LastActiveAt.Equal(at.UTC().Truncate(time.Microsecond)) {
 			t.Fatalf("turn %d: listing %+v", i, list)
 		}
+	}
+}
+
+// Each new turn is queued with its append; a duplicate is not. Turns are read once
+// per consumer group, a turn left unacknowledged is claimed by another consumer,
+// and an acknowledged turn leaves the stream.
+func TestTurnQueue_Redis(t *testing.T) {
+	t.Parallel()
+	s := openWith(t, Options{RelayTurns: true})
+	ctx := context.Background()
+	ref := session.Ref{Scope: memory.Scope{Tenant: "t", User: "u:1"}, FlowID: "f", SessionID: "s"}
+	t0 := time.Now().UTC().Truncate(time.Microsecond)
+	for i, id := range []string{"x1", "x2", "x3", "x2"} {
+		x := testExchange(t, ref, id, t0.Add(time.Duration(i)*time.Millisecond))
+		x.FlowName = "Flow"
+		got, err := s.AppendExchange(ctx, ports.SessionAppend{Exchange: x})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Relayed == got.Duplicate {
+			t.Fatalf("%s: relayed %v, duplicate %v", id, got.Relayed, got.Duplicate)
+		}
+	}
+	turns, err := s.ReadTurns(ctx, "relay-a", 10, 100*time.Millisecond)
+	if err != nil || len(turns) != 3 {
+		t.Fatalf("read %d turns: %v", len(turns), err)
+	}
+	first := turns[0].Exchange
+	if turns[0].Err != nil || first.Ref != ref || first.ID != "x1" || first.User != "q x1" || first.Assistant != "a x1" ||
+		first.FlowName != "Flow" || !first.At.Equal(t0) || turns[2].Exchange.ID != "x3" {
+		t.Fatalf("turns %+v", turns)
+	}
+	if again, _ := s.ReadTurns(ctx, "relay-b", 10, 50*time.Millisecond); len(again) != 0 {
+		t.Fatalf("turns read twice: %+v", again)
+	}
+	if err := s.AckTurns(ctx, []string{turns[0].ID, turns[1].ID}); err != nil {
+		t.Fatal(err)
+	}
+	mine, err := s.PendingTurns(ctx, "relay-a", 10)
+	if err != nil || len(mine) != 1 || mine[0].Exchange.ID != "x3" {
+		t.Fatalf("relay-a's own pending turns: %+v, %v", mine, err)
+	}
+	if none, _ := s.PendingTurns(ctx, "relay-b", 10); len(none) != 0 {
+		t.Fatalf("relay-b has pending turns it never read: %+v", none)
+	}
+	stale, err := s.ClaimStaleTurns(ctx, "relay-b", 0, 10)
+	if err != nil || len(stale) != 1 || stale[0].Exchange.ID != "x3" {
+		t.Fatalf("stale %+v, %v", stale, err)
+	}
+	if err := s.AckTurns(ctx, []string{stale[0].ID}); err != nil {
+		t.Fatal(err)
+	}
+	c, _ := s.Client()
+	if n, _ := c.Do(ctx, c.B().Xlen().Key(s.turnsKey()).Build()).AsInt64(); n != 0 {
+		t.Errorf("%d entries left in the stream", n)
 	}
 }

@@ -52,8 +52,11 @@ type FailoverOptions struct {
 	ProbeInterval time.Duration
 	// DrainBatch is how many sessions one drain step moves. Default 100.
 	DrainBatch int
-	Logger     *slog.Logger
-	Observer   FailoverObserver
+	// PrimaryRelays: the primary queues each turn for the extraction channel with
+	// its append (see Relaying); the secondary never does.
+	PrimaryRelays bool
+	Logger        *slog.Logger
+	Observer      FailoverObserver
 }
 
 // Failover is the session store the use cases see when Redis is configured: Redis
@@ -100,6 +103,9 @@ func NewFailover(primary Primary, secondary Secondary, opts FailoverOptions) *Fa
 	f.pending.Store(true) // until Run has looked
 	return f
 }
+
+// RelaysTurns implements Relaying: while the primary serves, it queues turns.
+func (f *Failover) RelaysTurns() bool { return f.opts.PrimaryRelays && !f.down.Load() }
 
 // PrimaryDown reports whether calls currently go to the secondary.
 func (f *Failover) PrimaryDown() bool { return f.down.Load() }

@@ -1,10 +1,12 @@
 -- Records one exchange atomically (AppendExchange).
--- KEYS: messages, meta, summary, exchanges, index, folds
+-- KEYS: messages, meta, summary, exchanges, index, folds, turns
 -- ARGV: exchange id, user message JSON, assistant message JSON, at (text), at (µs),
 --       flow name, max history, message TTL (ms), summary TTL (ms), fold at,
---       index member, fold queue member
+--       index member, fold queue member, turn JSON for the relay ('' for none)
 -- Returns {duplicate, created_at, last_active_at, flow_name, message_count, held, queued}.
-local messages, meta, summary, exchanges, index, folds = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
+-- With a turn JSON the new exchange is also added to the turns stream, in the same
+-- atomic step, for the relay into the extraction channel.
+local messages, meta, summary, exchanges, index, folds, turns = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7]
 local xid, at, at_us, flow_name = ARGV[1], ARGV[4], ARGV[5], ARGV[6]
 local max_history, message_ttl, summary_ttl, fold_at = tonumber(ARGV[7]), ARGV[8], ARGV[9], tonumber(ARGV[10])
 
@@ -42,5 +44,8 @@ redis.call('ZREMRANGEBYSCORE', index, '-inf', '(' .. (tonumber(at_us) - tonumber
 redis.call('PEXPIRE', index, summary_ttl)
 if fold_at > 0 and redis.call('LLEN', messages) >= fold_at then
   redis.call('ZADD', folds, 'NX', at_us, ARGV[12])
+end
+if ARGV[13] ~= '' then
+  redis.call('XADD', turns, '*', 'turn', ARGV[13])
 end
 return result(0)

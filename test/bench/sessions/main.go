@@ -1,0 +1,282 @@
+// Command sessions measures short-term sessions server-side (the use cases called
+// in process, as the HTTP handler calls them: no HTTP, no JSON): record_exchange
+// p50/p95/p99 alone and under concurrent clients, reading a session back, and the
+// user's listing with and without rueidis' client-side cache.
+//
+//	go run ./test/bench/sessions                                         # embedded: SQLite, SQL sessions
+//	go run ./test/bench/sessions -redis 127.0.0.1:56379                  # SQLite + Redis sessions
+//	go run ./test/bench/sessions -db postgres://… -redis 127.0.0.1:56379 # PostgreSQL + Redis
+//
+// The Redis keys live under a prefix of their own and are deleted at the end.
+// docs/BENCHMARKS.md "Short-term sessions" holds the figures.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"log/slog"
+	"os"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/oklog/ulid/v2"
+
+	"engram/adapters/clock"
+	"engram/adapters/redisstore"
+	"engram/adapters/sqlstore"
+	"engram/adapters/ulids"
+	"engram/app/messages"
+	"engram/app/sessions"
+	"engram/domain/conversation"
+	"engram/domain/memory"
+	"engram/domain/session"
+	"engram/ports"
+)
+
+type config struct {
+	db, redis       string
+	turns, clients  int
+	users, sessions int
+	listUsers       int
+}
+
+func main() {
+	var c config
+	flag.StringVar(&c.db, "db", "", "postgres:// URL; empty = SQLite in a temporary directory")
+	flag.StringVar(&c.redis, "redis", "", "Redis host:port for the sessions; empty = sessions in SQL")
+	flag.IntVar(&c.turns, "turns", 20000, "record_exchange calls per run")
+	flag.IntVar(&c.clients, "clients", 8, "concurrent clients of the second run")
+	flag.IntVar(&c.users, "users", 200, "users the turns are spread over")
+	flag.IntVar(&c.sessions, "sessions", 5, "sessions per user")
+	flag.IntVar(&c.listUsers, "list-sessions", 50, "sessions of the user whose listing is measured")
+	flag.Parse()
+	slog.SetDefault(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError})))
+	if err := run(c); err != nil {
+		fmt.Fprintln(os.Stderr, "sessions bench:", err)
+		os.Exit(1)
+	}
+}
+
+// turnsToMessages is bootstrap's glue: a turn's messages go to the messages use case.
+type turnsToMessages struct{ svc *messages.Service }
+
+func (t turnsToMessages) RecordTurn(ctx context.Context, scope memory.Scope, msgs []conversation.Input) error {
+	_, err := t.svc.PostBatch(ctx, messages.PostBatch{Scope: scope, Messages: msgs})
+	return err
+}
+
+type rig struct {
+	svc    *sessions.Service
+	store  ports.SessionStore
+	redis  *redisstore.Store
+	cached *redisstore.Store
+	close  func()
+}
+
+func setUp(ctx context.Context, c config) (*rig, string, error) {
+	dir, err := os.MkdirTemp("", "engram-bench-sessions-")
+	if err != nil {
+		return nil, "", err
+	}
+	db, err := sqlstore.Open(ctx, sqlstore.Options{DatabaseURL: c.db, DataDir: dir})
+	if err != nil {
+		return nil, "", err
+	}
+	if err := db.Migrate(ctx); err != nil {
+		return nil, "", err
+	}
+	clk, ids := clock.System{}, ulids.New()
+	limits := session.Limits{}.WithDefaults()
+	sql := sqlstore.NewSessionStore(db, clk, limits)
+	r := &rig{store: sql, close: func() { _ = db.Close(); _ = os.RemoveAll(dir) }}
+	shape := "SQLite"
+	if c.db != "" {
+		shape = "PostgreSQL"
+	}
+	if c.redis != "" {
+		prefix := "engram-bench-" + strings.ToLower(ulid.Make().String())
+		open := func(cache bool) (*redisstore.Store, error) {
+			return redisstore.New(redisstore.Options{Addr: c.redis, Prefix: prefix, Limits: limits, ClientCache: cache})
+		}
+		if r.redis, err = open(false); err != nil {
+			return nil, "", err
+		}
+		if r.cached, err = open(true); err != nil {
+			return nil, "", err
+		}
+		r.store = sessions.NewFailover(r.redis, sql, sessions.FailoverOptions{})
+		inner := r.close
+		r.close = func() { deletePrefix(r.redis, prefix); _ = r.redis.Close(); _ = r.cached.Close(); inner() }
+		shape += " + Redis sessions"
+	} else {
+		shape += ", SQL sessions"
+	}
+	msgs := messages.New(sqlstore.NewMessageStore(db), clk, ids, messages.Options{Debounce: 12 * time.Second})
+	r.svc = sessions.New(sessions.Deps{Store: r.store, Conversations: turnsToMessages{msgs}, Clock: clk, IDs: ids}, sessions.Options{})
+	return r, shape, nil
+}
+
+func run(c config) error {
+	ctx := context.Background()
+	r, shape, err := setUp(ctx, c)
+	if err != nil {
+		return err
+	}
+	defer r.close()
+	fmt.Printf("engram sessions benchmark — %s, GOMAXPROCS %d, %s\n", shape, runtime.GOMAXPROCS(0), time.Now().UTC().Format(time.RFC3339))
+
+	var n atomic.Int64
+	var stages sync.Map
+	record := func(int) error {
+		i := n.Add(1)
+		user, sess := int(i)%c.users, int(i/int64(c.users))%c.sessions
+		res, err := r.svc.Record(ctx, sessions.Record{Scope: memory.Scope{Tenant: "bench", User: fmt.Sprintf("u%04d", user)},
+			SessionID: fmt.Sprintf("s%d", sess), FlowID: "flow", Exchange: session.ExchangeInput{
+				UserMessage:      fmt.Sprintf("Turn %d: please remember that the report for project %d is due on Friday.", i, user),
+				AssistantMessage: "Noted. I will remind you on Thursday and keep the draft in the shared folder."}})
+		if err == nil {
+			for stage, d := range res.Timings {
+				v, _ := stages.LoadOrStore(stage, &durations{})
+				v.(*durations).add(d)
+			}
+		}
+		return err
+	}
+	for _, clients := range []int{1, c.clients} {
+		stages = sync.Map{}
+		lat, elapsed, err := hammer(clients, c.turns, record)
+		if err != nil {
+			return err
+		}
+		report(fmt.Sprintf("record_exchange, %d client(s)", clients), c.turns, elapsed, lat)
+		for _, stage := range []string{"session_store", "messages"} {
+			if v, ok := stages.Load(stage); ok {
+				report("  stage "+stage, c.turns, elapsed, v.(*durations).all())
+			}
+		}
+	}
+	return measureReads(ctx, c, r)
+}
+
+// measureReads times a session read and the listing of a user with many sessions.
+func measureReads(ctx context.Context, c config, r *rig) error {
+	scope := memory.Scope{Tenant: "bench", User: "u0001"}
+	lat, elapsed, err := hammer(1, 5000, func(int) error {
+		_, err := r.svc.Get(ctx, sessions.Get{Scope: scope, SessionID: "s1", FlowID: "flow", Limit: 20})
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	report("session read (20 latest, summary, meta)", 5000, elapsed, lat)
+
+	lister := memory.Scope{Tenant: "bench", User: "lister"}
+	for i := range c.listUsers {
+		x, _ := session.NewExchange(session.Ref{Scope: lister, FlowID: "flow", SessionID: fmt.Sprintf("s%03d", i)},
+			session.ExchangeInput{UserMessage: "hello", AssistantMessage: "hi"}, ulid.Make().String(), time.Now())
+		if _, err := r.store.AppendExchange(ctx, ports.SessionAppend{Exchange: x}); err != nil {
+			return err
+		}
+	}
+	listers := []struct {
+		name  string
+		store ports.SessionStore
+	}{{"listing", r.store}}
+	if r.redis != nil {
+		listers = []struct {
+			name  string
+			store ports.SessionStore
+		}{{"listing, no client cache", r.redis}, {"listing, client-side cache", r.cached}}
+	}
+	for _, l := range listers {
+		lat, elapsed, err := hammer(1, 5000, func(int) error {
+			got, err := l.store.Sessions(ctx, lister, ports.SessionQuery{Limit: c.listUsers})
+			if err == nil && len(got) != c.listUsers {
+				err = fmt.Errorf("listed %d of %d sessions", len(got), c.listUsers)
+			}
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		report(fmt.Sprintf("%s (%d sessions)", l.name, c.listUsers), 5000, elapsed, lat)
+	}
+	return nil
+}
+
+type durations struct {
+	mu   sync.Mutex
+	vals []time.Duration
+}
+
+func (d *durations) add(x time.Duration) { d.mu.Lock(); d.vals = append(d.vals, x); d.mu.Unlock() }
+
+func (d *durations) all() []time.Duration { return d.vals }
+
+// hammer runs total calls of fn over clients goroutines and returns every latency.
+func hammer(clients, total int, fn func(client int) error) ([]time.Duration, time.Duration, error) {
+	var (
+		mu       sync.Mutex
+		all      = make([]time.Duration, 0, total)
+		issued   atomic.Int64
+		firstErr atomic.Value
+		wg       sync.WaitGroup
+	)
+	start := time.Now()
+	for cl := 0; cl < clients; cl++ {
+		wg.Go(func() {
+			local := make([]time.Duration, 0, total/clients+1)
+			for issued.Add(1) <= int64(total) {
+				t := time.Now()
+				if err := fn(cl); err != nil {
+					firstErr.CompareAndSwap(nil, err)
+					return
+				}
+				local = append(local, time.Since(t))
+			}
+			mu.Lock()
+			all = append(all, local...)
+			mu.Unlock()
+		})
+	}
+	wg.Wait()
+	if err, _ := firstErr.Load().(error); err != nil {
+		return nil, 0, err
+	}
+	return all, time.Since(start), nil
+}
+
+func report(name string, n int, elapsed time.Duration, lat []time.Duration) {
+	slices.Sort(lat)
+	pct := func(p float64) time.Duration { return lat[int(p*float64(len(lat)-1))] }
+	fmt.Printf("%-48s %6d calls %8.0f/s  p50 %6.3f ms  p95 %6.3f ms  p99 %6.3f ms\n", name, n,
+		float64(n)/elapsed.Seconds(), ms(pct(.50)), ms(pct(.95)), ms(pct(.99)))
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+func deletePrefix(s *redisstore.Store, prefix string) {
+	c, err := s.Client()
+	if err != nil {
+		return
+	}
+	ctx := context.Background()
+	var cursor uint64
+	for {
+		e, err := c.Do(ctx, c.B().Scan().Cursor(cursor).Match(prefix+":*").Count(1000).Build()).AsScanEntry()
+		if err != nil {
+			return
+		}
+		if len(e.Elements) > 0 {
+			c.Do(ctx, c.B().Del().Key(e.Elements...).Build())
+		}
+		if cursor = e.Cursor; cursor == 0 {
+			return
+		}
+	}
+}

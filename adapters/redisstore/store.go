@@ -42,6 +42,11 @@ import (
 // DefaultPrefix starts every key (seed 003's "mem").
 const DefaultPrefix = "mem"
 
+// clientCacheBytes bounds the client-side cache of each connection: the listing's
+// metas are small (about 200 bytes), so 16 MiB hold tens of thousands of them.
+// rueidis' default is 128 MiB.
+const clientCacheBytes = 16 << 20
+
 // Options say where Redis is and how the store uses it.
 type Options struct {
 	Addr     string // host:port
@@ -112,6 +117,7 @@ func (s *Store) conn() (rueidis.Client, error) {
 		SelectDB:          s.opts.DB,
 		ForceSingleClient: true,
 		DisableCache:      !s.opts.ClientCache,
+		CacheSizeEachConn: clientCacheBytes,
 		Dialer:            netDialer(s.opts.DialTimeout),
 		// A server that stops answering (not just refusing) is noticed within
 		// this, instead of the default tens of seconds.

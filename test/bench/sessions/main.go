@@ -71,11 +71,12 @@ func (t turnsToMessages) RecordTurn(ctx context.Context, scope memory.Scope, msg
 }
 
 type rig struct {
-	svc    *sessions.Service
-	store  ports.SessionStore
-	redis  *redisstore.Store
-	cached *redisstore.Store
-	close  func()
+	svc     *sessions.Service
+	store   ports.SessionStore
+	redis   *redisstore.Store
+	cached  *redisstore.Store
+	backlog func(context.Context) (int64, error) // turns not yet relayed; nil without Redis
+	close   func()
 }
 
 func setUp(ctx context.Context, c config) (*rig, string, error) {
@@ -101,7 +102,7 @@ func setUp(ctx context.Context, c config) (*rig, string, error) {
 	if c.redis != "" {
 		prefix := "engram-bench-" + strings.ToLower(ulid.Make().String())
 		open := func(cache bool) (*redisstore.Store, error) {
-			return redisstore.New(redisstore.Options{Addr: c.redis, Prefix: prefix, Limits: limits, ClientCache: cache})
+			return redisstore.New(redisstore.Options{Addr: c.redis, Prefix: prefix, Limits: limits, ClientCache: cache, RelayTurns: true})
 		}
 		if r.redis, err = open(false); err != nil {
 			return nil, "", err
@@ -109,7 +110,7 @@ func setUp(ctx context.Context, c config) (*rig, string, error) {
 		if r.cached, err = open(true); err != nil {
 			return nil, "", err
 		}
-		r.store = sessions.NewFailover(r.redis, sql, sessions.FailoverOptions{})
+		r.store = sessions.NewFailover(r.redis, sql, sessions.FailoverOptions{PrimaryRelays: true})
 		inner := r.close
 		r.close = func() { deletePrefix(r.redis, prefix); _ = r.redis.Close(); _ = r.cached.Close(); inner() }
 		shape += " + Redis sessions"
@@ -118,6 +119,17 @@ func setUp(ctx context.Context, c config) (*rig, string, error) {
 	}
 	msgs := messages.New(sqlstore.NewMessageStore(db), clk, ids, messages.Options{Debounce: 12 * time.Second})
 	r.svc = sessions.New(sessions.Deps{Store: r.store, Conversations: turnsToMessages{msgs}, Clock: clk, IDs: ids}, sessions.Options{})
+	if r.redis != nil {
+		// The relay writes the queued turns into the messages table while the
+		// benchmark runs, as the api role does.
+		relay := sessions.NewRelay(r.redis, turnsToMessages{msgs}, sessions.RelayOptions{Consumer: "bench", Wait: 100 * time.Millisecond})
+		rctx, cancel := context.WithCancel(ctx)
+		done := make(chan struct{})
+		go func() { defer close(done); relay.Run(rctx) }()
+		inner := r.close
+		r.close = func() { cancel(); <-done; inner() }
+		r.backlog = r.redis.TurnBacklog
+	}
 	return r, shape, nil
 }
 
@@ -159,8 +171,38 @@ func run(c config) error {
 				report("  stage "+stage, c.turns, elapsed, v.(*durations).all())
 			}
 		}
+		if err := drainRelay(ctx, r, start(elapsed)); err != nil {
+			return err
+		}
 	}
 	return measureReads(ctx, c, r)
+}
+
+func start(elapsed time.Duration) time.Time { return time.Now().Add(-elapsed) }
+
+// drainRelay waits for the relay to write every queued turn and reports when the
+// last one was written, counted from the start of the run.
+func drainRelay(ctx context.Context, r *rig, began time.Time) error {
+	if r.backlog == nil {
+		return nil
+	}
+	left, _ := r.backlog(ctx)
+	deadline := time.Now().Add(5 * time.Minute)
+	for {
+		n, err := r.backlog(ctx)
+		if err != nil {
+			return err
+		}
+		if n == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("the relay left %d turns after 5 minutes", n)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	fmt.Printf("  relay: %d turns queued at the end of the run, all written %.1f s after the run began\n", left, time.Since(began).Seconds())
+	return nil
 }
 
 // measureReads times a session read and the listing of a user with many sessions.

@@ -33,24 +33,10 @@ func openWith(t *testing.T, opts Options) *Store {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		if c, err := s.Client(); err == nil {
-			var cursor uint64
-			for {
-				e, err := c.Do(ctx, c.B().Scan().Cursor(cursor).Match(prefix+":*").Count(1000).Build()).AsScanEntry()
-				if err != nil {
-					break
-				}
-				if len(e.Elements) > 0 {
-					c.Do(ctx, c.B().Del().Key(e.Elements...).Build())
-				}
-				if cursor = e.Cursor; cursor == 0 {
-					break
-				}
-			}
-		}
 		_ = s.Close()
+		if err := testenv.DeleteRedisPrefix(addr, prefix); err != nil {
+			t.Logf("clean up %s: %v", prefix, err)
+		}
 	})
 	if err := s.Ping(context.Background()); err != nil {
 		t.Fatalf("ping %s: %v", addr, err)

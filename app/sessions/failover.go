@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"engram/app/runloop"
 	"engram/domain/memory"
 	"engram/domain/session"
 	"engram/ports"
@@ -279,18 +280,7 @@ func (f *Failover) PurgeUser(ctx context.Context, scope memory.Scope) (map[strin
 // secondary holds back to it, every ProbeInterval, until ctx ends. Looking at the
 // secondary every time (one indexed query) also finds sessions another process
 // recorded there during its own view of an outage.
-func (f *Failover) Run(ctx context.Context) {
-	t := time.NewTicker(f.opts.ProbeInterval)
-	defer t.Stop()
-	for {
-		f.Step(ctx)
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-	}
-}
+func (f *Failover) Run(ctx context.Context) { runloop.Every(ctx, f.opts.ProbeInterval, f.Step) }
 
 // Step is one turn of Run: probe a primary marked down; with the primary up,
 // move sessions left in the secondary back to it. Reads stop merging once the

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"time"
 
+	"engram/app/runloop"
 	"engram/ports"
 )
 
@@ -57,9 +58,7 @@ func (s *Sweeper) Sweep(ctx context.Context) (int64, error) {
 // Run sweeps every Interval until ctx ends; a failed sweep is tried again at the
 // next one (reads hide expired sessions meanwhile).
 func (s *Sweeper) Run(ctx context.Context) {
-	t := time.NewTicker(s.opts.Interval)
-	defer t.Stop()
-	for {
+	runloop.Every(ctx, s.opts.Interval, func(ctx context.Context) {
 		n, err := s.Sweep(ctx)
 		switch {
 		case err != nil && ctx.Err() == nil:
@@ -67,10 +66,5 @@ func (s *Sweeper) Run(ctx context.Context) {
 		case n > 0:
 			s.opts.Logger.InfoContext(ctx, "session sweep", "swept", n)
 		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-	}
+	})
 }

@@ -135,7 +135,7 @@ func TestSessions_plan8FlowOnPostgresAndRedis_Postgres_Redis(t *testing.T) {
 	dsn := testenv.NewPostgresDatabase(t)
 	redisAddr := testenv.RedisAddr(t)
 	prefix := "engram-e2e-" + strings.ToLower(ulid.Make().String())
-	t.Cleanup(func() { deleteRedisPrefix(t, redisAddr, prefix) })
+	t.Cleanup(func() { _ = testenv.DeleteRedisPrefix(redisAddr, prefix) })
 	srv := Start(t, append([]string{"ENGRAM_DATA_DIR=" + t.TempDir(), "ENGRAM_DATABASE_URL=" + dsn,
 		"ENGRAM_REDIS_ADDR=" + redisAddr, "ENGRAM_REDIS_KEY_PREFIX=" + prefix}, plan8Env...)...)
 	var ready struct {
@@ -156,26 +156,4 @@ func TestSessions_plan8FlowOnPostgresAndRedis_Postgres_Redis(t *testing.T) {
 		t.Error("the deleted session's index entry is still in redis")
 	}
 	srv.Stop()
-}
-
-func deleteRedisPrefix(t *testing.T, addr, prefix string) {
-	c, err := rueidis.NewClient(rueidis.ClientOption{InitAddress: []string{addr}, DisableCache: true, ForceSingleClient: true})
-	if err != nil {
-		return
-	}
-	defer c.Close()
-	ctx := context.Background()
-	var cursor uint64
-	for {
-		e, err := c.Do(ctx, c.B().Scan().Cursor(cursor).Match(prefix+":*").Count(1000).Build()).AsScanEntry()
-		if err != nil {
-			return
-		}
-		if len(e.Elements) > 0 {
-			c.Do(ctx, c.B().Del().Key(e.Elements...).Build())
-		}
-		if cursor = e.Cursor; cursor == 0 {
-			return
-		}
-	}
 }

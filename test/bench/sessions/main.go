@@ -18,7 +18,6 @@ import (
 	"log/slog"
 	"os"
 	"runtime"
-	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -36,6 +35,8 @@ import (
 	"engram/domain/memory"
 	"engram/domain/session"
 	"engram/ports"
+	"engram/test/bench/latency"
+	"engram/test/testenv"
 )
 
 type config struct {
@@ -112,7 +113,12 @@ func setUp(ctx context.Context, c config) (*rig, string, error) {
 		}
 		r.store = sessions.NewFailover(r.redis, sql, sessions.FailoverOptions{PrimaryRelays: true})
 		inner := r.close
-		r.close = func() { deletePrefix(r.redis, prefix); _ = r.redis.Close(); _ = r.cached.Close(); inner() }
+		r.close = func() {
+			_ = r.redis.Close()
+			_ = r.cached.Close()
+			_ = testenv.DeleteRedisPrefix(c.redis, prefix)
+			inner()
+		}
 		shape += " + Redis sessions"
 	} else {
 		shape += ", SQL sessions"
@@ -161,14 +167,14 @@ func run(c config) error {
 	}
 	for _, clients := range []int{1, c.clients} {
 		stages = sync.Map{}
-		lat, elapsed, err := hammer(clients, c.turns, record)
+		lat, elapsed, err := latency.Hammer(clients, c.turns, record)
 		if err != nil {
 			return err
 		}
-		report(fmt.Sprintf("record_exchange, %d client(s)", clients), c.turns, elapsed, lat)
+		latency.Report(fmt.Sprintf("record_exchange, %d client(s)", clients), c.turns, elapsed, lat)
 		for _, stage := range []string{"session_store", "messages"} {
 			if v, ok := stages.Load(stage); ok {
-				report("  stage "+stage, c.turns, elapsed, v.(*durations).all())
+				latency.Report("  stage "+stage, c.turns, elapsed, v.(*durations).all())
 			}
 		}
 		if err := drainRelay(ctx, r, start(elapsed)); err != nil {
@@ -208,14 +214,14 @@ func drainRelay(ctx context.Context, r *rig, began time.Time) error {
 // measureReads times a session read and the listing of a user with many sessions.
 func measureReads(ctx context.Context, c config, r *rig) error {
 	scope := memory.Scope{Tenant: "bench", User: "u0001"}
-	lat, elapsed, err := hammer(1, 5000, func(int) error {
+	lat, elapsed, err := latency.Hammer(1, 5000, func(int) error {
 		_, err := r.svc.Get(ctx, sessions.Get{Scope: scope, SessionID: "s1", FlowID: "flow", Limit: 20})
 		return err
 	})
 	if err != nil {
 		return err
 	}
-	report("session read (20 latest, summary, meta)", 5000, elapsed, lat)
+	latency.Report("session read (20 latest, summary, meta)", 5000, elapsed, lat)
 
 	lister := memory.Scope{Tenant: "bench", User: "lister"}
 	for i := range c.listUsers {
@@ -236,7 +242,7 @@ func measureReads(ctx context.Context, c config, r *rig) error {
 		}{{"listing, no client cache", r.redis}, {"listing, client-side cache", r.cached}}
 	}
 	for _, l := range listers {
-		lat, elapsed, err := hammer(1, 5000, func(int) error {
+		lat, elapsed, err := latency.Hammer(1, 5000, func(int) error {
 			got, err := l.store.Sessions(ctx, lister, ports.SessionQuery{Limit: c.listUsers})
 			if err == nil && len(got) != c.listUsers {
 				err = fmt.Errorf("listed %d of %d sessions", len(got), c.listUsers)
@@ -246,7 +252,7 @@ func measureReads(ctx context.Context, c config, r *rig) error {
 		if err != nil {
 			return err
 		}
-		report(fmt.Sprintf("%s (%d sessions)", l.name, c.listUsers), 5000, elapsed, lat)
+		latency.Report(fmt.Sprintf("%s (%d sessions)", l.name, c.listUsers), 5000, elapsed, lat)
 	}
 	return nil
 }
@@ -259,66 +265,3 @@ type durations struct {
 func (d *durations) add(x time.Duration) { d.mu.Lock(); d.vals = append(d.vals, x); d.mu.Unlock() }
 
 func (d *durations) all() []time.Duration { return d.vals }
-
-// hammer runs total calls of fn over clients goroutines and returns every latency.
-func hammer(clients, total int, fn func(client int) error) ([]time.Duration, time.Duration, error) {
-	var (
-		mu       sync.Mutex
-		all      = make([]time.Duration, 0, total)
-		issued   atomic.Int64
-		firstErr atomic.Value
-		wg       sync.WaitGroup
-	)
-	start := time.Now()
-	for cl := 0; cl < clients; cl++ {
-		wg.Go(func() {
-			local := make([]time.Duration, 0, total/clients+1)
-			for issued.Add(1) <= int64(total) {
-				t := time.Now()
-				if err := fn(cl); err != nil {
-					firstErr.CompareAndSwap(nil, err)
-					return
-				}
-				local = append(local, time.Since(t))
-			}
-			mu.Lock()
-			all = append(all, local...)
-			mu.Unlock()
-		})
-	}
-	wg.Wait()
-	if err, _ := firstErr.Load().(error); err != nil {
-		return nil, 0, err
-	}
-	return all, time.Since(start), nil
-}
-
-func report(name string, n int, elapsed time.Duration, lat []time.Duration) {
-	slices.Sort(lat)
-	pct := func(p float64) time.Duration { return lat[int(p*float64(len(lat)-1))] }
-	fmt.Printf("%-48s %6d calls %8.0f/s  p50 %6.3f ms  p95 %6.3f ms  p99 %6.3f ms\n", name, n,
-		float64(n)/elapsed.Seconds(), ms(pct(.50)), ms(pct(.95)), ms(pct(.99)))
-}
-
-func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
-
-func deletePrefix(s *redisstore.Store, prefix string) {
-	c, err := s.Client()
-	if err != nil {
-		return
-	}
-	ctx := context.Background()
-	var cursor uint64
-	for {
-		e, err := c.Do(ctx, c.B().Scan().Cursor(cursor).Match(prefix+":*").Count(1000).Build()).AsScanEntry()
-		if err != nil {
-			return
-		}
-		if len(e.Elements) > 0 {
-			c.Do(ctx, c.B().Del().Key(e.Elements...).Build())
-		}
-		if cursor = e.Cursor; cursor == 0 {
-			return
-		}
-	}
-}

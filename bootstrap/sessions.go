@@ -1,7 +1,6 @@
 package bootstrap
 
 import (
-	"context"
 	"log/slog"
 	"time"
 
@@ -17,8 +16,6 @@ import (
 	"engram/app/sessions"
 	"engram/bootstrap/config"
 	"engram/configs/prompts"
-	"engram/domain/conversation"
-	"engram/domain/memory"
 	"engram/domain/session"
 	"engram/ports"
 )
@@ -100,19 +97,10 @@ func newSessionStores(lc fx.Lifecycle, cfg config.Config, s *storage, clk ports.
 	return out, nil
 }
 
-// turnsToMessages hands a recorded turn to the messages use case: the session is
-// the conversation, so extraction runs on the user's message after the debounce.
-type turnsToMessages struct{ svc *messages.Service }
-
-func (c turnsToMessages) RecordTurn(ctx context.Context, scope memory.Scope, msgs []conversation.Input) error {
-	_, err := c.svc.PostBatch(ctx, messages.PostBatch{Scope: scope, Messages: msgs})
-	return err
-}
-
 func newSessionsService(cfg config.Config, store ports.SessionStore, msgs *messages.Service, clk ports.Clock, ids ports.IDs,
 	m *metrics.Metrics, notifier sessions.Notifier,
 ) metrics.SessionService {
-	svc := sessions.New(sessions.Deps{Store: store, Conversations: turnsToMessages{msgs}, Clock: clk, IDs: ids, Notifier: notifier},
+	svc := sessions.New(sessions.Deps{Store: store, Conversations: msgs, Clock: clk, IDs: ids, Notifier: notifier},
 		sessions.Options{Policy: sessionPolicy(cfg)})
 	return m.SessionRecords(svc)
 }
@@ -131,7 +119,7 @@ func startSessionFailover(lc fx.Lifecycle, s *sessionStores, cfg config.Config, 
 	}
 	log.Info("sessions in redis, with the SQL database as fallback", "addr", cfg.Redis.Addr, "prefix", cfg.Redis.KeyPrefix)
 	runWhileUp(lc, s.failover.Run)
-	relay := sessions.NewRelay(s.redis, turnsToMessages{msgs}, sessions.RelayOptions{
+	relay := sessions.NewRelay(s.redis, msgs, sessions.RelayOptions{
 		Consumer: workerName(), Backoff: time.Duration(cfg.Redis.ProbeIntervalMS) * time.Millisecond, Logger: log, Observer: ev,
 	})
 	runWhileUp(lc, relay.Run)

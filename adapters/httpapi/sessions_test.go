@@ -16,19 +16,10 @@ import (
 	"engram/app/messages"
 	"engram/app/sessions"
 	"engram/domain/conversation"
-	"engram/domain/memory"
 	"engram/domain/session"
 	"engram/ports"
 	"engram/test/fakeclock"
 )
-
-// turnsToMessages feeds the messages use case as bootstrap does.
-type turnsToMessages struct{ svc *messages.Service }
-
-func (c turnsToMessages) RecordTurn(ctx context.Context, scope memory.Scope, msgs []conversation.Input) error {
-	_, err := c.svc.PostBatch(ctx, messages.PostBatch{Scope: scope, Messages: msgs})
-	return err
-}
 
 func newSessionsAPI(t *testing.T) (humatest.TestAPI, *memstore.MessageStore) {
 	t.Helper()
@@ -37,7 +28,7 @@ func newSessionsAPI(t *testing.T) (humatest.TestAPI, *memstore.MessageStore) {
 	msgStore := memstore.NewMessageStore(memstore.NewMemoryStore())
 	svc := sessions.New(sessions.Deps{
 		Store:         memstore.NewSessionStore(clk, session.Limits{}),
-		Conversations: turnsToMessages{messages.New(msgStore, clk, ids, messages.Options{Debounce: 12 * time.Second})},
+		Conversations: messages.New(msgStore, clk, ids, messages.Options{Debounce: 12 * time.Second}),
 		Clock:         clk, IDs: ids,
 	}, sessions.Options{})
 	authn := auth.New(auth.Options{Open: true}, memstore.NewAPIKeyStore(), clk, ids)

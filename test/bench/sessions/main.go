@@ -31,7 +31,6 @@ import (
 	"engram/adapters/ulids"
 	"engram/app/messages"
 	"engram/app/sessions"
-	"engram/domain/conversation"
 	"engram/domain/memory"
 	"engram/domain/session"
 	"engram/ports"
@@ -61,14 +60,6 @@ func main() {
 		fmt.Fprintln(os.Stderr, "sessions bench:", err)
 		os.Exit(1)
 	}
-}
-
-// turnsToMessages is bootstrap's glue: a turn's messages go to the messages use case.
-type turnsToMessages struct{ svc *messages.Service }
-
-func (t turnsToMessages) RecordTurn(ctx context.Context, scope memory.Scope, msgs []conversation.Input) error {
-	_, err := t.svc.PostBatch(ctx, messages.PostBatch{Scope: scope, Messages: msgs})
-	return err
 }
 
 type rig struct {
@@ -124,11 +115,11 @@ func setUp(ctx context.Context, c config) (*rig, string, error) {
 		shape += ", SQL sessions"
 	}
 	msgs := messages.New(sqlstore.NewMessageStore(db), clk, ids, messages.Options{Debounce: 12 * time.Second})
-	r.svc = sessions.New(sessions.Deps{Store: r.store, Conversations: turnsToMessages{msgs}, Clock: clk, IDs: ids}, sessions.Options{})
+	r.svc = sessions.New(sessions.Deps{Store: r.store, Conversations: msgs, Clock: clk, IDs: ids}, sessions.Options{})
 	if r.redis != nil {
 		// The relay writes the queued turns into the messages table while the
 		// benchmark runs, as the api role does.
-		relay := sessions.NewRelay(r.redis, turnsToMessages{msgs}, sessions.RelayOptions{Consumer: "bench", Wait: 100 * time.Millisecond})
+		relay := sessions.NewRelay(r.redis, msgs, sessions.RelayOptions{Consumer: "bench", Wait: 100 * time.Millisecond})
 		rctx, cancel := context.WithCancel(ctx)
 		done := make(chan struct{})
 		go func() { defer close(done); relay.Run(rctx) }()

@@ -62,10 +62,18 @@ func (s *SessionStore) appendTx(ctx context.Context, tx bun.Tx, a ports.SessionA
 		}
 		row.clearMeta()
 		row.CreatedAt = dbTime(x.At)
-	} else if dup, err := hasExchange(ctx, tx, x.Ref, x.ID); err != nil || dup {
-		return ports.SessionAppended{Meta: row.meta(now), Duplicate: dup, FoldQueued: !row.FoldDueAt.IsZero()}, err
 	}
 	msgs := x.Messages()
+	// The exchange id first: taken already means a retry, and nothing is written.
+	ex := exchangeRow{TenantID: row.TenantID, UserID: row.UserID, FlowID: row.FlowID, SessionID: row.SessionID, ExchangeID: x.ID,
+		Seq: row.MessageCount + int64(len(msgs))}
+	res, err := tx.NewInsert().Model(&ex).On("CONFLICT DO NOTHING").Exec(ctx)
+	if err != nil {
+		return ports.SessionAppended{}, wrapErr("insert session exchange", err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return ports.SessionAppended{Meta: row.meta(now), Duplicate: true, FoldQueued: !row.FoldDueAt.IsZero()}, nil
+	}
 	rows := make([]shortTermMessageRow, len(msgs))
 	for i, m := range msgs {
 		m.Seq = row.MessageCount + int64(i) + 1
@@ -74,10 +82,6 @@ func (s *SessionStore) appendTx(ctx context.Context, tx bun.Tx, a ports.SessionA
 	row.MessageCount += int64(len(msgs))
 	if _, err := tx.NewInsert().Model(&rows).Exec(ctx); err != nil {
 		return ports.SessionAppended{}, wrapErr("insert session messages", err)
-	}
-	ex := exchangeRow{TenantID: row.TenantID, UserID: row.UserID, FlowID: row.FlowID, SessionID: row.SessionID, ExchangeID: x.ID, Seq: row.MessageCount}
-	if _, err := tx.NewInsert().Model(&ex).Exec(ctx); err != nil {
-		return ports.SessionAppended{}, wrapErr("insert session exchange", err)
 	}
 	trimmed, err := trimSession(ctx, tx, x.Ref, row.MessageCount, s.limits.MaxHistory)
 	if err != nil {
@@ -130,22 +134,23 @@ func saveRow(ctx context.Context, tx bun.Tx, row *sessionRow, found bool) error 
 	return wrapErr("save session", err)
 }
 
-func hasExchange(ctx context.Context, tx bun.Tx, ref session.Ref, id string) (bool, error) {
-	n, err := tx.NewSelect().Model((*exchangeRow)(nil)).Where(refWhere("ste"), refArgs(ref)...).
-		Where("ste.exchange_id = ?", id).Count(ctx)
-	return n > 0, wrapErr("find session exchange", err)
-}
-
 // trimSession deletes the messages beyond the maximum history (the oldest) and
-// the exchange ids beyond MaxExchangeIDs turns; it returns the messages deleted.
+// the exchange ids beyond MaxExchangeIDs turns, each only once the session can
+// hold that many; it returns the messages deleted.
 func trimSession(ctx context.Context, tx bun.Tx, ref session.Ref, count int64, maxHistory int) (int, error) {
-	res, err := tx.NewDelete().Model((*shortTermMessageRow)(nil)).Where(refWhere("stm"), refArgs(ref)...).
-		Where("stm.seq <= ?", count-int64(maxHistory)).Exec(ctx)
-	if err != nil {
-		return 0, wrapErr("trim session messages", err)
+	trimmed := int64(0)
+	if count > int64(maxHistory) {
+		res, err := tx.NewDelete().Model((*shortTermMessageRow)(nil)).Where(refWhere("stm"), refArgs(ref)...).
+			Where("stm.seq <= ?", count-int64(maxHistory)).Exec(ctx)
+		if err != nil {
+			return 0, wrapErr("trim session messages", err)
+		}
+		trimmed, _ = res.RowsAffected()
 	}
-	trimmed, _ := res.RowsAffected()
-	_, err = tx.NewDelete().Model((*exchangeRow)(nil)).Where(refWhere("ste"), refArgs(ref)...).
+	if count <= 2*session.MaxExchangeIDs {
+		return int(trimmed), nil
+	}
+	_, err := tx.NewDelete().Model((*exchangeRow)(nil)).Where(refWhere("ste"), refArgs(ref)...).
 		Where("ste.seq <= ?", count-2*session.MaxExchangeIDs).Exec(ctx)
 	return int(trimmed), wrapErr("trim session exchanges", err)
 }

@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"sync"
 	"time"
 
+	"engram/domain/conversation"
 	"engram/domain/memory"
 	"engram/ports"
 )
@@ -31,6 +33,7 @@ type RelayOptions struct {
 	Wait       time.Duration // a read waits this long for a turn; default 1 s
 	StaleAfter time.Duration // a turn read but not acknowledged this long is taken over; default 1 min
 	Backoff    time.Duration // after a failed step; default 1 s
+	Parallel   int           // users written side by side; default 8
 	Logger     *slog.Logger
 	Observer   RelayObserver
 }
@@ -56,6 +59,9 @@ func NewRelay(queue ports.TurnQueue, conv Conversations, opts RelayOptions) *Rel
 	}
 	if opts.Backoff <= 0 {
 		opts.Backoff = time.Second
+	}
+	if opts.Parallel <= 0 {
+		opts.Parallel = 8
 	}
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
@@ -93,60 +99,95 @@ func (r *Relay) Step(ctx context.Context, what int) (int, error) {
 	return len(done), err
 }
 
-// write stores the turns' messages, one batch per user, and returns the ids of
-// the turns that need no retry. A failed batch is written turn by turn: a turn the
-// message store refuses for good is dropped (logged), one it cannot take now stays
-// queued.
+// write stores the turns' messages, one batch per user, users side by side (up
+// to Parallel at once), and returns the ids of the turns that need no retry. A
+// failed batch is written turn by turn: a turn the message store refuses for good
+// is dropped (logged), one it cannot take now stays queued.
 func (r *Relay) write(ctx context.Context, turns []ports.QueuedTurn) ([]string, error) {
-	var order []memory.Scope
-	byScope := map[memory.Scope][]ports.QueuedTurn{}
-	var done []string
-	dropped := 0
-	for _, t := range turns {
-		if t.Err != nil {
-			r.opts.Logger.ErrorContext(ctx, "session relay: a queued turn cannot be read; dropped", "id", t.ID, "error", t.Err)
-			done, dropped = append(done, t.ID), dropped+1
-			continue
-		}
-		sc := t.Exchange.Ref.Scope
-		if _, ok := byScope[sc]; !ok {
-			order = append(order, sc)
-		}
-		byScope[sc] = append(byScope[sc], t)
+	groups, unreadable := groupByScope(turns)
+	var (
+		mu       sync.Mutex
+		done     []string
+		dropped  int
+		firstErr error
+		wg       sync.WaitGroup
+		slots    = make(chan struct{}, r.opts.Parallel)
+	)
+	for _, t := range unreadable {
+		r.opts.Logger.ErrorContext(ctx, "session relay: a queued turn cannot be read; dropped", "id", t.ID, "error", t.Err)
+		done, dropped = append(done, t.ID), dropped+1
 	}
-	var firstErr error
-	for _, sc := range order {
-		group := byScope[sc]
-		var msgs = turnMessages(group[0].Exchange)
-		for _, t := range group[1:] {
-			msgs = append(msgs, turnMessages(t.Exchange)...)
-		}
-		if err := r.conv.RecordTurn(ctx, sc, msgs); err == nil {
-			for _, t := range group {
-				done = append(done, t.ID)
+	for _, group := range groups {
+		slots <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-slots }()
+			ok, drop, err := r.writeGroup(ctx, group)
+			mu.Lock()
+			defer mu.Unlock()
+			done, dropped = append(done, ok...), dropped+drop
+			if err != nil && firstErr == nil {
+				firstErr = err
 			}
-			continue
-		}
-		for _, t := range group {
-			err := r.conv.RecordTurn(ctx, sc, turnMessages(t.Exchange))
-			switch {
-			case err == nil:
-				done = append(done, t.ID)
-			case retryable(err):
-				if firstErr == nil {
-					firstErr = err
-				}
-			default:
-				r.opts.Logger.ErrorContext(ctx, "session relay: the message store refused a turn; dropped",
-					"session", t.Exchange.Ref.String(), "exchange", t.Exchange.ID, "error", err)
-				done, dropped = append(done, t.ID), dropped+1
-			}
-		}
+		})
 	}
+	wg.Wait()
 	if r.opts.Observer != nil {
 		r.opts.Observer.Relayed(len(done)-dropped, dropped)
 	}
 	return done, firstErr
+}
+
+// groupByScope splits turns by user, in their order; unreadable turns apart.
+func groupByScope(turns []ports.QueuedTurn) (groups [][]ports.QueuedTurn, unreadable []ports.QueuedTurn) {
+	index := map[memory.Scope]int{}
+	for _, t := range turns {
+		if t.Err != nil {
+			unreadable = append(unreadable, t)
+			continue
+		}
+		sc := t.Exchange.Ref.Scope
+		i, ok := index[sc]
+		if !ok {
+			i = len(groups)
+			index[sc] = i
+			groups = append(groups, nil)
+		}
+		groups[i] = append(groups[i], t)
+	}
+	return groups, unreadable
+}
+
+// writeGroup writes one user's turns in one batch, or one by one when the batch
+// fails. It returns the ids done (written or dropped), how many were dropped, and
+// the first error worth a retry.
+func (r *Relay) writeGroup(ctx context.Context, group []ports.QueuedTurn) (done []string, dropped int, retry error) {
+	sc := group[0].Exchange.Ref.Scope
+	var msgs []conversation.Input
+	for _, t := range group {
+		msgs = append(msgs, turnMessages(t.Exchange)...)
+	}
+	if err := r.conv.RecordTurn(ctx, sc, msgs); err == nil {
+		for _, t := range group {
+			done = append(done, t.ID)
+		}
+		return done, 0, nil
+	}
+	for _, t := range group {
+		err := r.conv.RecordTurn(ctx, sc, turnMessages(t.Exchange))
+		switch {
+		case err == nil:
+			done = append(done, t.ID)
+		case retryable(err):
+			if retry == nil {
+				retry = err
+			}
+		default:
+			r.opts.Logger.ErrorContext(ctx, "session relay: the message store refused a turn; dropped",
+				"session", t.Exchange.Ref.String(), "exchange", t.Exchange.ID, "error", err)
+			done, dropped = append(done, t.ID), dropped+1
+		}
+	}
+	return done, dropped, retry
 }
 
 func retryable(err error) bool {

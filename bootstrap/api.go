@@ -92,9 +92,9 @@ func memoryRoutes(svc *memories.Service) Route {
 	return func(api *httpapi.API) { httpapi.RegisterMemories(api, svc) }
 }
 
-func opsRoutes(cfg config.Config, s *storage, v vectorChecks, rec *health.Recorder) Route {
+func opsRoutes(cfg config.Config, s *storage, v vectorChecks, rec *health.Recorder, redis redisCheck) Route {
 	return func(api *httpapi.API) {
-		httpapi.RegisterOps(api, httpapi.Checks{SQL: sqlCheck(s, rec), Vector: v.Vector, LLM: llmCheck(cfg, rec), Embedder: v.Embedder})
+		httpapi.RegisterOps(api, httpapi.Checks{SQL: sqlCheck(s, rec), Redis: httpapi.Check(redis), Vector: v.Vector, LLM: llmCheck(cfg, rec), Embedder: v.Embedder})
 	}
 }
 

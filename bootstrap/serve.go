@@ -43,6 +43,9 @@ func appOptions(cfg config.Config) fx.Option {
 		profilesModule,
 		erasureModule,
 	}
+	if cfg.HasRole(config.RoleAPI) || cfg.HasRole(config.RoleScheduler) {
+		opts = append(opts, sessionsModule) // bootstrap/sessions.go
+	}
 	if cfg.HasRole(config.RoleAPI) {
 		opts = append(opts, apiModule)
 	}
@@ -53,7 +56,7 @@ func appOptions(cfg config.Config) fx.Option {
 		opts = append(opts, indexerRetrieval, indexerModule)
 	}
 	if cfg.HasRole(config.RoleScheduler) {
-		opts = append(opts, schedulerModule)
+		opts = append(opts, schedulerModule, sessionsSchedulerModule)
 	}
 	if cfg.HTTP.MetricsAddr != "" {
 		opts = append(opts, metricsModule)

@@ -106,20 +106,9 @@ func newExtractionStages(cfg config.Config, rec *health.Recorder, log *slog.Logg
 	if cfg.LLM.Provider == "rules" {
 		return stages{extractor: rules.NewExtractor(rules.ExtractorOptions{Boundaries: bounds}), refiner: ruleRefiner}, nil
 	}
-	set, err := prompts.Load(prompts.Options{Dir: cfg.LLM.PromptsDir})
+	client, set, err := newLLMClient(cfg, time.Duration(cfg.Memory.ExtractTimeoutSec)*time.Second)
 	if err != nil {
-		return stages{}, fmt.Errorf("ENGRAM_PROMPTS_DIR: %w", err)
-	}
-	client, err := llm.NewClient(llm.Options{
-		Provider:   llm.Provider(cfg.LLM.Provider),
-		BaseURL:    cfg.LLM.APIBase,
-		APIKey:     cfg.LLM.APIKey,
-		Model:      cfg.LLM.Model,
-		MaxRetries: cfg.LLM.MaxRetries,
-		Timeout:    time.Duration(cfg.Memory.ExtractTimeoutSec) * time.Second,
-	})
-	if err != nil {
-		return stages{}, fmt.Errorf("ENGRAM_LLM_PROVIDER %s: %w", cfg.LLM.Provider, err)
+		return stages{}, err
 	}
 	log.Info("extraction uses an LLM", "model", client.Model(), "extract_prompt", set.Origin(prompts.Extract))
 	// The model's calls report into readiness (llm: degraded, down, up again).

@@ -7,17 +7,21 @@ import (
 	"unicode/utf8"
 
 	"engram/configs/prompts"
-	"engram/domain/conversation"
 	"engram/ports"
 )
 
-// DefaultSummaryMaxChars is the summary length the prompt asks for.
-const DefaultSummaryMaxChars = 600
+// DefaultSummaryMaxChars is the summary length the prompt asks for: seed 001's
+// 100–300 characters of Chinese, or words of another language.
+const DefaultSummaryMaxChars = 300
+
+// runawayFactor bounds an answer that ignores the length asked for: 300 English
+// words are about 1,800 characters, well under 8 × 300.
+const runawayFactor = 8
 
 // SummarizerOptions configures the recursive session summary.
 type SummarizerOptions struct {
 	Prompts  *prompts.Set // nil: the embedded prompts
-	MaxChars int          // asked of the model; answers are cut at twice this. 0: DefaultSummaryMaxChars
+	MaxChars int          // asked of the model; a runaway answer is cut at 8 × this. 0: DefaultSummaryMaxChars
 }
 
 // Summarizer folds a slice of messages into the previous summary of a session
@@ -40,15 +44,17 @@ func NewSummarizer(chat Chatter, opts SummarizerOptions) *Summarizer {
 	return s
 }
 
-// Summarize returns the new summary. With no messages it returns previous unchanged
-// and makes no call.
-func (s *Summarizer) Summarize(ctx context.Context, previous string, messages []conversation.Message) (string, ports.LLMUsage, error) {
-	if len(messages) == 0 {
-		return previous, ports.LLMUsage{}, nil
+var _ ports.Summarizer = (*Summarizer)(nil)
+
+// Summarize returns the new summary. With no messages it returns the previous one
+// unchanged and makes no call.
+func (s *Summarizer) Summarize(ctx context.Context, in ports.SummaryInput) (string, ports.LLMUsage, error) {
+	if len(in.Messages) == 0 {
+		return in.Previous, ports.LLMUsage{}, nil
 	}
-	data := prompts.SummarizeData{Previous: strings.TrimSpace(previous), MaxChars: s.maxChars}
-	for i, m := range messages {
-		data.Messages = append(data.Messages, prompts.Line{N: i + 1, Role: string(m.Role), Name: m.Name, Text: m.Content})
+	data := prompts.SummarizeData{Previous: strings.TrimSpace(in.Previous), MaxChars: s.maxChars}
+	for i, m := range in.Messages {
+		data.Messages = append(data.Messages, prompts.Line{N: i + 1, Role: string(m.Role), Text: m.Content})
 	}
 	p, err := s.prompts.Render(prompts.Summarize, data)
 	if err != nil {
@@ -68,7 +74,7 @@ func (s *Summarizer) Summarize(ctx context.Context, previous string, messages []
 	if summary == "" {
 		return "", reply.Usage, badOutput("summarize", reply.Content, "the summary is empty")
 	}
-	if limit := 2 * s.maxChars; utf8.RuneCountInString(summary) > limit {
+	if limit := runawayFactor * s.maxChars; utf8.RuneCountInString(summary) > limit {
 		summary = string([]rune(summary)[:limit-1]) + "…"
 	}
 	return summary, reply.Usage, nil

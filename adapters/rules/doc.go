@@ -1,7 +1,10 @@
-// Package rules is the offline extractor and refiner: stage 1 and stage 2 of the
-// extraction pipeline without a model, so the embedded default still learns. It
+// Package rules is the offline extractor, refiner and summarizer: stage 1 and
+// stage 2 of the extraction pipeline and the recursive session summary without a
+// model, so the embedded default still learns and still folds long sessions. It
 // implements ports.Extractor with trigger phrases and patterns in English and
-// Chinese, and ports.Refiner with key matching and lexical similarity.
+// Chinese, ports.Refiner with key matching and lexical similarity, and
+// ports.Summarizer by keeping the sentences that carry decisions, names, numbers
+// and dates (summarizer.go, word lists in summary/).
 //
 // The extractor only reads user messages and only patterns anchored on the user
 // ("I …", "my …", "we …", "我…", "记住…", "以后都…"): "my friend likes jazz" states

@@ -59,3 +59,27 @@ func TestLoop_zeroValueAndRepeats(t *testing.T) {
 		t.Errorf("ran %d times, want once", runs)
 	}
 }
+
+func TestEvery_runsAtOnceThenEachIntervalUntilTheContextEnds(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithCancel(context.Background())
+	runs := make(chan struct{}, 10)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		runloop.Every(ctx, time.Millisecond, func(context.Context) { runs <- struct{}{} })
+	}()
+	for range 3 {
+		select {
+		case <-runs:
+		case <-time.After(10 * time.Second):
+			t.Fatal("fewer than 3 runs within 10s")
+		}
+	}
+	cancel()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("Every did not return within 10s of the cancel")
+	}
+}

@@ -38,6 +38,8 @@ type Config struct {
 	LLM         LLM         `yaml:"llm"`
 	Scheduler   Scheduler   `yaml:"scheduler"`
 	Profiles    Profiles    `yaml:"profiles"`
+	Redis       Redis       `yaml:"redis"`    // config/sessions.go
+	Sessions    Sessions    `yaml:"sessions"` // config/sessions.go
 }
 
 // Profiles is the background refresh of user profiles and the evaluation reports.
@@ -234,6 +236,8 @@ func (c *Config) normalize() {
 	c.Vector.Backend = strings.ToLower(strings.TrimSpace(c.Vector.Backend))
 	c.LLM.Provider = strings.ToLower(strings.TrimSpace(c.LLM.Provider))
 	c.Memory.RetrieveMode = strings.ToLower(strings.TrimSpace(c.Memory.RetrieveMode))
+	c.Sessions.Summarizer = strings.ToLower(strings.TrimSpace(c.Sessions.Summarizer))
+	c.Redis.Addr = strings.TrimSpace(c.Redis.Addr)
 	if c.Vector.Milvus.Enabled && c.Vector.Backend == "local" {
 		// seed 000's switch: MEMORY_MILVUS_ENABLED=true selects Milvus.
 		c.Vector.Backend = "milvus"
@@ -417,6 +421,7 @@ func (c Config) Validate() error {
 	if c.LLM.MaxRetries < 0 || c.LLM.MaxRetries > 10 {
 		bad("LLM_MAX_RETRIES", "must be between 0 and 10, got %d", c.LLM.MaxRetries)
 	}
+	c.validateSessions(bad)
 	return errors.Join(errs...)
 }
 

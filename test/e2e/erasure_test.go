@@ -148,6 +148,11 @@ func runErasure(t *testing.T, b backend) {
 	if code := srv.Do(http.MethodGet, "/v1/users/alice/profile", nil, nil, "X-Acting-User", "carol-mgr"); code != http.StatusOK {
 		t.Fatalf("the manager's read of alice's profile = %d", code)
 	}
+	// A short-term session turn (step 6): its session rows and its two messages.
+	if code := srv.Do(http.MethodPost, "/v1/users/alice/sessions/alice-s1/exchanges", map[string]any{"flow_id": "alice-flow",
+		"user_message": "I keep a wombatlounge diary.", "assistant_message": "A wombatlounge diary, noted."}, nil); code != http.StatusAccepted {
+		t.Fatalf("alice's exchange = %d", code)
+	}
 	// Bob's messages come last, so the lexical pass's cursor ends on one of his.
 	postBatch(t, srv, "bob", []map[string]any{
 		{"conversation_id": "bob-conv", "message_id": "bob-m1", "role": "user", "content": "Please remember that I am allergic to cats."},
@@ -168,7 +173,7 @@ func runErasure(t *testing.T, b backend) {
 	if b.vectors != nil && len(rowsOf(b.vectors(), "alice")) == 0 {
 		t.Fatal("alice has no vector in the vector store before the erasure")
 	}
-	needles := append([]string{"alice", "zebrafinch", "theremin", "quokka", "marimba", "Quokkason"}, ids(t, db, "alice")...)
+	needles := append([]string{"alice", "zebrafinch", "theremin", "quokka", "marimba", "Quokkason", "wombatlounge", "alice-s1"}, ids(t, db, "alice")...)
 	srv.Stop()
 
 	// An api-only process: the erasure is accepted, and waits for a worker.
@@ -208,8 +213,8 @@ func runErasure(t *testing.T, b backend) {
 			t.Errorf("the job removed no %s: %v", kind, job.Counts)
 		}
 	}
-	if job.Counts["messages"] != len(aliceMsgs) {
-		t.Errorf("the job removed %d messages, want %d", job.Counts["messages"], len(aliceMsgs))
+	if want := len(aliceMsgs) + 2; job.Counts["messages"] != want { // + the exchange's two
+		t.Errorf("the job removed %d messages, want %d", job.Counts["messages"], want)
 	}
 	sum := sha256.Sum256([]byte("default\x00alice"))
 	if job.User != hex.EncodeToString(sum[:]) || job.RequestedBy != "dpo-officer" || job.Kind != "erase_user" {
@@ -309,7 +314,8 @@ func searchIn(t *testing.T, srv *Server, user, query, scope, mode string) search
 // existed.
 func expectGone(t *testing.T, srv *Server, user string) {
 	t.Helper()
-	for _, path := range []string{"/memories/alice-instrument", "/memories/alice-instrument/history", "/messages/alice-m1"} {
+	for _, path := range []string{"/memories/alice-instrument", "/memories/alice-instrument/history", "/messages/alice-m1",
+		"/sessions/alice-s1?flow_id=alice-flow"} {
 		if code := srv.Do(http.MethodGet, "/v1/users/"+user+path, nil, nil); code != http.StatusNotFound {
 			t.Errorf("GET %s = %d, want 404", path, code)
 		}
@@ -317,7 +323,7 @@ func expectGone(t *testing.T, srv *Server, user string) {
 	var list struct {
 		Items []any `json:"items"`
 	}
-	for _, path := range []string{"/memories?include_inactive=true", "/messages"} {
+	for _, path := range []string{"/memories?include_inactive=true", "/messages", "/sessions"} {
 		list.Items = nil
 		if code := srv.Do(http.MethodGet, "/v1/users/"+user+path, nil, &list); code != http.StatusOK || len(list.Items) != 0 {
 			t.Errorf("GET %s = %d with %d items, want 200 and none", path, code, len(list.Items))

@@ -20,11 +20,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
+
+	"engram/test/bench/latency"
 )
 
 func main() {
@@ -79,7 +79,7 @@ func run(db string, clients, saves, preload, gets int) error {
 
 	// 1. save throughput: each client writes its own user's new keys.
 	var next atomic.Int64
-	lat, elapsed, err := hammer(clients, saves, func(c int) error {
+	lat, elapsed, err := latency.Hammer(clients, saves, func(c int) error {
 		i := next.Add(1)
 		return do(client, http.MethodPut, fmt.Sprintf("%s/v1/users/bench-%d/memories/key-%d", base, c, i),
 			map[string]any{"type": "fact", "content": fmt.Sprintf("benchmark memory number %d with some ordinary text", i)}, http.StatusCreated)
@@ -87,12 +87,12 @@ func run(db string, clients, saves, preload, gets int) error {
 	if err != nil {
 		return err
 	}
-	report("memory_save (new keys)", saves, elapsed, lat)
+	latency.Report("memory_save (new keys)", saves, elapsed, lat)
 
 	// 2. preload one user, then GET random keys.
 	next.Store(0)
 	start := time.Now()
-	_, _, err = hammer(clients, preload, func(int) error {
+	_, _, err = latency.Hammer(clients, preload, func(int) error {
 		i := next.Add(1)
 		return do(client, http.MethodPut, fmt.Sprintf("%s/v1/users/heavy/memories/key-%07d", base, i),
 			map[string]any{"type": "preference", "content": fmt.Sprintf("the heavy user's memory %d", i)}, http.StatusCreated)
@@ -105,61 +105,17 @@ func run(db string, clients, saves, preload, gets int) error {
 	// as the saves (the machine's two cores then queue the requests).
 	for _, c := range []int{1, clients} {
 		var n atomic.Int64
-		lat, elapsed, err = hammer(c, gets, func(int) error {
+		lat, elapsed, err = latency.Hammer(c, gets, func(int) error {
 			i := n.Add(7919)%int64(preload) + 1
 			return do(client, http.MethodGet, fmt.Sprintf("%s/v1/users/heavy/memories/key-%07d", base, i), nil, http.StatusOK)
 		})
 		if err != nil {
 			return err
 		}
-		report(fmt.Sprintf("memory GET, %d client(s) (user holding %d)", c, preload), gets, elapsed, lat)
+		latency.Report(fmt.Sprintf("memory GET, %d client(s) (user holding %d)", c, preload), gets, elapsed, lat)
 	}
 	return nil
 }
-
-// hammer runs total calls of fn over clients goroutines and returns every latency.
-func hammer(clients, total int, fn func(client int) error) ([]time.Duration, time.Duration, error) {
-	var (
-		mu       sync.Mutex
-		all      = make([]time.Duration, 0, total)
-		issued   atomic.Int64
-		firstErr atomic.Value
-		wg       sync.WaitGroup
-	)
-	start := time.Now()
-	for c := 0; c < clients; c++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			local := make([]time.Duration, 0, total/clients+1)
-			for issued.Add(1) <= int64(total) {
-				t := time.Now()
-				if err := fn(c); err != nil {
-					firstErr.CompareAndSwap(nil, err)
-					return
-				}
-				local = append(local, time.Since(t))
-			}
-			mu.Lock()
-			all = append(all, local...)
-			mu.Unlock()
-		}()
-	}
-	wg.Wait()
-	if err, _ := firstErr.Load().(error); err != nil {
-		return nil, 0, err
-	}
-	return all, time.Since(start), nil
-}
-
-func report(name string, n int, elapsed time.Duration, lat []time.Duration) {
-	slices.Sort(lat)
-	pct := func(p float64) time.Duration { return lat[int(p*float64(len(lat)-1))] }
-	fmt.Printf("%-44s %7d calls  %8.0f/s  p50 %6.2f ms  p95 %6.2f ms  p99 %6.2f ms\n", name, n,
-		float64(n)/elapsed.Seconds(), ms(pct(.50)), ms(pct(.95)), ms(pct(.99)))
-}
-
-func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
 func do(c *http.Client, method, url string, body any, want int) error {
 	var r io.Reader

@@ -40,6 +40,7 @@ func appOptions(cfg config.Config) fx.Option {
 		indexingModule,
 		writeSignals,
 		retrievalModule,
+		toolsModule,
 	}
 	if cfg.HasRole(config.RoleAPI) {
 		opts = append(opts, apiModule)

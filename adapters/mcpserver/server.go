@@ -44,6 +44,7 @@ type Server struct {
 	mcp     *mcp.Server
 	toolbox Toolbox
 	log     *slog.Logger
+	sdkLog  *slog.Logger // the SDK's own lines, quieter
 }
 
 // New builds the server with every tool of the toolbox (user_id among their
@@ -52,10 +53,10 @@ func New(tb Toolbox, opts Options) (*Server, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
-	s := &Server{toolbox: tb, log: opts.Logger}
+	s := &Server{toolbox: tb, log: opts.Logger, sdkLog: slog.New(quieter{opts.Logger.Handler()})}
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "engram", Title: "engram long-term memory", Version: opts.Version}, &mcp.ServerOptions{
 		Instructions: tools.Instructions,
-		Logger:       opts.Logger,
+		Logger:       s.sdkLog,
 		// Tools and resources only: no logging capability, and no list-changed
 		// notifications, which a stateless server could not deliver.
 		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}, Resources: &mcp.ResourceCapabilities{}},
@@ -99,7 +100,7 @@ func (s *Server) Handler(tenant func(context.Context) string, userHeader string,
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, &mcp.StreamableHTTPOptions{
 		Stateless:           true,
 		JSONResponse:        true,
-		Logger:              s.log,
+		Logger:              s.sdkLog,
 		MaxRequestBodyBytes: maxBody,
 	})
 	protected := http.NewCrossOriginProtection().Handler(h)
@@ -171,4 +172,29 @@ func (s *Server) toolError(ctx context.Context, name string, err error) (*mcp.Ca
 		text = "engram failed on this call with an internal error (its log has the cause); tell the user memory is unavailable"
 	}
 	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: text}}}, nil
+}
+
+// quieter logs the SDK's lines one level down: its INFO lines (a session
+// connected, disconnected: several per stateless request) are DEBUG, and its
+// errors (a client that went away) WARN; engram logs what fails a call itself.
+type quieter struct{ slog.Handler }
+
+func (q quieter) Enabled(ctx context.Context, level slog.Level) bool {
+	return q.Handler.Enabled(ctx, lower(level))
+}
+
+func (q quieter) Handle(ctx context.Context, r slog.Record) error {
+	r.Level = lower(r.Level)
+	return q.Handler.Handle(ctx, r)
+}
+
+func (q quieter) WithAttrs(attrs []slog.Attr) slog.Handler { return quieter{q.Handler.WithAttrs(attrs)} }
+
+func (q quieter) WithGroup(name string) slog.Handler { return quieter{q.Handler.WithGroup(name)} }
+
+func lower(level slog.Level) slog.Level {
+	if level >= slog.LevelWarn {
+		return slog.LevelWarn
+	}
+	return slog.LevelDebug
 }

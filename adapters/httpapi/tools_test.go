@@ -37,7 +37,7 @@ func newToolsHarness(t *testing.T) (humatest.TestAPI, *httpapi.Toolbox) {
 	return humatest.Wrap(t, api.Root), tb
 }
 
-func newToolbox(t *testing.T, clk *fakeclock.Clock, ids *seqIDs) (*httpapi.Toolbox, *memories.Service, *retrieval.Service) {
+func newToolbox(t testing.TB, clk *fakeclock.Clock, ids *seqIDs) (*httpapi.Toolbox, *memories.Service, *retrieval.Service) {
 	t.Helper()
 	an := textanalysis.New(textanalysis.Options{})
 	store, lexical := memstore.NewMemoryStore(), memstore.NewLexicalIndex()

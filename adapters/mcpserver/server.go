@@ -188,7 +188,9 @@ func (q quieter) Handle(ctx context.Context, r slog.Record) error {
 	return q.Handler.Handle(ctx, r)
 }
 
-func (q quieter) WithAttrs(attrs []slog.Attr) slog.Handler { return quieter{q.Handler.WithAttrs(attrs)} }
+func (q quieter) WithAttrs(attrs []slog.Attr) slog.Handler {
+	return quieter{q.Handler.WithAttrs(attrs)}
+}
 
 func (q quieter) WithGroup(name string) slog.Handler { return quieter{q.Handler.WithGroup(name)} }
 

@@ -23,6 +23,7 @@ import (
 	"engram/app/tools"
 	"engram/domain/memory"
 	"engram/test/fakeclock"
+	"engram/test/headers"
 )
 
 type seqIDs struct{ n atomic.Int64 }
@@ -238,7 +239,7 @@ func TestHandler_tenantFromEachRequestUserFromTheHeader(t *testing.T) {
 	session := func(tenant, user string) *mcp.ClientSession {
 		client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
 		s, err := client.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: ts.URL,
-			HTTPClient: &http.Client{Transport: headers{"X-Test-Tenant": tenant, "X-Engram-User": user}}}, nil)
+			HTTPClient: headers.Client(map[string]string{"X-Test-Tenant": tenant, "X-Engram-User": user})}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -256,14 +257,4 @@ func TestHandler_tenantFromEachRequestUserFromTheHeader(t *testing.T) {
 			t.Errorf("%d memories, want %d", len(list.Items), want)
 		}
 	}
-}
-
-type headers map[string]string
-
-func (h headers) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
-	for k, v := range h {
-		r.Header.Set(k, v)
-	}
-	return http.DefaultTransport.RoundTrip(r)
 }

@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"engram/test/headers"
 )
 
 const (
@@ -24,26 +26,14 @@ const (
 
 var mcpTools = []string{"memory_append", "memory_delete", "memory_list", "memory_save", "memory_search"}
 
-// headerTransport adds headers to every request, as a client configured with
-// "Authorization" and "X-Engram-User" does.
-type headerTransport map[string]string
-
-func (h headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
-	for k, v := range h {
-		r.Header.Set(k, v)
-	}
-	return http.DefaultTransport.RoundTrip(r)
-}
-
 // mcpOverHTTP connects the Go SDK's client to the server's /mcp.
-func mcpOverHTTP(t *testing.T, srv *Server, headers map[string]string) *mcp.ClientSession {
+func mcpOverHTTP(t *testing.T, srv *Server, h map[string]string) *mcp.ClientSession {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	client := mcp.NewClient(&mcp.Implementation{Name: "engram-e2e", Version: "1"}, nil)
 	s, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: srv.Base + "/mcp",
-		HTTPClient: &http.Client{Transport: headerTransport(headers), Timeout: 30 * time.Second}}, nil)
+		HTTPClient: &http.Client{Transport: headers.Transport(h), Timeout: 30 * time.Second}}, nil)
 	if err != nil {
 		t.Fatalf("connect to /mcp: %v", err)
 	}

@@ -464,14 +464,14 @@ type wireRequest struct {
 		Temperature *float64 `json:"temperature"`
 		NumPredict  int      `json:"num_predict"`
 	} `json:"options"`
-	Input      json.RawMessage `json:"input"`
-	Tools      []struct {
+	Input json.RawMessage `json:"input"`
+	Tools []struct {
 		Function struct {
 			Name string `json:"name"`
 		} `json:"function"`
 	} `json:"tools"`
-	Prompt     string          `json:"prompt"` // Ollama's old /api/embeddings
-	Dimensions int             `json:"dimensions"`
+	Prompt     string `json:"prompt"` // Ollama's old /api/embeddings
+	Dimensions int    `json:"dimensions"`
 }
 
 func decodeRequest(req *Request, body []byte) error {

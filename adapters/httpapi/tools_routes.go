@@ -72,7 +72,7 @@ func (ToolArguments) Schema(huma.Registry) *huma.Schema {
 type toolCallInput struct {
 	UserPath
 	Name string `path:"name" minLength:"1" maxLength:"64" doc:"The tool, by the name GET /v1/tools gives it (memory_save, memory_append, memory_delete, memory_list, memory_search)."`
-	Body ToolCallRequest
+	Body *ToolCallRequest // optional: no body is no arguments
 }
 
 // RegisterTools adds the agent tools over HTTP: API.md "Agent tools".
@@ -128,7 +128,11 @@ func RegisterTools(api *API, tb *Toolbox) {
 		if _, err := memory.ParseScope(tenantFrom(ctx), in.User); err != nil {
 			return nil, problem(ctx, log, err, "path")
 		}
-		res, err := tb.Call(ctx, tools.Call{Tenant: tenantFrom(ctx), Name: in.Name, Arguments: in.Body.Arguments, User: in.User})
+		var arguments []byte
+		if in.Body != nil {
+			arguments = in.Body.Arguments
+		}
+		res, err := tb.Call(ctx, tools.Call{Tenant: tenantFrom(ctx), Name: in.Name, Arguments: arguments, User: in.User})
 		if err != nil {
 			return nil, toolProblem(ctx, log, err)
 		}

@@ -257,7 +257,12 @@ func TestCallTool_eachToolRunsItsUseCase(t *testing.T) {
 	if got := decode[httpapi.Memory](t, api.Get("/v1/users/alice/memories/diet", acme)); got.Content != "Is vegetarian\nand avoids eggs" {
 		t.Errorf("the REST API sees %+v", got)
 	}
-	listed := call("memory_list", nil)
+	// A call without arguments needs no body at all.
+	resp := api.Post("/v1/users/alice/tools/memory_list", acme)
+	if resp.Code != http.StatusOK {
+		t.Fatalf("memory_list without a body: %d %s", resp.Code, resp.Body.String())
+	}
+	listed := decode[map[string]any](t, resp)
 	if items := listed["items"].([]any); len(items) != 1 || items[0].(map[string]any)["key"] != "diet" {
 		t.Errorf("memory_list returned %v", listed)
 	}

@@ -71,7 +71,7 @@ func (ToolArguments) Schema(huma.Registry) *huma.Schema {
 
 type toolCallInput struct {
 	UserPath
-	Name string `path:"name" minLength:"1" maxLength:"64" doc:"The tool, by the name GET /v1/tools gives it (memory_save, memory_append, memory_delete, memory_list, memory_search)."`
+	Name string           `path:"name" minLength:"1" maxLength:"64" doc:"The tool, by the name GET /v1/tools gives it (memory_save, memory_append, memory_delete, memory_list, memory_search)."`
 	Body *ToolCallRequest // optional: no body is no arguments
 }
 

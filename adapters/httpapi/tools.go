@@ -57,9 +57,6 @@ func defineTool[A, R any](spec toolSpec, run func(ctx context.Context, sc memory
 	}
 }
 
-// Name is the tool's name (memory_save…).
-func (t Tool) Name() string { return t.name }
-
 // Toolbox is the agent tools: their definitions in the function-calling formats
 // and a call by name that validates the arguments, words what is wrong with them
 // for the model, and runs the use case. Every transport (POST …/tools/{name},
@@ -140,9 +137,6 @@ func withUserArgument(schema json.RawMessage) (json.RawMessage, error) {
 	m["properties"] = props
 	return json.Marshal(m)
 }
-
-// Names lists the tools, sorted.
-func (tb *Toolbox) Names() []string { return slices.Clone(tb.names) }
 
 // Definitions describes every tool, sorted by name. withUser adds the user_id
 // argument, for transports where the arguments name the user (MCP).

@@ -3,14 +3,12 @@ package mcpserver_test
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"reflect"
 	"slices"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -19,6 +17,7 @@ import (
 	"engram/adapters/httpapi"
 	"engram/adapters/mcpserver"
 	"engram/adapters/memstore"
+	"engram/adapters/ulids"
 	"engram/app/memories"
 	"engram/app/tools"
 	"engram/domain/memory"
@@ -26,16 +25,12 @@ import (
 	"engram/test/headers"
 )
 
-type seqIDs struct{ n atomic.Int64 }
-
-func (s *seqIDs) New() string { return fmt.Sprintf("id%012d", s.n.Add(1)) }
-
 // newServer is the MCP server over the real toolbox and in-memory stores (search
 // is left out: it is the toolbox's business, tested in httpapi).
 func newServer(t *testing.T) *mcpserver.Server {
 	t.Helper()
 	clk := fakeclock.New(time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC))
-	mem := memories.New(memstore.NewMemoryStore(), clk, &seqIDs{}, memory.Policy{DefaultTTLDays: 180})
+	mem := memories.New(memstore.NewMemoryStore(), clk, ulids.New(), memory.Policy{DefaultTTLDays: 180})
 	tb, err := httpapi.NewToolbox(httpapi.MemorySaveTool(mem), httpapi.MemoryAppendTool(mem), httpapi.MemoryDeleteTool(mem), httpapi.MemoryListTool(mem))
 	if err != nil {
 		t.Fatal(err)

@@ -50,7 +50,7 @@ func (tb *Toolbox) parseArguments(b *boxedTool, c tools.Call) (arguments any, us
 	if err != nil {
 		return nil, "", err
 	}
-	v := reflect.New(b.Tool.arguments)
+	v := reflect.New(b.arguments)
 	if err := json.Unmarshal(valid, v.Interface()); err != nil {
 		return nil, "", wholeArguments("the arguments do not fit %s (%v)", b.name, err)
 	}
@@ -121,9 +121,9 @@ func (b *boxedTool) validate(registry huma.Registry, m map[string]any) error {
 	var errs []invalid.FieldError
 	reported := map[string]bool{}
 	for name := range m {
-		if !slices.Contains(b.arguments, name) {
+		if !slices.Contains(b.argumentNames, name) {
 			errs = append(errs, invalid.FieldError{Field: name,
-				Problem: "is unknown: " + b.name + " takes " + strings.Join(b.arguments, ", ")})
+				Problem: "is unknown: " + b.name + " takes " + strings.Join(b.argumentNames, ", ")})
 			reported[name] = true
 		}
 	}
@@ -156,10 +156,10 @@ func (b *boxedTool) validate(registry huma.Registry, m map[string]any) error {
 
 // order ranks an argument by its place in the tool's arguments; unknown ones last.
 func (b *boxedTool) order(name string) int {
-	if i := slices.Index(b.arguments, name); i >= 0 {
+	if i := slices.Index(b.argumentNames, name); i >= 0 {
 		return i
 	}
-	return len(b.arguments)
+	return len(b.argumentNames)
 }
 
 // topArgument is the argument a validation location is in: types[2] is in types.

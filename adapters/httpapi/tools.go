@@ -24,33 +24,27 @@ import (
 // alike (tools_test.go compares them with the OpenAPI document). Each tool lives
 // in a file of its own (tool_*.go); the toolbox is the list bootstrap hands it.
 type Tool struct {
-	name        string
-	description string
-	readOnly    bool
-	destructive bool
-	arguments   reflect.Type
-	result      reflect.Type // what run returns, for the OpenAPI document
+	toolSpec
+	arguments reflect.Type
+	result    reflect.Type // what run returns, for the OpenAPI document
+	run       func(ctx context.Context, sc memory.Scope, arguments any) (any, error)
+}
+
+// toolSpec is what each tool file declares besides its types and use case.
+type toolSpec struct {
+	name, description     string
+	readOnly, destructive bool
 	// docs replace the Go type's descriptions of some arguments: the HTTP docs are
 	// written for developers, these for the model.
 	docs map[string]string
 	// notFound is added to a not-found error, to tell the model what to do instead.
 	notFound string
-	run      func(ctx context.Context, sc memory.Scope, arguments any) (any, error)
-}
-
-// toolSpec is what each tool file declares besides its use case.
-type toolSpec struct {
-	name, description     string
-	readOnly, destructive bool
-	docs                  map[string]string
-	notFound              string
 }
 
 // defineTool builds a Tool whose arguments decode into A and whose result is R.
 func defineTool[A, R any](spec toolSpec, run func(ctx context.Context, sc memory.Scope, arguments *A) (R, error)) Tool {
 	return Tool{
-		name: spec.name, description: spec.description, readOnly: spec.readOnly, destructive: spec.destructive,
-		arguments: reflect.TypeFor[A](), result: reflect.TypeFor[R](), docs: spec.docs, notFound: spec.notFound,
+		toolSpec: spec, arguments: reflect.TypeFor[A](), result: reflect.TypeFor[R](),
 		run: func(ctx context.Context, sc memory.Scope, arguments any) (any, error) {
 			return run(ctx, sc, arguments.(*A))
 		},
@@ -69,10 +63,10 @@ type Toolbox struct {
 
 type boxedTool struct {
 	Tool
-	schema    *huma.Schema
-	arguments []string // in the order of the Go type's fields
-	published json.RawMessage
-	withUser  json.RawMessage // published, plus user_id
+	schema        *huma.Schema
+	argumentNames []string // in the order of the Go type's fields
+	published     json.RawMessage
+	withUser      json.RawMessage // published, plus user_id
 }
 
 // NewToolbox checks and prepares the tools: names must be unique, and every
@@ -106,7 +100,7 @@ func (tb *Toolbox) box(t Tool) (*boxedTool, error) {
 		}
 		p.Description = doc
 	}
-	b := &boxedTool{Tool: t, schema: s, arguments: jsonFieldNames(t.arguments)}
+	b := &boxedTool{Tool: t, schema: s, argumentNames: jsonFieldNames(t.arguments)}
 	var err error
 	if b.published, err = json.Marshal(s); err != nil {
 		return nil, err

@@ -16,9 +16,11 @@ const UserHeader = "X-Engram-User"
 // missing or wrong key is a 401 problem, and the handler finds the tenant with
 // Tenant. It is outside huma, so outside the OpenAPI document and the edge's input
 // hygiene: MCP is JSON-RPC, and the MCP server checks tool arguments through the
-// Toolbox, as POST …/tools/{name} does.
+// Toolbox, as POST …/tools/{name} does. Only POST is routed: MCP servers that keep
+// no sessions answer GET and DELETE with 405, and the edge's 405 is a problem with
+// Allow like every other.
 func MountMCP(api *API, h http.Handler) {
-	api.mux.Handle(MCPPath, authenticated(api.authn, api.opts.Logger, h))
+	api.mux.Handle(http.MethodPost+" "+MCPPath, authenticated(api.authn, api.opts.Logger, h))
 }
 
 // Tenant is the tenant a request authenticated as, or "" outside one.

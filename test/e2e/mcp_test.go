@@ -160,6 +160,15 @@ func TestMCP_streamableHTTPWithAKey(t *testing.T) {
 		}
 	}
 
+	req, _ := http.NewRequest(http.MethodGet, srv.Base+"/mcp", nil)
+	req.Header.Set("Authorization", "Bearer "+acmeMCPKey)
+	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != http.StatusMethodNotAllowed ||
+		resp.Header.Get("Allow") != "POST" || !strings.HasPrefix(resp.Header.Get("Content-Type"), "application/problem+json") {
+		t.Errorf("GET /mcp: %v %v", resp, err)
+	} else {
+		_ = resp.Body.Close()
+	}
+
 	srv.Stop()
 	seen := false
 	for _, rec := range accessLines(t, srv) {

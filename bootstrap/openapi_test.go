@@ -154,7 +154,8 @@ func TestOpenAPI_everyOperationDocumentsItsStatusesSchemasAndDescriptions(t *tes
 	}
 	// The rules must have something to check: the operations of steps 1-3 at least.
 	for _, want := range []string{"put /v1/users/{user}/memories/{key}", "post /v1/users/{user}/messages",
-		"post /v1/users/{user}/search", "get /v1/jobs/{job_id}", "post /v1/admin/reindex"} {
+		"post /v1/users/{user}/search", "get /v1/jobs/{job_id}", "post /v1/admin/reindex",
+		"get /v1/tools", "post /v1/users/{user}/tools/{name}"} {
 		if !slices.Contains(v1, want) {
 			t.Errorf("the document lacks %s; it has %v", want, v1)
 		}

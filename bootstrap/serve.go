@@ -42,6 +42,7 @@ func appOptions(cfg config.Config) fx.Option {
 		retrievalModule,
 		profilesModule,
 		erasureModule,
+		toolsModule,
 	}
 	if cfg.HasRole(config.RoleAPI) || cfg.HasRole(config.RoleScheduler) {
 		opts = append(opts, sessionsModule) // bootstrap/sessions.go

@@ -39,7 +39,9 @@ type API struct {
 	V1      huma.API // /v1: authenticated, and every input string checked (hygiene)
 	handler http.Handler
 	opts    Options
-	erasure Erasure // memory_delete's ?purge=true; set by RegisterErasure
+	erasure Erasure        // memory_delete's ?purge=true; set by RegisterErasure
+	mux     *http.ServeMux // for routes outside huma (MountMCP)
+	authn   Authenticator
 }
 
 // Handler serves every route; use it as the http.Server's handler.
@@ -74,7 +76,7 @@ func New(mux *http.ServeMux, opts Options, authn Authenticator) *API {
 	docs := apidocs.Handler(apidocs.Options{Title: "engram", Path: "/docs", Spec: "/openapi.json"})
 	mux.Handle("GET /docs", docs)
 	mux.Handle("GET /docs/assets/", docs)
-	return &API{Root: root, V1: v1, handler: handler, opts: opts}
+	return &API{Root: root, V1: v1, handler: handler, opts: opts, mux: mux, authn: authn}
 }
 
 // register adds an authenticated /v1 operation. It applies the configured body

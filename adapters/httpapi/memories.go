@@ -35,6 +35,11 @@ type SaveMemoryRequest struct {
 	TTLDays    *int     `json:"ttl_days,omitempty" minimum:"1" maximum:"36500" doc:"Days until the memory expires; default from LONG_TERM_MEMORY_DEFAULT_TTL_DAYS."`
 }
 
+// draft is the use case's input: memory_save over HTTP and as a tool.
+func (r SaveMemoryRequest) draft() memory.DraftInput {
+	return memory.DraftInput{Type: r.Type, Content: r.Content, Importance: r.Importance, Confidence: r.Confidence, TTLDays: r.TTLDays}
+}
+
 type saveInput struct {
 	KeyPath
 	Body SaveMemoryRequest
@@ -77,6 +82,14 @@ type listInput struct {
 type MemoryList struct {
 	Items      []Memory `json:"items"`
 	NextCursor string   `json:"next_cursor,omitempty" doc:"Absent on the last page."`
+}
+
+func fromMemoryList(res memories.ListResult) MemoryList {
+	out := MemoryList{Items: make([]Memory, 0, len(res.Items)), NextCursor: res.NextCursor}
+	for _, m := range res.Items {
+		out.Items = append(out.Items, fromMemory(m))
+	}
+	return out
 }
 
 type listOutput struct {
@@ -135,10 +148,7 @@ func RegisterMemories(api *API, svc Memories) {
 		if err != nil {
 			return nil, err
 		}
-		res, err := svc.Save(ctx, memories.Save{Scope: sc, Key: in.Key, Draft: memory.DraftInput{
-			Type: in.Body.Type, Content: in.Body.Content, Importance: in.Body.Importance,
-			Confidence: in.Body.Confidence, TTLDays: in.Body.TTLDays,
-		}})
+		res, err := svc.Save(ctx, memories.Save{Scope: sc, Key: in.Key, Draft: in.Body.draft()})
 		if err != nil {
 			return nil, problem(ctx, log, err, "body")
 		}
@@ -223,11 +233,7 @@ func RegisterMemories(api *API, svc Memories) {
 		if err != nil {
 			return nil, problem(ctx, log, err, "query")
 		}
-		out := &listOutput{Body: MemoryList{Items: make([]Memory, 0, len(res.Items)), NextCursor: res.NextCursor}}
-		for _, m := range res.Items {
-			out.Body.Items = append(out.Body.Items, fromMemory(m))
-		}
-		return out, nil
+		return &listOutput{Body: fromMemoryList(res)}, nil
 	})
 
 	register(api, huma.Operation{

@@ -93,25 +93,33 @@ func RegisterSearch(api *API, svc Searcher) {
 		if err != nil {
 			return nil, problem(ctx, log, err, "path")
 		}
-		q := retrieval.Search{Scope: sc, Query: in.Body.Query, Within: in.Body.Scope, Mode: in.Body.Mode,
-			Limit: in.Body.Limit, Types: in.Body.Types, ConversationID: in.Body.ConversationID, MinScore: in.Body.MinScore}
-		if in.Body.Since != nil {
-			q.Since = *in.Body.Since
-		}
-		if in.Body.Until != nil {
-			q.Until = *in.Body.Until
-		}
-		res, err := svc.Search(ctx, q)
+		res, err := svc.Search(ctx, in.Body.search(sc))
 		if err != nil {
 			return nil, problem(ctx, log, err, "body")
 		}
-		out := &searchOutput{Body: SearchResult{Items: make([]SearchItem, 0, len(res.Items)),
-			ModeUsed: string(res.ModeUsed), FallbackReason: res.FallbackReason}}
-		for _, it := range res.Items {
-			out.Body.Items = append(out.Body.Items, fromSearchItem(it))
-		}
-		return out, nil
+		return &searchOutput{Body: fromSearchResult(res)}, nil
 	})
+}
+
+// search is the use case's input: memory_search over HTTP and as a tool.
+func (r SearchRequest) search(sc memory.Scope) retrieval.Search {
+	q := retrieval.Search{Scope: sc, Query: r.Query, Within: r.Scope, Mode: r.Mode,
+		Limit: r.Limit, Types: r.Types, ConversationID: r.ConversationID, MinScore: r.MinScore}
+	if r.Since != nil {
+		q.Since = *r.Since
+	}
+	if r.Until != nil {
+		q.Until = *r.Until
+	}
+	return q
+}
+
+func fromSearchResult(res retrieval.Result) SearchResult {
+	out := SearchResult{Items: make([]SearchItem, 0, len(res.Items)), ModeUsed: string(res.ModeUsed), FallbackReason: res.FallbackReason}
+	for _, it := range res.Items {
+		out.Items = append(out.Items, fromSearchItem(it))
+	}
+	return out
 }
 
 func fromSearchItem(it retrieval.Item) SearchItem {

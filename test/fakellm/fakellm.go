@@ -5,8 +5,9 @@
 //
 // Answers are scripted: a queue per kind (chat, embeddings) that is consumed in
 // order, then an optional handler function. A scripted reply can be an answer with
-// token usage, an HTTP error with headers (429 with Retry-After), a body that is not
-// JSON, a delay, or a hang until the client gives up. Every request is recorded
+// token usage, a call of the functions the request offered (OpenAI tool_calls), an
+// HTTP error with headers (429 with Retry-After), a body that is not JSON, a delay,
+// or a hang until the client gives up. Every request is recorded
 // (path, headers, model, messages, response format, inputs) for assertions.
 //
 // A chat request with nothing scripted fails the test: a test that does not say
@@ -26,6 +27,7 @@ import (
 	"math"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -79,6 +81,7 @@ type Request struct {
 	Stream         bool
 	Input          []string // embedding inputs
 	Dimensions     int      // OpenAI embeddings "dimensions", 0 when not sent
+	Tools          []string // names of the functions the request offered (OpenAI "tools")
 }
 
 // Text returns the contents of the messages with the given role, joined by blank
@@ -110,6 +113,8 @@ type Reply struct {
 	Vectors [][]float32 // embedding answer, returned as is
 	Dim     int         // embedding answer: deterministic vectors of this length
 
+	ToolCalls []ToolCall // chat answer: the model calls these functions instead of answering in text
+
 	RawBody string        // sent verbatim instead of a protocol answer ("malformed JSON")
 	Delay   time.Duration // wait before answering (or until the client gives up)
 	Hang    bool          // never answer; return only when the client gives up
@@ -126,6 +131,17 @@ func AnswerJSON(v any) Reply {
 	}
 	return Reply{Content: string(b)}
 }
+
+// ToolCall is one function call of a scripted chat answer (OpenAI's tool_calls).
+type ToolCall struct {
+	ID        string // "call_<n>" when empty
+	Name      string
+	Arguments string // JSON text, as OpenAI sends it
+}
+
+// CallTools is a chat answer that calls functions (finish_reason "tool_calls").
+// Each must be one the request offered, as a real model's would.
+func CallTools(calls ...ToolCall) Reply { return Reply{ToolCalls: calls} }
 
 // Fail is an HTTP error with an OpenAI/Ollama-style error body.
 func Fail(status int, message string) Reply { return Reply{Status: status, Error: message} }
@@ -364,6 +380,11 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		}
 		writeError(w, api, status, msg)
 	case kind == KindChat:
+		for _, call := range reply.ToolCalls {
+			if !slices.Contains(req.Tools, call.Name) {
+				s.t.Errorf("fakellm: chat request #%d is scripted to call %s, which it did not offer (it offered %v)", req.Seq, call.Name, req.Tools)
+			}
+		}
 		s.writeChat(w, req, reply)
 	default:
 		s.writeEmbed(w, req, reply)
@@ -443,9 +464,14 @@ type wireRequest struct {
 		Temperature *float64 `json:"temperature"`
 		NumPredict  int      `json:"num_predict"`
 	} `json:"options"`
-	Input      json.RawMessage `json:"input"`
-	Prompt     string          `json:"prompt"` // Ollama's old /api/embeddings
-	Dimensions int             `json:"dimensions"`
+	Input json.RawMessage `json:"input"`
+	Tools []struct {
+		Function struct {
+			Name string `json:"name"`
+		} `json:"function"`
+	} `json:"tools"`
+	Prompt     string `json:"prompt"` // Ollama's old /api/embeddings
+	Dimensions int    `json:"dimensions"`
 }
 
 func decodeRequest(req *Request, body []byte) error {
@@ -456,6 +482,9 @@ func decodeRequest(req *Request, body []byte) error {
 	req.Model = w.Model
 	for _, m := range w.Messages {
 		req.Messages = append(req.Messages, Message{Role: m.Role, Content: flattenContent(m.Content)})
+	}
+	for _, tool := range w.Tools {
+		req.Tools = append(req.Tools, tool.Function.Name)
 	}
 	if req.API == APIOpenAI {
 		req.Temperature = w.Temperature
@@ -582,6 +611,18 @@ func (s *Server) writeChat(w http.ResponseWriter, req Request, reply Reply) {
 		})
 		return
 	}
+	message, finish := map[string]any{"role": "assistant", "content": reply.Content}, "stop"
+	if len(reply.ToolCalls) > 0 {
+		calls := make([]map[string]any, len(reply.ToolCalls))
+		for i, c := range reply.ToolCalls {
+			id := c.ID
+			if id == "" {
+				id = fmt.Sprintf("call_%d_%d", req.Seq, i+1)
+			}
+			calls[i] = map[string]any{"id": id, "type": "function", "function": map[string]string{"name": c.Name, "arguments": c.Arguments}}
+		}
+		message, finish = map[string]any{"role": "assistant", "content": nil, "tool_calls": calls}, "tool_calls"
+	}
 	w.Header().Set("Content-Type", "application/json")
 	writeJSON(w, map[string]any{
 		"id":      fmt.Sprintf("chatcmpl-fake-%d", req.Seq),
@@ -590,8 +631,8 @@ func (s *Server) writeChat(w http.ResponseWriter, req Request, reply Reply) {
 		"model":   model,
 		"choices": []map[string]any{{
 			"index":         0,
-			"message":       map[string]string{"role": "assistant", "content": reply.Content},
-			"finish_reason": "stop",
+			"message":       message,
+			"finish_reason": finish,
 		}},
 		"usage": map[string]int{
 			"prompt_tokens":     usage.PromptTokens,

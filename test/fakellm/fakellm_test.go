@@ -234,3 +234,61 @@ func TestChat_handlerAnswersAfterTheQueue(t *testing.T) {
 		}
 	}
 }
+
+const toolsBody = `{"model":"m","messages":[{"role":"user","content":"I am vegetarian"}],` +
+	`"tools":[{"type":"function","function":{"name":"memory_save","parameters":{"type":"object"}}}]}`
+
+func TestChat_toolCallsAnswerWithTheFunctionsOffered(t *testing.T) {
+	t.Parallel()
+	s := fakellm.New(t)
+	s.EnqueueChat(fakellm.CallTools(fakellm.ToolCall{Name: "memory_save", Arguments: `{"key":"diet"}`}))
+	_, body, err := post(t, context.Background(), s.OpenAIBaseURL()+"/chat/completions", toolsBody)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var resp struct {
+		Choices []struct {
+			FinishReason string `json:"finish_reason"`
+			Message      struct {
+				Content   *string `json:"content"`
+				ToolCalls []struct {
+					ID       string `json:"id"`
+					Type     string `json:"type"`
+					Function struct {
+						Name      string `json:"name"`
+						Arguments string `json:"arguments"`
+					} `json:"function"`
+				} `json:"tool_calls"`
+			} `json:"message"`
+		} `json:"choices"`
+	}
+	if err := json.Unmarshal(body, &resp); err != nil || len(resp.Choices) != 1 {
+		t.Fatalf("answer %s: %v", body, err)
+	}
+	c := resp.Choices[0]
+	if c.FinishReason != "tool_calls" || c.Message.Content != nil || len(c.Message.ToolCalls) != 1 {
+		t.Fatalf("answer %s", body)
+	}
+	call := c.Message.ToolCalls[0]
+	if call.ID == "" || call.Type != "function" || call.Function.Name != "memory_save" || call.Function.Arguments != `{"key":"diet"}` {
+		t.Errorf("tool call %+v", call)
+	}
+	if got := s.ChatRequests()[0].Tools; len(got) != 1 || got[0] != "memory_save" {
+		t.Errorf("recorded tools %v", got)
+	}
+}
+
+func TestChat_callingAFunctionNotOfferedFailsTheTest(t *testing.T) {
+	t.Parallel()
+	tb := &recordingTB{TB: t}
+	s := fakellm.New(tb)
+	s.EnqueueChat(fakellm.CallTools(fakellm.ToolCall{Name: "memory_delete", Arguments: `{}`}))
+	if _, _, err := post(t, context.Background(), s.OpenAIBaseURL()+"/chat/completions", toolsBody); err != nil {
+		t.Fatal(err)
+	}
+	tb.mu.Lock()
+	defer tb.mu.Unlock()
+	if len(tb.errors) != 1 {
+		t.Fatalf("Errorf called %d times, want 1", len(tb.errors))
+	}
+}

@@ -1,0 +1,95 @@
+package mcpserver
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/yosida95/uritemplate/v3"
+
+	"engram/app/tools"
+	"engram/domain/invalid"
+	"engram/ports"
+)
+
+// Resource is one kind of per-user resource: a URI template with {user}, and what
+// reading it returns (served as JSON). Bootstrap lists them; the profile resource
+// of step 8 is one more.
+type Resource struct {
+	URITemplate string // e.g. engram://users/{user}/memories
+	Name        string
+	Title       string
+	Description string
+	Read        func(ctx context.Context, tenant, user string) (any, error)
+}
+
+// MemoriesURITemplate is the resource of a user's memories.
+const MemoriesURITemplate = "engram://users/{user}/memories"
+
+// memoriesPage is how many memories the resource returns: memory_list's largest page.
+const memoriesPage = 1000
+
+// MemoriesResource is a user's live memories, as memory_list returns them (its
+// first 1000, in key order, with next_cursor when there are more).
+func MemoriesResource(tb Toolbox) Resource {
+	arguments := []byte(fmt.Sprintf(`{"limit": %d}`, memoriesPage))
+	return Resource{
+		URITemplate: MemoriesURITemplate,
+		Name:        "memories",
+		Title:       "A user's long-term memories",
+		Description: "Every live long-term memory of the user, in key order ({items, next_cursor}), as memory_list returns them.",
+		Read: func(ctx context.Context, tenant, user string) (any, error) {
+			return tb.Call(ctx, tools.Call{Tenant: tenant, User: user, Name: "memory_list", Arguments: arguments})
+		},
+	}
+}
+
+func (s *Server) addResource(r Resource) error {
+	tmpl, err := uritemplate.New(r.URITemplate)
+	if err != nil {
+		return fmt.Errorf("mcpserver: resource %s: %w", r.Name, err)
+	}
+	s.mcp.AddResourceTemplate(&mcp.ResourceTemplate{
+		URITemplate: r.URITemplate, Name: r.Name, Title: r.Title, Description: r.Description, MIMEType: "application/json",
+	}, func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+		id, ok := identityFrom(ctx)
+		if !ok {
+			return nil, errors.New("mcpserver: the connection has no tenant")
+		}
+		uri := req.Params.URI
+		match := tmpl.Match(uri)
+		if match == nil {
+			return nil, mcp.ResourceNotFoundError(uri)
+		}
+		v, err := r.Read(ctx, id.tenant, match.Get("user").String())
+		if err != nil {
+			return nil, s.resourceError(ctx, uri, err)
+		}
+		text, err := json.Marshal(v)
+		if err != nil {
+			return nil, fmt.Errorf("mcpserver: encode %s: %w", uri, err)
+		}
+		return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: uri, MIMEType: "application/json", Text: string(text)}}}, nil
+	})
+	return nil
+}
+
+// resourceError is a failed read as a JSON-RPC error: a bad user id is invalid
+// params, a missing object is not found.
+func (s *Server) resourceError(ctx context.Context, uri string, err error) error {
+	var (
+		ve       *invalid.Error
+		notFound *ports.NotFoundError
+	)
+	switch {
+	case errors.As(err, &ve):
+		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "the resource's user is invalid: " + tools.Explain(ve)}
+	case errors.As(err, &notFound):
+		return mcp.ResourceNotFoundError(uri)
+	}
+	s.log.ErrorContext(ctx, "mcp: read resource", "uri", uri, "error", err)
+	return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "engram could not read the resource; its log has the cause"}
+}

@@ -14,6 +14,7 @@ import (
 	"engram/adapters/sqlstore"
 	"engram/adapters/textanalysis"
 	"engram/app/extraction"
+	"engram/app/indexing"
 	"engram/app/retrieval"
 	"engram/bootstrap/config"
 	"engram/domain/memory"
@@ -56,8 +57,8 @@ var indexerRetrieval = fx.Options(
 // duplicate and merge thresholds compare the stored vectors' cosines when a model
 // embeds; the offline embedder's cosines measure word overlap on another scale,
 // so without a model the lexical similarity decides (measured in BENCHMARKS.md).
-func newSimilarMemories(cfg config.Config, s *storage, mem ports.MemoryStore, emb ports.Embedder, vectors ports.VectorIndex, log *slog.Logger) extraction.SimilarMemories {
-	return &extraction.VectorSimilar{Embedder: emb, Vectors: vectors, Store: mem, Reader: s.memories,
+func newSimilarMemories(cfg config.Config, s *storage, mem ports.MemoryStore, h *indexing.Handoff, vectors ports.VectorIndex, log *slog.Logger) extraction.SimilarMemories {
+	return &extraction.VectorSimilar{Embedder: h.Producer(), Vectors: vectors, Store: mem, Reader: s.memories,
 		Fallback: &extraction.LexicalSimilar{Store: mem}, Cosine: cfg.Embedding.Provider != "local", Logger: log}
 }
 

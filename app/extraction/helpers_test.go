@@ -153,10 +153,16 @@ func runnerOptions(o envOptions, log *reportLog) extraction.RunnerOptions {
 // post stores messages of one conversation.
 func (e *env) post(conv string, msgs ...conversation.Input) []conversation.Message {
 	e.t.Helper()
+	return e.postAs(scope, conv, msgs...)
+}
+
+// postAs stores messages of one conversation of another user.
+func (e *env) postAs(s memory.Scope, conv string, msgs ...conversation.Input) []conversation.Message {
+	e.t.Helper()
 	for i := range msgs {
 		msgs[i].ConversationID = conv
 	}
-	out, err := e.ingest.PostBatch(context.Background(), messages.PostBatch{Scope: scope, Messages: msgs})
+	out, err := e.ingest.PostBatch(context.Background(), messages.PostBatch{Scope: s, Messages: msgs})
 	if err != nil {
 		e.t.Fatalf("post: %v", err)
 	}
@@ -188,7 +194,12 @@ func (e *env) tick() int {
 
 func (e *env) message(id string) conversation.Message {
 	e.t.Helper()
-	m, err := e.messages.Message(context.Background(), scope, id)
+	return e.messageOf(scope, id)
+}
+
+func (e *env) messageOf(s memory.Scope, id string) conversation.Message {
+	e.t.Helper()
+	m, err := e.messages.Message(context.Background(), s, id)
 	if err != nil {
 		e.t.Fatalf("message %s: %v", id, err)
 	}

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"engram/adapters/llmbudget"
+	"engram/adapters/rules/gate"
 	"engram/app/extraction"
 	"engram/bootstrap/config"
 	"engram/domain/conversation"
@@ -25,5 +26,5 @@ func newBudget(cfg config.Config) ports.LLMBudget {
 	return llmbudget.New(cfg.LLM.TenantCallsPerMinute)
 }
 
-// newGate is the LLM-free gate in front of the extract call.
-func newGate() extraction.Gate { return nil }
+// newGate is the LLM-free gate in front of the extract call (adapters/rules/gate).
+func newGate() (extraction.Gate, error) { return gate.New() }

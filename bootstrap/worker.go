@@ -124,13 +124,17 @@ func newExtractionStages(cfg config.Config, rec *health.Recorder, log *slog.Logg
 	if err != nil {
 		return stages{}, fmt.Errorf("ENGRAM_LLM_PROVIDER %s: %w", cfg.LLM.Provider, err)
 	}
+	g, err := newGate()
+	if err != nil {
+		return stages{}, err
+	}
 	log.Info("extraction uses an LLM", "model", client.Model(), "extract_prompt", set.Origin(prompts.Extract))
 	// The model's calls report into readiness (llm: degraded, down, up again).
 	return stages{
 		extractor: rec.Extractor(llm.NewExtractor(client, llm.ExtractorOptions{Prompts: set, ContextMaxChars: cfg.Memory.ExtractContextMaxChars, Logger: log})),
 		refiner:   rec.Refiner(llm.NewRefiner(client, llm.RefinerOptions{Prompts: set, Logger: log})),
 		fallback:  ruleRefiner,
-		gate:      newGate(),
+		gate:      g,
 		budget:    newBudget(cfg),
 	}, nil
 }

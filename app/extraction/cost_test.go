@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"engram/adapters/llmbudget"
+	"engram/adapters/rules/gate"
 	"engram/adapters/memstore"
 	"engram/adapters/ulids"
 	"engram/app/extraction"
@@ -278,5 +279,31 @@ func TestRunner_twoWorkersDrainWholeConversationsInParallel(t *testing.T) {
 	}
 	if proc.maxFlight != 8 {
 		t.Errorf("at most %d runs at once, want 8 (two workers × LONG_TERM_MEMORY_WORKER_CONCURRENCY 4)", proc.maxFlight)
+	}
+}
+
+func TestLLMPipeline_theGateSpendsNoCallOnMessagesAboutNothingOfTheUser(t *testing.T) {
+	t.Parallel()
+	g, err := gate.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := fakellm.New(t)
+	srv.EnqueueChat(fakellm.Answer(peanutAnswer))
+	e := newLLMEnvWith(t, srv, 2, envOptions{gate: g})
+	e.post("c1", user("m1", "The weather has been lovely lately."), user("m2", "Today I went to a museum with a friend."))
+	e.tick()
+	if n := len(srv.ChatRequests()); n != 0 {
+		t.Fatalf("%d model calls for messages that say nothing lasting about the user", n)
+	}
+	for _, id := range []string{"m1", "m2"} {
+		if m := e.message(id); m.Status != conversation.StatusSkipped || m.SkipReason != gate.ReasonNothingAboutTheUser {
+			t.Errorf("%s %+v", id, m)
+		}
+	}
+	e.post("c2", user("m3", "Please remember that I am allergic to peanuts."))
+	e.tick()
+	if n := len(srv.ChatRequests()); n != 1 {
+		t.Errorf("%d model calls, want 1 for a message about the user", n)
 	}
 }

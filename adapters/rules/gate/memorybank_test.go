@@ -1,0 +1,70 @@
+package gate_test
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"engram/domain/candidate"
+)
+
+// memoryBankQueries reads the user queries of a MemoryBank file, or skips when the
+// data is not next to the repository.
+func memoryBankQueries(b *testing.B, file string) []string {
+	b.Helper()
+	raw, err := os.ReadFile(filepath.Join("..", "..", "..", "..", "shared", "datasets", "memorybank", file))
+	if errors.Is(err, os.ErrNotExist) {
+		b.Skipf("MemoryBank data not found next to the repository (eval_data of zhongwanjun/MemoryBank-SiliconFriend in ../shared/datasets/memorybank): %v", err)
+	}
+	if err != nil {
+		b.Fatal(err)
+	}
+	var users map[string]struct {
+		History map[string][]struct {
+			Query string `json:"query"`
+		} `json:"history"`
+	}
+	if err := json.Unmarshal(raw, &users); err != nil {
+		b.Fatal(err)
+	}
+	var out []string
+	for _, u := range users {
+		for _, day := range u.History {
+			for _, t := range day {
+				out = append(out, t.Query)
+			}
+		}
+	}
+	return out
+}
+
+// BenchmarkMemoryBankGate reports, over every MemoryBank user query, the share
+// the prefilter lets through and the share the gate then still sends to the
+// model, and the gate's time per message.
+func BenchmarkMemoryBankGate(b *testing.B) {
+	g := newGate(b)
+	for _, file := range []string{"memory_bank_en.json", "memory_bank_cn.json"} {
+		b.Run(file, func(b *testing.B) {
+			queries := memoryBankQueries(b, file)
+			prefiltered, sent := 0, 0
+			for _, q := range queries {
+				if candidate.PrefilterReason(q) != "" {
+					continue
+				}
+				prefiltered++
+				if g.Passes(q) {
+					sent++
+				}
+			}
+			b.ResetTimer()
+			for i := range b.N {
+				g.Passes(queries[i%len(queries)])
+			}
+			b.ReportMetric(100*float64(prefiltered)/float64(len(queries)), "%past_prefilter")
+			b.ReportMetric(100*float64(sent)/float64(len(queries)), "%sent_to_model")
+			b.ReportMetric(float64(len(queries)), "queries")
+		})
+	}
+}

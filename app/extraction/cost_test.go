@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"engram/adapters/llmbudget"
-	"engram/adapters/rules/gate"
 	"engram/adapters/memstore"
+	"engram/adapters/rules/gate"
 	"engram/adapters/ulids"
 	"engram/app/extraction"
 	"engram/app/messages"

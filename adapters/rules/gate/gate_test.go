@@ -52,19 +52,19 @@ func TestGate_messages(t *testing.T) {
 		passes bool
 	}{
 		{"I'm vegetarian, what should I cook?", true},
-		{"Coffee keeps me awake, so I always drink herbal tea.", true},     // the user from the first clause
-		{"Always cite your sources.", true},                                // a standing rule needs no "I"
-		{"Today I went hiking with friends and I love hiking.", true},      // the window holds back its clause only
-		{"What's the capital of Australia?", false},                        // a question
-		{"Thanks, I'll give it a try.", false},                             // a reaction
-		{"I'm so tired today.", false},                                     // bound to today
-		{"My friend likes jazz.", false},                                   // someone else
-		{"That sounds great, do you like music too?", false},               // nothing about the user
-		{"我是素食者，今晚做什么菜好？", true},                                          //
-		{"喝咖啡我会心慌，所以平时只喝花茶。", true},                                      // habit after the user's clause
-		{"好的，谢谢你的建议。", false},                                              //
-		{"今天天气真好。", false},                                                 //
-		{"我朋友喜欢爵士乐", false},                                                //
+		{"Coffee keeps me awake, so I always drink herbal tea.", true}, // the user from the first clause
+		{"Always cite your sources.", true},                            // a standing rule needs no "I"
+		{"Today I went hiking with friends and I love hiking.", true},  // the window holds back its clause only
+		{"What's the capital of Australia?", false},                    // a question
+		{"Thanks, I'll give it a try.", false},                         // a reaction
+		{"I'm so tired today.", false},                                 // bound to today
+		{"My friend likes jazz.", false},                               // someone else
+		{"That sounds great, do you like music too?", false},           // nothing about the user
+		{"我是素食者，今晚做什么菜好？", true},                                       //
+		{"喝咖啡我会心慌，所以平时只喝花茶。", true},                                    // habit after the user's clause
+		{"好的，谢谢你的建议。", false},                                          //
+		{"今天天气真好。", false},                                             //
+		{"我朋友喜欢爵士乐", false},                                            //
 	} {
 		if got := g.Passes(tt.text); got != tt.passes {
 			t.Errorf("Passes(%q) = %v, want %v", tt.text, got, tt.passes)

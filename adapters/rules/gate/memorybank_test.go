@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"engram/adapters/rules"
 	"engram/domain/candidate"
 )
 
@@ -42,14 +43,23 @@ func memoryBankQueries(b *testing.B, file string) []string {
 
 // BenchmarkMemoryBankGate reports, over every MemoryBank user query, the share
 // the prefilter lets through and the share the gate then still sends to the
-// model, and the gate's time per message.
+// model, how many of the messages the offline rule extractor finds something in
+// the gate holds back (what the benchmark's scripted model would have found and
+// now never sees), and the gate's time per message.
 func BenchmarkMemoryBankGate(b *testing.B) {
 	g := newGate(b)
+	ext := rules.NewExtractor(rules.ExtractorOptions{})
 	for _, file := range []string{"memory_bank_en.json", "memory_bank_cn.json"} {
 		b.Run(file, func(b *testing.B) {
 			queries := memoryBankQueries(b, file)
-			prefiltered, sent := 0, 0
+			prefiltered, sent, found, lost := 0, 0, 0, 0
 			for _, q := range queries {
+				if len(ext.ExtractMessage("x", q)) > 0 {
+					found++
+					if !g.Passes(q) {
+						lost++
+					}
+				}
 				if candidate.PrefilterReason(q) != "" {
 					continue
 				}
@@ -65,6 +75,8 @@ func BenchmarkMemoryBankGate(b *testing.B) {
 			b.ReportMetric(100*float64(prefiltered)/float64(len(queries)), "%past_prefilter")
 			b.ReportMetric(100*float64(sent)/float64(len(queries)), "%sent_to_model")
 			b.ReportMetric(float64(len(queries)), "queries")
+			b.ReportMetric(float64(found), "rules_find")
+			b.ReportMetric(float64(lost), "rules_find_gate_holds")
 		})
 	}
 }

@@ -157,8 +157,8 @@ func (r *Runner) tickLogged(ctx context.Context, recover bool) {
 
 // Tick claims due conversations and processes them until none is due, or the
 // runner stops. recover selects the rescan (see ports.Claim). Up to Concurrency
-// conversations run at once; whenever runs end, the free slots are claimed again,
-// so one slow conversation does not hold the others back. It returns how many
+// conversations run at once; as soon as half the slots are free they are claimed
+// again, so one slow conversation does not hold the others back. It returns how many
 // messages it stored an outcome for. Tests drive the runner through Tick.
 func (r *Runner) Tick(ctx context.Context, recover bool) (total int, err error) {
 	var (
@@ -171,10 +171,13 @@ func (r *Runner) Tick(ctx context.Context, recover bool) (total int, err error) 
 			collect(<-ended)
 		}
 	}()
+	// A claim is one statement however many conversations it takes: refill when
+	// half the slots are free (or all), not after every run.
+	refill := max(1, (r.opts.Concurrency+1)/2)
 	for ctx.Err() == nil && !r.stopping() {
 		free := r.opts.Concurrency - running
 		var claimed []conversation.Message
-		if free > 0 {
+		if free >= refill || running == 0 {
 			claimed, err = r.queue.ClaimDue(ctx, ports.Claim{Worker: r.opts.Worker, Now: r.clock.Now(),
 				Lease: r.opts.Lease, MaxConversations: free, Recover: recover})
 			if err != nil {

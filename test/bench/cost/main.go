@@ -6,6 +6,7 @@
 //
 //	go run ./test/bench/cost                          # every scenario, embedded SQLite
 //	go run ./test/bench/cost -scenarios burst -db "$ENGRAM_TEST_POSTGRES_DSN"
+//	go run ./test/bench/cost -engram /tmp/engram-before    # another build, for a before/after
 //
 // Scenarios:
 //
@@ -42,6 +43,7 @@ type options struct {
 	paced       int
 	scenarios   []string
 	dim         int
+	engram      string
 }
 
 func main() {
@@ -57,6 +59,7 @@ func main() {
 	flag.IntVar(&o.paced, "paced", 60, "user turns of the paced scenario")
 	flag.IntVar(&o.dim, "dim", 64, "MEMORY_EMBEDDING_DIM of the scripted embedder")
 	flag.StringVar(&scenarios, "scenarios", "paced,burst,live", "scenarios to run, comma-separated")
+	flag.StringVar(&o.engram, "engram", "", "an engram binary to measure instead of building this tree (e.g. an older commit's)")
 	flag.Parse()
 	o.scenarios = strings.Split(scenarios, ",")
 	if err := run(o); err != nil {
@@ -76,9 +79,11 @@ func run(o options) error {
 	}
 	defer os.RemoveAll(tmp)
 	defer dropScratch()
-	bin, err := build(tmp)
-	if err != nil {
-		return err
+	bin := o.engram
+	if bin == "" {
+		if bin, err = build(tmp); err != nil {
+			return err
+		}
 	}
 	fake := startModel(o.latency, o.dim, log.Printf)
 	defer fake.close()

@@ -12,6 +12,7 @@ import (
 	"engram/adapters/localvec"
 	"engram/adapters/memstore"
 	"engram/app/extraction"
+	"engram/app/indexing"
 	"engram/domain/candidate"
 	"engram/domain/memory"
 	"engram/ports"
@@ -145,4 +146,47 @@ func TestPipeline_duplicatesAreFoundByStoredVectorsAndOnlyCandidatesAreEmbedded(
 
 func vectorSimilar(s ports.MemoryStore, ix ports.VectorIndex, emb *topicEmbedder) extraction.SimilarMemories {
 	return &extraction.VectorSimilar{Embedder: emb, Vectors: ix, Store: s, Reader: s.(extraction.MemoriesByID), Cosine: true}
+}
+
+func TestPipeline_theIndexerEmbedsNoTextExtractionAlreadyEmbedded(t *testing.T) {
+	t.Parallel()
+	topics := []string{"peanut", "jazz"}
+	emb := &topicEmbedder{topics: topics}
+	handoff := indexing.NewHandoff(emb, 0, 0, nil)
+	store, ix := indexedStore(t, &topicEmbedder{topics: topics}, map[string]string{"music.likes.jazz": "User loves jazz."})
+	msgs := memstore.NewMessageStore(store)
+	cands := []candidate.Candidate{{Op: candidate.OpAdd, Type: memory.TypeFact, Key: "allergy.peanuts", Content: "User is allergic to peanuts.", Importance: 4, Confidence: 0.9}}
+	e := newEnv(t, envOptions{extractor: stubExtractor{cands: cands}, refiner: keepAll{}, memories: store, messages: msgs,
+		similar: &extraction.VectorSimilar{Embedder: handoff.Producer(), Vectors: ix, Store: store, Reader: store, Cosine: true}})
+	e.post("c1", user("m1", "I am allergic to peanuts."))
+	e.tick()
+	if _, ok := e.live()[memory.MustParseKey("allergy.peanuts")]; !ok {
+		t.Fatalf("memories %v", keysOf(e.live()))
+	}
+
+	indexer := indexing.New(memstore.NewVectorSyncStore(store, msgs), handoff.Consumer(), ix, e.clock, indexing.Options{Worker: "ix"}, nil)
+	for {
+		rep, err := indexer.SyncMemories(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rep.Claimed == 0 {
+			break
+		}
+	}
+	text := "[fact] allergy.peanuts: User is allergic to peanuts."
+	var seen int
+	for _, in := range emb.Inputs() {
+		if in == text {
+			seen++
+		}
+	}
+	if seen != 1 || handoff.Reused() != 1 {
+		t.Errorf("the new memory's text was embedded %d times (handoff reused %d), want once: by extraction, reused by the indexer; inputs %q",
+			seen, handoff.Reused(), emb.Inputs())
+	}
+	hits, err := ix.Search(context.Background(), ports.VectorQuery{Tenant: scope.Tenant, User: scope.User, Vector: []float32{1, 0, 0.05}, Limit: 5})
+	if err != nil || len(hits) == 0 {
+		t.Fatalf("the indexed memory is not searchable: %v %v", hits, err)
+	}
 }

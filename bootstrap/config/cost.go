@@ -16,10 +16,10 @@ func (c Config) validateCost() []error {
 	if m.BatchMaxMessages < 0 || m.BatchMaxMessages > 500 {
 		bad("LONG_TERM_MEMORY_BATCH_MAX_MESSAGES", "must be between 0 (no limit) and 500, got %d", m.BatchMaxMessages)
 	}
+	// A wait shorter than the debounce is coherent: messages are then due that
+	// long after the first of them, however the debounce is set.
 	if m.BatchMaxWaitSec < 0 || m.BatchMaxWaitSec > 86400 {
 		bad("LONG_TERM_MEMORY_BATCH_MAX_WAIT_SEC", "must be between 0 (no limit) and 86400, got %v", m.BatchMaxWaitSec)
-	} else if m.BatchMaxWaitSec > 0 && m.BatchMaxWaitSec < m.DebounceSec {
-		bad("LONG_TERM_MEMORY_BATCH_MAX_WAIT_SEC", "must be 0 or at least LONG_TERM_MEMORY_DEBOUNCE_SEC (%v), got %v", m.DebounceSec, m.BatchMaxWaitSec)
 	}
 	if c.LLM.TenantCallsPerMinute < 0 {
 		bad("ENGRAM_LLM_TENANT_CALLS_PER_MINUTE", "must be 0 (unlimited) or more, got %d", c.LLM.TenantCallsPerMinute)

@@ -21,7 +21,7 @@ func TestLoad_badCostSettingsNameTheVariable(t *testing.T) {
 	for _, tt := range []struct{ env, name string }{
 		{"LONG_TERM_MEMORY_WORKER_CONCURRENCY=0", "LONG_TERM_MEMORY_WORKER_CONCURRENCY"},
 		{"LONG_TERM_MEMORY_BATCH_MAX_MESSAGES=-1", "LONG_TERM_MEMORY_BATCH_MAX_MESSAGES"},
-		{"LONG_TERM_MEMORY_BATCH_MAX_WAIT_SEC=5", "LONG_TERM_MEMORY_BATCH_MAX_WAIT_SEC"}, // shorter than the 12 s debounce
+		{"LONG_TERM_MEMORY_BATCH_MAX_WAIT_SEC=-5", "LONG_TERM_MEMORY_BATCH_MAX_WAIT_SEC"},
 		{"ENGRAM_LLM_TENANT_CALLS_PER_MINUTE=-3", "ENGRAM_LLM_TENANT_CALLS_PER_MINUTE"},
 	} {
 		if _, err := Load("", []string{tt.env}); err == nil || !strings.Contains(err.Error(), tt.name) {

@@ -10,12 +10,14 @@ import (
 
 	"engram/adapters/llmbudget"
 	"engram/adapters/memstore"
+	"engram/adapters/sqlstore"
 	"engram/adapters/rules/gate"
 	"engram/adapters/ulids"
 	"engram/app/extraction"
 	"engram/app/messages"
 	"engram/domain/conversation"
 	"engram/domain/memory"
+	"engram/ports"
 	"engram/test/fakeclock"
 	"engram/test/fakellm"
 )
@@ -227,8 +229,23 @@ func (p *blockingProcessor) Process(ctx context.Context, msgs []conversation.Mes
 
 func TestRunner_twoWorkersDrainWholeConversationsInParallel(t *testing.T) {
 	t.Parallel()
-	mem := memstore.NewMemoryStore()
-	msgs := memstore.NewMessageStore(mem)
+	testTwoWorkers(t, memstore.NewMessageStore(memstore.NewMemoryStore()))
+}
+
+func TestRunner_twoWorkersDrainWholeConversationsInParallel_SQLite(t *testing.T) {
+	t.Parallel()
+	testTwoWorkers(t, sqlstore.NewMessageStore(openSQLite(t)))
+}
+
+func TestRunner_twoWorkersDrainWholeConversationsInParallel_Postgres(t *testing.T) {
+	t.Parallel()
+	testTwoWorkers(t, sqlstore.NewMessageStore(openPostgres(t)))
+}
+
+// testTwoWorkers: two workers of four slots each drain 36 conversations of 12
+// users; every conversation is processed once and whole, no user twice at once,
+// and eight run at the same time.
+func testTwoWorkers(t *testing.T, msgs ports.MessageStore) {
 	clock := fakeclock.New(start)
 	ingest := messages.New(msgs, clock, ulids.New(), messages.Options{})
 	total := 0

@@ -10,8 +10,8 @@ import (
 
 	"engram/adapters/llmbudget"
 	"engram/adapters/memstore"
-	"engram/adapters/sqlstore"
 	"engram/adapters/rules/gate"
+	"engram/adapters/sqlstore"
 	"engram/adapters/ulids"
 	"engram/app/extraction"
 	"engram/app/messages"

@@ -1,44 +1,30 @@
 package gate_test
 
 import (
-	"encoding/json"
 	"errors"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"engram/adapters/rules"
 	"engram/domain/candidate"
+	"engram/test/memorybank"
 )
 
 // memoryBankQueries reads the user queries of a MemoryBank file, or skips when the
 // data is not next to the repository.
 func memoryBankQueries(b *testing.B, file string) []string {
 	b.Helper()
-	raw, err := os.ReadFile(filepath.Join("..", "..", "..", "..", "shared", "datasets", "memorybank", file))
-	if errors.Is(err, os.ErrNotExist) {
-		b.Skipf("MemoryBank data not found next to the repository (eval_data of zhongwanjun/MemoryBank-SiliconFriend in ../shared/datasets/memorybank): %v", err)
+	dir, err := memorybank.Dir()
+	if err != nil {
+		b.Fatal(err)
+	}
+	days, err := memorybank.Load(dir, file)
+	if errors.Is(err, memorybank.ErrMissing) {
+		b.Skip(err)
 	}
 	if err != nil {
 		b.Fatal(err)
 	}
-	var users map[string]struct {
-		History map[string][]struct {
-			Query string `json:"query"`
-		} `json:"history"`
-	}
-	if err := json.Unmarshal(raw, &users); err != nil {
-		b.Fatal(err)
-	}
-	var out []string
-	for _, u := range users {
-		for _, day := range u.History {
-			for _, t := range day {
-				out = append(out, t.Query)
-			}
-		}
-	}
-	return out
+	return memorybank.Queries(days)
 }
 
 // BenchmarkMemoryBankGate reports, over every MemoryBank user query, the share
@@ -49,7 +35,7 @@ func memoryBankQueries(b *testing.B, file string) []string {
 func BenchmarkMemoryBankGate(b *testing.B) {
 	g := newGate(b)
 	ext := rules.NewExtractor(rules.ExtractorOptions{})
-	for _, file := range []string{"memory_bank_en.json", "memory_bank_cn.json"} {
+	for _, file := range []string{memorybank.English, memorybank.Chinese} {
 		b.Run(file, func(b *testing.B) {
 			queries := memoryBankQueries(b, file)
 			prefiltered, sent, found, lost := 0, 0, 0, 0

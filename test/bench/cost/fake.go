@@ -1,20 +1,17 @@
 package main
 
 import (
-	"encoding/json"
 	"regexp"
-	"strconv"
-	"strings"
 	"sync"
 	"time"
 
-	"engram/adapters/rules"
 	"engram/test/fakellm"
+	"engram/test/scriptedllm"
 )
 
 // model is the scripted OpenAI-compatible endpoint: every chat call takes latency
-// and is answered from the prompt's own text. Stage 1 answers with what the
-// offline rule extractor finds in the prompt's numbered user messages (so the
+// and is answered from the prompt's own text (test/scriptedllm): stage 1 with what
+// the offline rule extractor finds in the prompt's numbered user messages (so the
 // answers are realistic in kind and number, and the same message always gets the
 // same answer); stage 2 keeps every candidate it is shown. Embeddings are the
 // fake's deterministic vectors (equal texts, equal vectors). It counts calls by
@@ -22,7 +19,6 @@ import (
 type model struct {
 	srv     *fakellm.Server
 	latency time.Duration
-	rules   *rules.Extractor
 
 	mu        sync.Mutex
 	stats     modelStats
@@ -44,7 +40,7 @@ type modelStats struct {
 }
 
 func startModel(latency time.Duration, dim int, errorf func(string, ...any)) *model {
-	m := &model{latency: latency, rules: rules.NewExtractor(rules.ExtractorOptions{})}
+	m := &model{latency: latency}
 	m.srv = fakellm.Start(errorf, fakellm.WithEmbeddingDim(dim))
 	m.srv.HandleChat(m.chat)
 	m.srv.HandleEmbed(m.embed)
@@ -71,57 +67,23 @@ func (m *model) snapshot() modelStats {
 	return s
 }
 
-var (
-	promptLine = regexp.MustCompile(`(?m)^\[M(\d+)\] user: (".*")$`)
-	refineItem = regexp.MustCompile(`(?m)^\{"index":(\d+),`)
-	indexText  = regexp.MustCompile(`^\[(preference|fact|goal|project|constraint)\] \S+: `)
-)
+var indexText = regexp.MustCompile(`^\[(preference|fact|goal|project|constraint)\] \S+: `)
 
 func (m *model) chat(r fakellm.Request) fakellm.Reply {
 	start := m.enter(r)
 	defer m.leave(start)
 	time.Sleep(m.latency) // the model thinking; what the benchmark is about
-	user := r.Text("user")
-	if strings.Contains(user, "CANDIDATES") {
-		var decisions []map[string]any
-		for _, g := range refineItem.FindAllStringSubmatch(user, -1) {
-			n, _ := strconv.Atoi(g[1])
-			decisions = append(decisions, map[string]any{"index": n, "verdict": "keep", "reason": "scripted: keep"})
-		}
-		return fakellm.AnswerJSON(map[string]any{"decisions": decisions})
-	}
-	type item struct {
-		Op         string  `json:"op"`
-		Type       string  `json:"memory_type"`
-		Key        string  `json:"key"`
-		Content    string  `json:"content"`
-		Importance int     `json:"importance"`
-		Confidence float64 `json:"confidence"`
-		TTLDays    int     `json:"ttl_days"`
-		Source     int     `json:"source_message"`
-	}
-	items := []item{}
-	for _, g := range promptLine.FindAllStringSubmatch(user, -1) {
-		n, _ := strconv.Atoi(g[1])
-		var text string
-		if json.Unmarshal([]byte(g[2]), &text) != nil {
-			continue
-		}
-		for _, c := range m.rules.ExtractMessage("x", text) {
-			items = append(items, item{string(c.Op), string(c.Type), c.Key, c.Content, c.Importance, c.Confidence, c.TTLDays, n})
-		}
-	}
-	return fakellm.AnswerJSON(map[string]any{"candidates": items})
+	return scriptedllm.Answer(r)
 }
 
 func (m *model) enter(r fakellm.Request) time.Time {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	now := time.Now()
-	switch user := r.Text("user"); {
-	case strings.Contains(user, "CANDIDATES"):
+	switch {
+	case scriptedllm.IsRefine(r):
 		m.stats.Refine++
-	case strings.Contains(user, "[M1] user:"):
+	case scriptedllm.IsExtract(r):
 		m.stats.Extract++
 	default:
 		m.stats.Other++

@@ -32,6 +32,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"engram/test/memorybank"
 )
 
 type options struct {
@@ -51,7 +53,7 @@ func main() {
 		o         options
 		scenarios string
 	)
-	flag.StringVar(&o.data, "data", filepath.Join("..", "shared", "datasets", "memorybank"), "MemoryBank eval_data directory")
+	flag.StringVar(&o.data, "data", "", "MemoryBank eval_data directory; empty: ../shared/datasets/memorybank next to the repository")
 	flag.StringVar(&o.db, "db", "", "ENGRAM_DATABASE_URL (postgres://…); empty: SQLite in a temporary directory")
 	flag.DurationVar(&o.latency, "latency", 300*time.Millisecond, "time the scripted model takes per chat call")
 	flag.Float64Var(&o.debounce, "debounce", 1, "LONG_TERM_MEMORY_DEBOUNCE_SEC for paced and burst (the default 12 s adds its difference to every wait)")
@@ -69,7 +71,14 @@ func main() {
 }
 
 func run(o options) error {
-	days, err := loadBank(o.data, "memory_bank_en.json")
+	if o.data == "" {
+		dir, err := memorybank.Dir()
+		if err != nil {
+			return err
+		}
+		o.data = dir
+	}
+	days, err := memorybank.Load(o.data, memorybank.English)
 	if err != nil {
 		return err
 	}
@@ -110,7 +119,7 @@ type bench struct {
 	bin  string
 	tmp  string
 	fake *model
-	days []day
+	days []memorybank.Day
 	runs int
 }
 

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"engram/test/memorybank"
 )
 
 // paced posts turns one at a time, each after the previous was extracted.
@@ -21,24 +23,24 @@ func (b *bench) paced() error {
 		toExtracted, toFind []time.Duration
 	)
 	for _, d := range b.days {
-		for i, t := range d.turns {
+		for i, t := range d.Turns {
 			if turns == b.o.paced {
 				break
 			}
 			turns++
-			id := fmt.Sprintf("%s/%d", d.date, i)
+			id := fmt.Sprintf("%s/%d", d.Date, i)
 			posted := time.Now()
-			if err := post(s, d.user, exchange(d.date, id, t)); err != nil {
+			if err := post(s, d.User, exchange(d.Date, id, t)); err != nil {
 				return err
 			}
-			v, err := extracted(s, d.user, id+"/u")
+			v, err := extracted(s, d.User, id+"/u")
 			if err != nil {
 				return err
 			}
 			toExtracted = append(toExtracted, time.Since(posted))
 			for _, e := range v.Events {
 				if e.After.Active && e.Op != "DELETE" {
-					if err := searchable(s, d.user, e.After.Key, e.After.Content); err != nil {
+					if err := searchable(s, d.User, e.After.Key, e.After.Content); err != nil {
 						return err
 					}
 					toFind = append(toFind, time.Since(posted))
@@ -76,14 +78,14 @@ func (b *bench) burst() error {
 	began := time.Now()
 	for _, d := range b.days {
 		var msgs []message
-		for i, t := range d.turns {
-			msgs = append(msgs, exchange(d.date, fmt.Sprintf("%s/%d", d.date, i), t)...)
+		for i, t := range d.Turns {
+			msgs = append(msgs, exchange(d.Date, fmt.Sprintf("%s/%d", d.Date, i), t)...)
 		}
-		if err := post(s, d.user, msgs); err != nil {
+		if err := post(s, d.User, msgs); err != nil {
 			return err
 		}
-		users[d.user] = true
-		userMsgs += len(d.turns)
+		users[d.User] = true
+		userMsgs += len(d.Turns)
 		all += len(msgs)
 	}
 	posted := time.Since(began)
@@ -165,13 +167,13 @@ func (b *bench) liveRun(set liveSetting) (float64, []time.Duration, error) {
 		return 0, nil, err
 	}
 	defer s.stop()
-	byUser := map[string][]turn{}
+	byUser := map[string][]memorybank.Turn{}
 	var users []string
 	for _, d := range b.days {
-		if _, ok := byUser[d.user]; !ok {
-			users = append(users, d.user)
+		if _, ok := byUser[d.User]; !ok {
+			users = append(users, d.User)
 		}
-		byUser[d.user] = append(byUser[d.user], d.turns...)
+		byUser[d.User] = append(byUser[d.User], d.Turns...)
 	}
 	sort.Strings(users)
 	users = users[:set.usersAtOnce]

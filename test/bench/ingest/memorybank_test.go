@@ -2,14 +2,8 @@ package ingest
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
-	"regexp"
-	"sort"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -24,63 +18,24 @@ import (
 	"engram/domain/memory"
 	"engram/ports"
 	"engram/test/fakellm"
+	"engram/test/memorybank"
+	"engram/test/scriptedllm"
 )
 
-// bankDay is one user's conversation of one day in MemoryBank.
-type bankDay struct {
-	user, day string
-	turns     []struct{ Query, Response string }
-}
-
-func loadBank(b *testing.B, file string) []bankDay {
+func loadBank(b *testing.B, file string) []memorybank.Day {
 	b.Helper()
-	dir, err := os.Getwd()
+	dir, err := memorybank.Dir()
 	if err != nil {
 		b.Fatal(err)
 	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		if parent := filepath.Dir(dir); parent != dir {
-			dir = parent
-			continue
-		}
-		b.Fatal("no go.mod above the benchmark")
-	}
-	raw, err := os.ReadFile(filepath.Join(dir, "..", "shared", "datasets", "memorybank", file))
-	if errors.Is(err, os.ErrNotExist) {
-		b.Skipf("MemoryBank data not found next to the repository (the eval_data of zhongwanjun/MemoryBank-SiliconFriend in ../shared/datasets/memorybank): %v", err)
+	days, err := memorybank.Load(dir, file)
+	if errors.Is(err, memorybank.ErrMissing) {
+		b.Skip(err)
 	}
 	if err != nil {
 		b.Fatal(err)
 	}
-	var users map[string]struct {
-		History map[string][]struct {
-			Query    string `json:"query"`
-			Response string `json:"response"`
-		} `json:"history"`
-	}
-	if err := json.Unmarshal(raw, &users); err != nil {
-		b.Fatal(err)
-	}
-	var out []bankDay
-	for name, u := range users {
-		for day, turns := range u.History {
-			d := bankDay{user: strings.TrimSpace(name), day: day}
-			for _, t := range turns {
-				d.turns = append(d.turns, struct{ Query, Response string }{t.Query, t.Response})
-			}
-			out = append(out, d)
-		}
-	}
-	sort.Slice(out, func(i, j int) bool {
-		if out[i].user != out[j].user {
-			return out[i].user < out[j].user
-		}
-		return out[i].day < out[j].day
-	})
-	return out
+	return days
 }
 
 // bankRun is one pass of the pipeline over the traffic.
@@ -93,7 +48,7 @@ type bankRun struct {
 // replay posts the traffic and runs the worker. perTurn: the worker runs after
 // every exchange (a live chat, the worst case for batching); otherwise after each
 // day's conversation (an import, or a chat within the debounce).
-func replay(b *testing.B, days []bankDay, ext ports.Extractor, ref, fallback ports.Refiner, perTurn bool, calls func() int) bankRun {
+func replay(b *testing.B, days []memorybank.Day, ext ports.Extractor, ref, fallback ports.Refiner, perTurn bool, calls func() int) bankRun {
 	b.Helper()
 	mem := memstore.NewMemoryStore()
 	msgs := memstore.NewMessageStore(mem)
@@ -113,16 +68,16 @@ func replay(b *testing.B, days []bankDay, ext ports.Extractor, ref, fallback por
 	}
 	users := map[string]bool{}
 	for _, d := range days {
-		scope := memory.Scope{Tenant: "bank", User: d.user}
-		users[d.user] = true
+		scope := memory.Scope{Tenant: "bank", User: d.User}
+		users[d.User] = true
 		var batch []conversation.Input
-		for i, t := range d.turns {
-			conv := d.user + "/" + d.day
+		for i, t := range d.Turns {
+			conv := d.User + "/" + d.Date
 			batch = append(batch,
 				conversation.Input{ConversationID: conv, MessageID: fmt.Sprintf("%s/%d/u", conv, i), Role: "user", Content: t.Query},
 				conversation.Input{ConversationID: conv, MessageID: fmt.Sprintf("%s/%d/a", conv, i), Role: "assistant", Content: t.Response})
 			run.userMessages++
-			if perTurn || i == len(d.turns)-1 {
+			if perTurn || i == len(d.Turns)-1 {
 				if _, err := ingest.PostBatch(ctx, messages.PostBatch{Scope: scope, Messages: batch}); err != nil {
 					b.Fatal(err)
 				}
@@ -160,39 +115,6 @@ func replay(b *testing.B, days []bankDay, ext ports.Extractor, ref, fallback por
 	return run
 }
 
-var promptLine = regexp.MustCompile(`(?m)^\[M(\d+)\] user: (".*")$`)
-
-// rulesAnswer makes the fake model answer stage 1 with what the rule extractor
-// finds in the prompt's new user messages, and stage 2 with no decision (every
-// candidate kept): a stand-in for a model that finds things, so refine calls happen.
-func rulesAnswer(r fakellm.Request) fakellm.Reply {
-	if strings.Contains(r.Text("user"), "CANDIDATES") || strings.Contains(r.Text("system"), "decisions") {
-		return fakellm.Answer(`{"decisions":[]}`)
-	}
-	ext := rules.NewExtractor(rules.ExtractorOptions{})
-	type item struct {
-		Op         string  `json:"op"`
-		Type       string  `json:"memory_type"`
-		Key        string  `json:"key"`
-		Content    string  `json:"content"`
-		Importance int     `json:"importance"`
-		Confidence float64 `json:"confidence"`
-		Source     int     `json:"source_message"`
-	}
-	items := []item{}
-	for _, m := range promptLine.FindAllStringSubmatch(r.Text("user"), -1) {
-		n, _ := strconv.Atoi(m[1])
-		var text string
-		if json.Unmarshal([]byte(m[2]), &text) != nil {
-			continue
-		}
-		for _, c := range ext.ExtractMessage("x", text) {
-			items = append(items, item{string(c.Op), string(c.Type), c.Key, c.Content, c.Importance, c.Confidence, n})
-		}
-	}
-	return fakellm.AnswerJSON(map[string]any{"candidates": items})
-}
-
 // BenchmarkMemoryBank replays the MemoryBank conversations (English and Chinese,
 // 15 users × 10 days each, user queries and assistant replies) and reports per
 // language: the share of user messages the prefilter skips (no model call), model
@@ -218,7 +140,7 @@ func BenchmarkMemoryBank(b *testing.B) {
 				}{{"empty_day", false, false}, {"empty_turn", true, false}, {"finds_day", false, true}, {"finds_turn", true, true}} {
 					srv := fakellm.New(b)
 					if mode.finds {
-						srv.HandleChat(rulesAnswer)
+						srv.HandleChat(scriptedllm.Answer)
 					} else {
 						srv.HandleChat(func(fakellm.Request) fakellm.Reply { return fakellm.Answer(`{"candidates":[]}`) })
 					}

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"testing"
 )
 
 // Files of the data set.
@@ -99,4 +100,22 @@ func Queries(days []Day) []string {
 		}
 	}
 	return out
+}
+
+// ForTest loads a file next to the repository for a test or benchmark, which
+// skips (never fails) when the data is absent.
+func ForTest(tb testing.TB, file string) []Day {
+	tb.Helper()
+	dir, err := Dir()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	days, err := Load(dir, file)
+	if errors.Is(err, ErrMissing) {
+		tb.Skip(err)
+	}
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return days
 }

@@ -1,31 +1,12 @@
 package gate_test
 
 import (
-	"errors"
 	"testing"
 
 	"engram/adapters/rules"
 	"engram/domain/candidate"
 	"engram/test/memorybank"
 )
-
-// memoryBankQueries reads the user queries of a MemoryBank file, or skips when the
-// data is not next to the repository.
-func memoryBankQueries(b *testing.B, file string) []string {
-	b.Helper()
-	dir, err := memorybank.Dir()
-	if err != nil {
-		b.Fatal(err)
-	}
-	days, err := memorybank.Load(dir, file)
-	if errors.Is(err, memorybank.ErrMissing) {
-		b.Skip(err)
-	}
-	if err != nil {
-		b.Fatal(err)
-	}
-	return memorybank.Queries(days)
-}
 
 // BenchmarkMemoryBankGate reports, over every MemoryBank user query, the share
 // the prefilter lets through and the share the gate then still sends to the
@@ -37,7 +18,7 @@ func BenchmarkMemoryBankGate(b *testing.B) {
 	ext := rules.NewExtractor(rules.ExtractorOptions{})
 	for _, file := range []string{memorybank.English, memorybank.Chinese} {
 		b.Run(file, func(b *testing.B) {
-			queries := memoryBankQueries(b, file)
+			queries := memorybank.Queries(memorybank.ForTest(b, file))
 			prefiltered, sent, found, lost := 0, 0, 0, 0
 			for _, q := range queries {
 				if len(ext.ExtractMessage("x", q)) > 0 {

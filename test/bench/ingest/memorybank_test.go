@@ -2,7 +2,6 @@ package ingest
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -21,22 +20,6 @@ import (
 	"engram/test/memorybank"
 	"engram/test/scriptedllm"
 )
-
-func loadBank(b *testing.B, file string) []memorybank.Day {
-	b.Helper()
-	dir, err := memorybank.Dir()
-	if err != nil {
-		b.Fatal(err)
-	}
-	days, err := memorybank.Load(dir, file)
-	if errors.Is(err, memorybank.ErrMissing) {
-		b.Skip(err)
-	}
-	if err != nil {
-		b.Fatal(err)
-	}
-	return days
-}
 
 // bankRun is one pass of the pipeline over the traffic.
 type bankRun struct {
@@ -125,7 +108,7 @@ func replay(b *testing.B, days []memorybank.Day, ext ports.Extractor, ref, fallb
 func BenchmarkMemoryBank(b *testing.B) {
 	for _, file := range []string{"memory_bank_en.json", "memory_bank_cn.json"} {
 		b.Run(strings.TrimSuffix(strings.TrimPrefix(file, "memory_bank_"), ".json"), func(b *testing.B) {
-			days := loadBank(b, file)
+			days := memorybank.ForTest(b, file)
 			for range b.N {
 				ruleRefiner := rules.NewRefiner(rules.RefinerOptions{})
 				r := replay(b, days, rules.NewExtractor(rules.ExtractorOptions{}), ruleRefiner, nil, false, nil)

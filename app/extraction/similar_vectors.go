@@ -101,13 +101,29 @@ func (v *VectorSimilar) nearest(ctx context.Context, scope memory.Scope, cands [
 	if len(vecs) != len(cands) {
 		return candidate.Neighbourhood{}, fmt.Errorf("embed candidates: %d vectors for %d texts", len(vecs), len(cands))
 	}
-	hits := make([]map[string]float64, len(cands)) // candidate → memory id → cosine
+	hits, ids, err := v.search(vctx, scope, vecs, per, seen)
+	if err != nil {
+		return candidate.Neighbourhood{}, err
+	}
+	if existing, err = v.read(ctx, scope, ids, existing, now); err != nil {
+		return candidate.Neighbourhood{}, err
+	}
+	if !v.Cosine {
+		return lexicalNeighbourhood(cands, existing), nil
+	}
+	return cosineNeighbourhood(vecs, hits, existing), nil
+}
+
+// search asks the index for each vector's nearest memories of the user: the
+// cosine of each hit per candidate, and the ids not seen before, nearest first.
+func (v *VectorSimilar) search(ctx context.Context, scope memory.Scope, vecs [][]float32, per int, seen map[string]bool) ([]map[string]float64, []string, error) {
+	hits := make([]map[string]float64, len(vecs)) // candidate → memory id → cosine
 	var ids []string
 	for i, vec := range vecs {
-		found, err := v.Vectors.Search(vctx, ports.VectorQuery{Tenant: scope.Tenant, User: scope.User,
+		found, err := v.Vectors.Search(ctx, ports.VectorQuery{Tenant: scope.Tenant, User: scope.User,
 			Kinds: []ports.VectorKind{ports.VectorKindMemory}, Vector: vec, Limit: per})
 		if err != nil {
-			return candidate.Neighbourhood{}, fmt.Errorf("search similar memories: %w", err)
+			return nil, nil, fmt.Errorf("search similar memories: %w", err)
 		}
 		hits[i] = make(map[string]float64, len(found))
 		for _, h := range found {
@@ -118,25 +134,29 @@ func (v *VectorSimilar) nearest(ctx context.Context, scope memory.Scope, cands [
 			}
 		}
 	}
-	if len(ids) > 0 {
-		found, err := v.Reader.MemoriesByID(ctx, scope, ids)
-		if err != nil {
-			return candidate.Neighbourhood{}, err
-		}
-		byID := make(map[string]memory.Memory, len(found))
-		for _, m := range found {
-			byID[m.ID()] = m
-		}
-		for _, id := range ids { // nearest first
-			if m, ok := byID[id]; ok && m.IsLive(now) {
-				existing = append(existing, m)
-			}
+	return hits, ids, nil
+}
+
+// read appends the live memories of ids (in their order) to existing, from the
+// truth store: the index decides what to compare, never what is true.
+func (v *VectorSimilar) read(ctx context.Context, scope memory.Scope, ids []string, existing []memory.Memory, now time.Time) ([]memory.Memory, error) {
+	if len(ids) == 0 {
+		return existing, nil
+	}
+	found, err := v.Reader.MemoriesByID(ctx, scope, ids)
+	if err != nil {
+		return nil, err
+	}
+	byID := make(map[string]memory.Memory, len(found))
+	for _, m := range found {
+		byID[m.ID()] = m
+	}
+	for _, id := range ids {
+		if m, ok := byID[id]; ok && m.IsLive(now) {
+			existing = append(existing, m)
 		}
 	}
-	if !v.Cosine {
-		return lexicalNeighbourhood(cands, existing), nil
-	}
-	return cosineNeighbourhood(vecs, hits, existing), nil
+	return existing, nil
 }
 
 // cosineNeighbourhood scores candidates against memories by the index's cosines

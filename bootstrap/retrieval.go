@@ -57,10 +57,13 @@ var indexerRetrieval = fx.Options(
 )
 
 // newSimilarMemories finds extraction's duplicate candidates by cosine (item 6 of
-// step 3), with the lexical comparison as the fallback when vectors fail.
-func newSimilarMemories(s *storage, mem ports.MemoryStore, emb ports.Embedder, vectors ports.VectorIndex, log *slog.Logger) extraction.SimilarMemories {
-	return &extraction.VectorSimilar{Embedder: emb, Vectors: vectors, Store: mem, Reader: s.memories,
-		Fallback: &extraction.LexicalSimilar{Store: mem}, Logger: log}
+// step 3), with the lexical comparison as the fallback when vectors fail. The
+// duplicate and merge thresholds compare the stored vectors' cosines when a model
+// embeds; the offline embedder's cosines measure word overlap on another scale,
+// so without a model the lexical similarity decides (measured in BENCHMARKS.md).
+func newSimilarMemories(cfg config.Config, s *storage, mem ports.MemoryStore, h *indexing.Handoff, vectors ports.VectorIndex, log *slog.Logger) extraction.SimilarMemories {
+	return &extraction.VectorSimilar{Embedder: h.Producer(), Vectors: vectors, Store: mem, Reader: s.memories,
+		Fallback: &extraction.LexicalSimilar{Store: mem}, Cosine: cfg.Embedding.Provider != "local", Logger: log}
 }
 
 // newMemoryStore is the memory store every use case writes through: metrics

@@ -35,8 +35,10 @@ func openStorage(ctx context.Context, cfg config.Config, migrate bool) (*storage
 			return nil, fmt.Errorf("migrate: %w", err)
 		}
 	}
+	messages := sqlstore.NewMessageStore(db)
+	messages.SetBatching(batching(cfg)) // bootstrap/cost.go
 	return &storage{db: db, memories: sqlstore.NewMemoryStore(db), apiKeys: sqlstore.NewAPIKeyStore(db),
-		messages: sqlstore.NewMessageStore(db), jobs: sqlstore.NewJobStore(db)}, nil
+		messages: messages, jobs: sqlstore.NewJobStore(db)}, nil
 }
 
 func (s *storage) Close() error { return s.db.Close() }

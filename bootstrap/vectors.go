@@ -18,6 +18,7 @@ import (
 	"engram/adapters/pgvector"
 	"engram/adapters/sqlstore"
 	"engram/app/health"
+	"engram/app/indexing"
 	"engram/bootstrap/config"
 	"engram/ports"
 )
@@ -30,19 +31,23 @@ var vectorsModule = fx.Module("vectors",
 	fx.Provide(
 		func(m *metrics.Metrics) *metrics.Indexing { return m.Indexing() },
 		newEmbedder,
+		// Every reader embeds through the handoff's consumer: the indexer reuses
+		// the vectors extraction made of its candidates (bootstrap/retrieval.go).
+		func(h *indexing.Handoff) ports.Embedder { return h.Consumer() },
 		newVectorStore,
 		func(v *vectorStore) ports.VectorIndex { return v.index },
 		newVectorChecks,
 	),
 )
 
-// newEmbedder builds the embedder ENGRAM_EMBEDDER names, wrapped with its metrics.
-func newEmbedder(cfg config.Config, m *metrics.Indexing) (ports.Embedder, error) {
+// newEmbedder builds the embedder ENGRAM_EMBEDDER names, wrapped with its metrics
+// (which count what is really embedded) and the extraction → indexer handoff.
+func newEmbedder(cfg config.Config, m *metrics.Indexing) (*indexing.Handoff, error) {
 	e, err := buildEmbedder(cfg)
 	if err != nil {
 		return nil, err
 	}
-	return m.Embedder(e), nil
+	return indexing.NewHandoff(m.Embedder(e), 0, 0, nil), nil
 }
 
 func buildEmbedder(cfg config.Config) (ports.Embedder, error) {

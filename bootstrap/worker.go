@@ -95,6 +95,9 @@ type stages struct {
 	extractor ports.Extractor
 	refiner   ports.Refiner
 	fallback  ports.Refiner // deterministic; nil when refiner already is
+	// gate and budget spare model calls (bootstrap/cost.go); nil with the rules.
+	gate   extraction.Gate
+	budget ports.LLMBudget
 }
 
 // newExtractionStages picks the offline rules or the LLM. With an LLM, the rule
@@ -110,29 +113,29 @@ func newExtractionStages(cfg config.Config, rec *health.Recorder, log *slog.Logg
 	if err != nil {
 		return stages{}, err
 	}
+	g, err := newGate()
+	if err != nil {
+		return stages{}, err
+	}
 	log.Info("extraction uses an LLM", "model", client.Model(), "extract_prompt", set.Origin(prompts.Extract))
 	// The model's calls report into readiness (llm: degraded, down, up again).
 	return stages{
 		extractor: rec.Extractor(llm.NewExtractor(client, llm.ExtractorOptions{Prompts: set, ContextMaxChars: cfg.Memory.ExtractContextMaxChars, Logger: log})),
 		refiner:   rec.Refiner(llm.NewRefiner(client, llm.RefinerOptions{Prompts: set, Logger: log})),
 		fallback:  ruleRefiner,
+		gate:      g,
+		budget:    newBudget(cfg),
 	}, nil
 }
 
 func newPipeline(cfg config.Config, st stages, mem ports.MemoryStore, msgs ports.MessageStore, clk ports.Clock, ids ports.IDs,
-	similar extraction.SimilarMemories, emb ports.Embedder, log *slog.Logger,
+	similar extraction.SimilarMemories,
 ) *extraction.Pipeline {
 	m := cfg.Memory
-	// The duplicate and merge thresholds compare embedding cosines when a model
-	// embeds; the offline embedder's cosines measure word overlap on another scale,
-	// so without a model the lexical similarity decides (measured in BENCHMARKS.md).
-	var scorer extraction.Scorer = extraction.LexicalScorer{}
-	if cfg.Embedding.Provider != "local" {
-		scorer = &extraction.EmbeddingScorer{Embedder: emb, Logger: log}
-	}
 	return extraction.New(extraction.Deps{
 		Extractor: st.extractor, Refiner: st.refiner, FallbackRefiner: st.fallback,
-		Memories: mem, Messages: msgs, Clock: clk, IDs: ids, Similar: similar, Scorer: scorer,
+		Memories: mem, Messages: msgs, Clock: clk, IDs: ids, Similar: similar,
+		Gate: st.gate, Budget: st.budget,
 	}, extraction.Options{
 		Boundaries:          candidate.Boundaries{MinConfidence: m.MinConfidence},
 		MaxWriteItems:       m.MaxWriteItems,
@@ -143,6 +146,7 @@ func newPipeline(cfg config.Config, st stages, mem ports.MemoryStore, msgs ports
 		UpsertTimeout:       time.Duration(m.UpsertTimeoutSec) * time.Second,
 		Retry:               conversation.RetryPolicy{MaxAttempts: m.MaxAttempts},
 		Policy:              memory.Policy{DefaultTTLDays: m.DefaultTTLDays},
+		MaxCallsInFlight:    m.WorkerConcurrency,
 	})
 }
 
@@ -169,6 +173,7 @@ func newRunner(cfg config.Config, queue extraction.Queue, p *extraction.Pipeline
 		ScanEnabled:  m.ScanEnabled,
 		ScanInterval: time.Duration(m.ScanIntervalSec) * time.Second,
 		Lease:        lease,
+		Concurrency:  m.WorkerConcurrency,
 		Logger:       log,
 		Observer:     oplog.Extraction(log, x), // a line per outcome, then the metrics
 	})

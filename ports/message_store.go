@@ -23,8 +23,12 @@ type MessageStore interface {
 	// message says something else fails the whole call with a
 	// *MessageConflictError, and nothing is stored. For each conversation that got
 	// a new user message, the conversation's unclaimed PENDING messages are pushed
-	// to the latest ProcessAfter among its new ones, so they become due together.
-	// The results follow the input's order.
+	// to the latest ProcessAfter among its new ones, so they become due together,
+	// unless the store was given conversation.Batching limits: then they are due at
+	// the earliest of that, MaxWait after the oldest of them was received, and the
+	// newest one's receipt once MaxMessages wait (conversation.Batching.Due). The
+	// results follow the input's order; a created message carries the deadline
+	// its conversation got.
 	Ingest(ctx context.Context, scope memory.Scope, msgs []conversation.Message) ([]Ingested, error)
 
 	// Message returns one message of the scope. ErrNotFound if absent.
@@ -35,8 +39,13 @@ type MessageStore interface {
 	ConversationBefore(ctx context.Context, m conversation.Message, limit int) ([]conversation.Message, error)
 
 	// ClaimDue claims the due messages of up to c.MaxConversations conversations
-	// for c.Worker until c.Now+c.Lease and returns them, each conversation's
-	// messages together and in conversation order. See Claim for what is due.
+	// (conversations, however many messages each has) for c.Worker until
+	// c.Now+c.Lease and returns them, each conversation's messages together and in
+	// conversation order, the earliest deadline first. A user has at most one
+	// conversation under a live claim, whichever worker holds it: a claim skips
+	// users with one and takes one conversation per user, so one user's memories
+	// are written by one run at a time, in the order their conversations fell due.
+	// See Claim for what is due.
 	ClaimDue(ctx context.Context, c Claim) ([]conversation.Message, error)
 
 	// Finish stores the outcome (status, skip reason, attempts, error, process

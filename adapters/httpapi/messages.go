@@ -79,7 +79,7 @@ type MessageItem struct {
 	Status         string     `json:"status" enum:"PENDING,PROCESSED,FAILED,SKIPPED"`
 	SkipReason     string     `json:"skip_reason,omitempty" doc:"Why it was not extracted (not_from_user, greeting, question…). instruction_like:<rule> when it, or part of it, tried to instruct the assistant: SKIPPED when nothing was taken from it, PROCESSED when a clean part was."`
 	Attempts       int        `json:"attempts"`
-	Error          string     `json:"error,omitempty" doc:"The last extraction failure."`
+	Error          string     `json:"error,omitempty" doc:"The last extraction failure, or why a PENDING message waits (the tenant's LLM budget, the endpoint's rate limit)."`
 	ProcessAfter   *time.Time `json:"process_after" nullable:"true" doc:"The next extraction is not before this; null when none is planned."`
 	ProcessedAt    *time.Time `json:"processed_at" nullable:"true"`
 }

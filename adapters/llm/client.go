@@ -52,8 +52,10 @@ type Options struct {
 	// (LLM_MAX_RETRIES). 0 or negative: never; DefaultMaxRetries is the usual value.
 	MaxRetries int
 	// RetryBaseDelay and RetryMaxDelay shape the exponential backoff with jitter.
-	// A Retry-After longer than RetryMaxDelay ends the call at once (the worker's
-	// rescan retries later) instead of holding a worker. 0: the defaults.
+	// A Retry-After longer than RetryMaxDelay ends the call at once instead of
+	// holding a worker; a 429 (however long it asks to wait) that outlasts the
+	// retries ends it with a *ports.RateLimitedError saying how long to hold back,
+	// so the caller defers the work instead of failing it. 0: the defaults.
 	RetryBaseDelay time.Duration
 	RetryMaxDelay  time.Duration
 
@@ -388,15 +390,32 @@ func (r retrier) do(ctx context.Context, what string, op func(ctx context.Contex
 			return n, fmt.Errorf("llm: %s: %w: %v", what, ports.ErrUnavailable, err)
 		}
 		cause := describe(err, status, attemptTimedOut, r.timeout)
+		wait := r.backoff(n)
+		ra, hasRA := parseRetryAfter(retryAfter, time.Now())
+		if hasRA {
+			wait = max(ra, wait)
+		}
+		if status == http.StatusTooManyRequests {
+			// Slowing down is the endpoint's request, not a failure: past what this
+			// call may wait, the caller is told how long to hold back.
+			limited := func(why string) error {
+				return &ports.RateLimitedError{RetryAfter: max(wait, time.Second),
+					Cause: fmt.Errorf("llm: %s: %s: %s: %w", what, why, cause, err)}
+			}
+			switch deadline, ok := ctx.Deadline(); {
+			case n > r.maxRetries:
+				return n, limited(fmt.Sprintf("still rate limited after %d attempts", n))
+			case hasRA && ra > r.maxDelay:
+				return n, limited(fmt.Sprintf("the endpoint asks to retry after %s", ra))
+			case ok && time.Until(deadline) < wait:
+				return n, limited("no time left to wait for the retry")
+			}
+		}
 		if n > r.maxRetries {
 			return n, fmt.Errorf("llm: %s: %w after %d attempts: %s: %w", what, ports.ErrUnavailable, n, cause, err)
 		}
-		wait := r.backoff(n)
-		if ra, ok := parseRetryAfter(retryAfter, time.Now()); ok {
-			if ra > r.maxDelay {
-				return n, fmt.Errorf("llm: %s: %w: the endpoint asks to retry after %s: %s: %w", what, ports.ErrUnavailable, ra, cause, err)
-			}
-			wait = max(ra, wait)
+		if hasRA && ra > r.maxDelay {
+			return n, fmt.Errorf("llm: %s: %w: the endpoint asks to retry after %s: %s: %w", what, ports.ErrUnavailable, ra, cause, err)
 		}
 		if deadline, ok := ctx.Deadline(); ok && time.Until(deadline) < wait {
 			return n, fmt.Errorf("llm: %s: %w: no time left to retry after %d attempts: %s: %w", what, ports.ErrUnavailable, n, cause, err)

@@ -134,17 +134,45 @@ func TestChat_retriesRateLimitHonouringRetryAfter(t *testing.T) {
 	}
 }
 
-func TestChat_retryAfterBeyondMaxDelayGivesUpAtOnce(t *testing.T) {
+func TestChat_retryAfterBeyondMaxDelayIsRateLimitedAtOnce(t *testing.T) {
 	t.Parallel()
 	srv := fakellm.New(t)
 	srv.EnqueueChat(fakellm.RateLimited("120"))
 	c, s := newTestClient(t, srv, Options{RetryMaxDelay: 10 * time.Second})
 	_, err := c.Chat(context.Background(), hello)
-	if !errors.Is(err, ports.ErrUnavailable) || !strings.Contains(err.Error(), "retry after 2m0s") {
-		t.Fatalf("err = %v, want unavailable naming the Retry-After", err)
+	rl, ok := ports.AsRateLimited(err)
+	if !ok || rl.RetryAfter != 2*time.Minute || !errors.Is(err, ports.ErrUnavailable) || !strings.Contains(err.Error(), "retry after 2m0s") {
+		t.Fatalf("err = %v, want rate limited for the Retry-After of 2m", err)
 	}
 	if len(s.all()) != 0 || len(srv.ChatRequests()) != 1 {
 		t.Fatalf("waited %v and sent %d requests; want no wait, one request", s.all(), len(srv.ChatRequests()))
+	}
+}
+
+func TestChat_rateLimitOutlastingTheRetriesSaysHowLongToWait(t *testing.T) {
+	t.Parallel()
+	srv := fakellm.New(t)
+	srv.EnqueueChat(fakellm.RateLimited("2"), fakellm.RateLimited("7"))
+	c, _ := newTestClient(t, srv, Options{MaxRetries: 1, RetryBaseDelay: time.Millisecond})
+	reply, err := c.Chat(context.Background(), hello)
+	rl, ok := ports.AsRateLimited(err)
+	if !ok || rl.RetryAfter != 7*time.Second {
+		t.Fatalf("err = %v, want rate limited for the last Retry-After of 7s", err)
+	}
+	if reply.Usage.Calls != 2 {
+		t.Errorf("usage %+v, want both attempts counted", reply.Usage)
+	}
+}
+
+func TestChat_otherFailuresAreNotRateLimits(t *testing.T) {
+	t.Parallel()
+	srv := fakellm.New(t)
+	srv.EnqueueChat(fakellm.Fail(503, "overloaded"))
+	c, _ := newTestClient(t, srv, Options{MaxRetries: -1})
+	if _, err := c.Chat(context.Background(), hello); !errors.Is(err, ports.ErrUnavailable) {
+		t.Fatalf("err = %v", err)
+	} else if _, limited := ports.AsRateLimited(err); limited {
+		t.Errorf("a 503 reported as a rate limit: %v", err)
 	}
 }
 

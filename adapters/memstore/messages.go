@@ -19,6 +19,7 @@ type MessageStore struct {
 	memories *MemoryStore
 	guard    ports.ErasureGuard // nil: no erasures (GuardErasures)
 	vectors  *VectorSyncStore   // the vector bookkeeping built over this store, if any
+	batching conversation.Batching
 
 	mu     sync.Mutex
 	bySeq  map[string]*storedMessage
@@ -46,6 +47,14 @@ func NewMessageStore(memories *MemoryStore) *MessageStore {
 		byID:     map[messageKey]*storedMessage{},
 		convos:   map[conversationKey][]*storedMessage{},
 	}
+}
+
+// SetBatching bounds the debounce push of Ingest (see conversation.Batching). Set
+// it before the store is used.
+func (s *MessageStore) SetBatching(b conversation.Batching) {
+	s.mu.Lock()
+	s.batching = b
+	s.mu.Unlock()
 }
 
 func convoOf(m conversation.Message) conversationKey {
@@ -104,14 +113,45 @@ func (s *MessageStore) Ingest(ctx context.Context, scope memory.Scope, msgs []co
 			pushTo[ck] = m.ProcessAfter
 		}
 	}
-	for ck, at := range pushTo {
+	for ck, debounced := range pushTo {
+		at := s.deadline(ck, debounced)
 		for _, st := range s.convos[ck] {
-			if st.msg.Status == conversation.StatusPending && st.claimedBy == "" && st.msg.ProcessAfter.Before(at) {
+			if st.msg.Status != conversation.StatusPending || st.claimedBy != "" {
+				continue
+			}
+			if s.batching.Bounded() || st.msg.ProcessAfter.Before(at) {
 				st.msg.ProcessAfter = at
+			}
+		}
+		for i := range out {
+			if out[i].Created && convoOf(out[i].Message) == ck && out[i].Message.Status == conversation.StatusPending {
+				out[i].Message.ProcessAfter = at
 			}
 		}
 	}
 	return out, nil
+}
+
+// deadline is when the conversation's waiting messages are due (see
+// ports.MessageStore.Ingest); the caller holds mu.
+func (s *MessageStore) deadline(ck conversationKey, debounced time.Time) time.Time {
+	if !s.batching.Bounded() {
+		return debounced
+	}
+	w := conversation.Waiting{Debounced: debounced}
+	for _, st := range s.convos[ck] {
+		if st.msg.Status != conversation.StatusPending || st.claimedBy != "" {
+			continue
+		}
+		w.Count++
+		if r := st.msg.ReceivedAt; w.OldestReceived.IsZero() || r.Before(w.OldestReceived) {
+			w.OldestReceived = r
+		}
+		if r := st.msg.ReceivedAt; r.After(w.NewestReceived) {
+			w.NewestReceived = r
+		}
+	}
+	return normTime(s.batching.Due(w))
 }
 
 func order(a, b conversation.Message) int {
@@ -174,25 +214,12 @@ func (s *MessageStore) ClaimDue(ctx context.Context, c ports.Claim) ([]conversat
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var first []*storedMessage
-	for _, st := range s.bySeq {
-		if due(st) && !hidden(ctx, s.guard, st.msg.Scope) {
-			first = append(first, st)
-		}
-	}
-	slices.SortFunc(first, func(a, b *storedMessage) int {
-		if c := a.msg.ProcessAfter.Compare(b.msg.ProcessAfter); c != 0 {
-			return c
-		}
-		return strings.Compare(a.msg.Seq, b.msg.Seq)
+	chosen := s.chooseConversations(now, max(c.MaxConversations, 1), func(st *storedMessage) bool {
+		return due(st) && !hidden(ctx, s.guard, st.msg.Scope)
 	})
-	chosen := map[conversationKey]bool{}
-	for i := 0; i < len(first) && i < max(c.MaxConversations, 1); i++ {
-		chosen[convoOf(first[i].msg)] = true
-	}
 	var out []conversation.Message
 	until := normTime(c.Now.Add(c.Lease))
-	for ck := range chosen {
+	for _, ck := range chosen {
 		for _, st := range s.convos[ck] {
 			if due(st) {
 				st.claimedBy, st.claimUntil = c.Worker, until
@@ -208,6 +235,62 @@ func (s *MessageStore) ClaimDue(ctx context.Context, c ports.Claim) ([]conversat
 		return order(a, b)
 	})
 	return out, nil
+}
+
+// chooseConversations picks up to limit conversations with due messages, the
+// earliest deadline first, at most one per user and none of a user who has a
+// conversation under a live claim (as the SQL store does). The caller holds mu.
+func (s *MessageStore) chooseConversations(now time.Time, limit int, due func(*storedMessage) bool) []conversationKey {
+	type userKey struct{ tenant, user string }
+	busy := map[userKey]bool{}
+	first := map[conversationKey]*storedMessage{}
+	for _, st := range s.bySeq {
+		u := userKey{st.msg.Scope.Tenant, st.msg.Scope.User}
+		if st.claimedBy != "" && st.claimUntil.After(now) {
+			busy[u] = true
+		}
+		if !due(st) {
+			continue
+		}
+		ck := convoOf(st.msg)
+		if f, ok := first[ck]; !ok || earlierDue(st, f) {
+			first[ck] = st
+		}
+	}
+	candidates := make([]*storedMessage, 0, len(first))
+	for ck, st := range first {
+		if !busy[userKey{ck.tenant, ck.user}] {
+			candidates = append(candidates, st)
+		}
+	}
+	slices.SortFunc(candidates, func(a, b *storedMessage) int {
+		if earlierDue(a, b) {
+			return -1
+		}
+		if earlierDue(b, a) {
+			return 1
+		}
+		return 0
+	})
+	var chosen []conversationKey
+	taken := map[userKey]bool{}
+	for _, st := range candidates {
+		u := userKey{st.msg.Scope.Tenant, st.msg.Scope.User}
+		if taken[u] || len(chosen) == limit {
+			continue
+		}
+		taken[u] = true
+		chosen = append(chosen, convoOf(st.msg))
+	}
+	return chosen
+}
+
+// earlierDue orders due messages by deadline, then by arrival.
+func earlierDue(a, b *storedMessage) bool {
+	if c := a.msg.ProcessAfter.Compare(b.msg.ProcessAfter); c != 0 {
+		return c < 0
+	}
+	return a.msg.Seq < b.msg.Seq
 }
 
 // Finish stores each outcome only while the worker still holds the message.

@@ -26,6 +26,7 @@ type Extraction struct {
 	candidate *prometheus.CounterVec
 	// instructionLike counts user messages found instruction-like, by reason.
 	instructionLike *prometheus.CounterVec
+	cost            *LLMCost
 }
 
 var _ extraction.Observer = (*Extraction)(nil)
@@ -65,7 +66,7 @@ func (m *Metrics) Extraction() *Extraction {
 			Buckets: []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30, 90},
 		}, []string{"outcome"}),
 		candidate: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "engram_extraction_candidates_total", Help: "Candidates by fate: proposed, written, unchanged, reused (a similar memory's key), merged.",
+			Name: "engram_extraction_candidates_total", Help: "Candidates by fate: proposed, written, unchanged, reused (a similar memory's key), merged, colliding (sent to stage 2).",
 		}, []string{"fate"}),
 	}
 	x.instructionLike = prometheus.NewCounterVec(prometheus.CounterOpts{
@@ -81,6 +82,7 @@ func (m *Metrics) Extraction() *Extraction {
 		}
 	}
 	m.Registry.MustRegister(x.messages, x.skipped, x.dropped, x.calls, x.attempts, x.tokens, x.duration, x.candidate, x.instructionLike)
+	x.cost = m.LLMCost()
 	return x
 }
 
@@ -112,11 +114,16 @@ func (x *Extraction) Processed(r extraction.Report) {
 	x.candidate.WithLabelValues("unchanged").Add(float64(r.Unchanged))
 	x.candidate.WithLabelValues("reused").Add(float64(r.Reused))
 	x.candidate.WithLabelValues("merged").Add(float64(r.Merged))
+	x.candidate.WithLabelValues("colliding").Add(float64(r.Colliding))
 	result := "ok"
-	if r.Err != nil {
+	switch {
+	case r.Err != nil:
 		result = "failed"
+	case r.Wait != nil:
+		result = "waited"
 	}
 	x.duration.WithLabelValues(result).Observe(r.Duration.Seconds())
+	x.cost.extraction(r)
 }
 
 func outcome(err error) string {

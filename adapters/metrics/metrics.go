@@ -7,6 +7,7 @@ import (
 	"context"
 	"net/http"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -21,6 +22,9 @@ type Metrics struct {
 	httpRequests *prometheus.CounterVec
 	httpDuration *prometheus.HistogramVec
 	memoryWrites *prometheus.CounterVec
+
+	costOnce sync.Once
+	cost     *LLMCost // cost.go
 }
 
 // New registers the process collectors and engram's own.

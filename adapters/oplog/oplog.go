@@ -26,12 +26,25 @@ type extractionLog struct {
 }
 
 func (x extractionLog) Processed(r extraction.Report) {
-	if r.Err == nil {
+	switch {
+	case r.Wait != nil:
+		x.log.Info(waitMessage(r.Wait.Reason), "tenant", r.Scope.Tenant, "user", r.Scope.User,
+			"conversation", r.ConversationID, "stage", r.Wait.Stage, "reason", r.Wait.Reason,
+			"messages", len(r.Messages), "until", r.Wait.Until.UTC().Format(time.RFC3339))
+	case r.Err == nil:
 		x.log.Info("extraction", extractionAttrs(r)...)
 	}
 	if x.next != nil {
 		x.next.Processed(r)
 	}
+}
+
+// waitMessage says why a run waits for the model, in words an operator acts on.
+func waitMessage(reason string) string {
+	if reason == extraction.WaitBudget {
+		return "extraction waits: the tenant has used its LLM budget (ENGRAM_LLM_TENANT_CALLS_PER_MINUTE); messages stay PENDING"
+	}
+	return "extraction waits: the LLM endpoint asked to slow down (HTTP 429); messages stay PENDING"
 }
 
 // extractionAttrs says which messages were read and what became of them: the
@@ -56,6 +69,9 @@ func extractionAttrs(r extraction.Report) []any {
 	}
 	if calls := r.ModelCalls(); calls > 0 {
 		attrs = append(attrs, "model_calls", calls)
+	}
+	if r.Colliding > 0 {
+		attrs = append(attrs, "colliding", r.Colliding)
 	}
 	return append(attrs, "took", r.Duration.Round(time.Millisecond))
 }

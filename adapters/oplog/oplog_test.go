@@ -98,3 +98,22 @@ func TestIndexing_logsBatchesThatClaimedSomething(t *testing.T) {
 		t.Errorf("line = %v", l)
 	}
 }
+
+func TestExtraction_aRunThatWaitsSaysWhyAndUntilWhen(t *testing.T) {
+	t.Parallel()
+	var buf bytes.Buffer
+	obs := oplog.Extraction(slog.New(slog.NewJSONHandler(&buf, nil)), nil)
+	until := time.Date(2026, 12, 1, 9, 0, 30, 0, time.UTC)
+	obs.Processed(extraction.Report{Scope: memory.Scope{Tenant: "acme", User: "alice"}, ConversationID: "c1",
+		Messages: []conversation.Message{{ID: "m1"}},
+		Wait:     &extraction.Wait{Stage: extraction.StageExtract, Reason: extraction.WaitBudget, Until: until}})
+	lines := jsonLines(t, &buf)
+	if len(lines) != 1 {
+		t.Fatalf("%d lines: %s", len(lines), buf.String())
+	}
+	l := lines[0]
+	if !strings.Contains(l["msg"].(string), "ENGRAM_LLM_TENANT_CALLS_PER_MINUTE") || l["tenant"] != "acme" ||
+		l["reason"] != extraction.WaitBudget || l["until"] != "2026-12-01T09:00:30Z" {
+		t.Errorf("line %v", l)
+	}
+}

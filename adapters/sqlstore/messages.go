@@ -18,13 +18,20 @@ import (
 // ones to extraction workers (claims with a lease; FOR UPDATE SKIP LOCKED on
 // PostgreSQL, the single writer on SQLite).
 type MessageStore struct {
-	db *DB
+	db       *DB
+	batching conversation.Batching
 }
 
 var _ ports.MessageStore = (*MessageStore)(nil)
 
 // NewMessageStore serves ports.MessageStore from db.
 func NewMessageStore(db *DB) *MessageStore { return &MessageStore{db: db} }
+
+// SetBatching bounds the debounce push of Ingest (see conversation.Batching). Set
+// it before the store is used.
+func (s *MessageStore) SetBatching(b conversation.Batching) {
+	s.batching = b
+}
 
 // Ingest stores new messages with one multi-row INSERT, checks repeated ids against
 // what is stored, and pushes the debounce of the conversations that got new
@@ -83,26 +90,17 @@ func (s *MessageStore) Ingest(ctx context.Context, scope memory.Scope, msgs []co
 				return wrapErr("insert messages", err)
 			}
 		}
-		// Group conversations by the new deadline; a batch has one receive time, so
-		// this is almost always one UPDATE.
-		byDeadline := map[time.Time][]string{}
-		for conv, at := range pushTo {
-			byDeadline[at] = append(byDeadline[at], conv)
+		deadlines, err := s.deadlines(ctx, tx, scope, pushTo)
+		if err != nil {
+			return err
 		}
-		for at, convs := range byDeadline {
-			_, err := tx.NewUpdate().Model((*messageRow)(nil)).
-				Set("process_after = ?", at).
-				Where("tenant_id = ?", scope.Tenant).
-				Where("user_id = ?", scope.User).
-				Where("conversation_id IN (?)", bun.In(convs)).
-				// COALESCE keeps SQLite on the conversation index: the status
-				// index would visit every PENDING message of every user.
-				Where("COALESCE(status, '') = ?", string(conversation.StatusPending)).
-				Where("claimed_by IS NULL").
-				Where("process_after < ?", at).
-				Exec(ctx)
-			if err != nil {
-				return wrapErr("push debounce", err)
+		if err := pushDebounce(ctx, tx, scope, deadlines, !s.batching.Bounded()); err != nil {
+			return err
+		}
+		for i := range out {
+			if at, ok := deadlines[out[i].Message.ConversationID]; ok && out[i].Created &&
+				out[i].Message.Status == conversation.StatusPending {
+				out[i].Message.ProcessAfter = at
 			}
 		}
 		return nil
@@ -111,6 +109,81 @@ func (s *MessageStore) Ingest(ctx context.Context, scope memory.Scope, msgs []co
 		return nil, err
 	}
 	return out, nil
+}
+
+// deadlines is when each conversation that got new user messages becomes due:
+// the latest debounce among its new messages, bounded by the batching limits,
+// which count the conversation's unclaimed PENDING messages in the transaction.
+func (s *MessageStore) deadlines(ctx context.Context, tx bun.Tx, scope memory.Scope, debounced map[string]time.Time) (map[string]time.Time, error) {
+	if len(debounced) == 0 || !s.batching.Bounded() {
+		return debounced, nil
+	}
+	convs := make([]string, 0, len(debounced))
+	for c := range debounced {
+		convs = append(convs, c)
+	}
+	var waiting []struct {
+		ConversationID string    `bun:"conversation_id"`
+		N              int       `bun:"n"`
+		Oldest         time.Time `bun:"oldest"`
+		Newest         time.Time `bun:"newest"`
+	}
+	err := tx.NewSelect().Model((*messageRow)(nil)).
+		ColumnExpr("cm.conversation_id, count(*) AS n, min(cm.received_at) AS oldest, max(cm.received_at) AS newest").
+		Where("cm.tenant_id = ?", scope.Tenant).
+		Where("cm.user_id = ?", scope.User).
+		Where("cm.conversation_id IN (?)", bun.In(convs)).
+		// Literal conditions, so SQLite and PostgreSQL read the partial index of
+		// waiting messages (migration 20261201070001).
+		Where("cm.status = 'PENDING'").
+		Where("cm.claimed_by IS NULL").
+		GroupExpr("cm.conversation_id").
+		Scan(ctx, &waiting)
+	if err != nil {
+		return nil, wrapErr("count waiting messages", err)
+	}
+	out := make(map[string]time.Time, len(debounced))
+	for c, at := range debounced {
+		out[c] = at
+	}
+	for _, w := range waiting {
+		out[w.ConversationID] = dbTime(s.batching.Due(conversation.Waiting{Count: w.N,
+			OldestReceived: dbTime(w.Oldest), NewestReceived: dbTime(w.Newest), Debounced: debounced[w.ConversationID]}))
+	}
+	return out, nil
+}
+
+// pushDebounce moves the unclaimed PENDING messages of each conversation to its
+// deadline. Without batching limits deadlines only ever move later, and only
+// later ones are written; with limits the conversation's deadline is set, earlier
+// or later, so its messages stay due together.
+func pushDebounce(ctx context.Context, tx bun.Tx, scope memory.Scope, deadlines map[string]time.Time, laterOnly bool) error {
+	// Group conversations by the new deadline; a batch has one receive time, so
+	// this is almost always one UPDATE.
+	byDeadline := map[time.Time][]string{}
+	for conv, at := range deadlines {
+		byDeadline[at] = append(byDeadline[at], conv)
+	}
+	for at, convs := range byDeadline {
+		q := tx.NewUpdate().Model((*messageRow)(nil)).
+			Set("process_after = ?", at).
+			Where("tenant_id = ?", scope.Tenant).
+			Where("user_id = ?", scope.User).
+			Where("conversation_id IN (?)", bun.In(convs)).
+			// COALESCE keeps SQLite on the conversation index: the status
+			// index would visit every PENDING message of every user.
+			Where("COALESCE(status, '') = ?", string(conversation.StatusPending)).
+			Where("claimed_by IS NULL")
+		if laterOnly {
+			q = q.Where("process_after < ?", at)
+		} else {
+			q = q.Where("process_after <> ?", at)
+		}
+		if _, err := q.Exec(ctx); err != nil {
+			return wrapErr("push debounce", err)
+		}
+	}
+	return nil
 }
 
 // Message returns one message of the scope.
@@ -156,51 +229,30 @@ func (s *MessageStore) ConversationBefore(ctx context.Context, m conversation.Me
 	return out, nil
 }
 
-// ClaimDue claims whole conversations' due messages in one UPDATE … RETURNING whose
-// subquery picks the conversations with the earliest deadlines. On PostgreSQL the
-// rows are locked with SKIP LOCKED, so concurrent workers take different
-// conversations instead of waiting; SQLite runs it under its single writer.
+// ClaimDue claims whole conversations' due messages in one UPDATE … RETURNING. Its
+// subquery reads the earliest due rows through the (status, process_after) index
+// (a window of them, so a large backlog is not grouped whole on every claim),
+// skips users who have a conversation under a live claim, and keeps the earliest
+// conversation of each remaining user; the chosen conversations' rows are found
+// through the conversation index. On PostgreSQL claims run one at a time (a
+// transaction-scoped advisory lock, held for the milliseconds of the UPDATE), so a
+// claim sees every claim committed before it and two workers never take two
+// conversations of one user; SQLite has a single writer anyway.
 func (s *MessageStore) ClaimDue(ctx context.Context, c ports.Claim) ([]conversation.Message, error) {
 	if c.Worker == "" || c.Lease <= 0 {
 		return nil, fmt.Errorf("sqlstore: claim messages: a worker and a positive lease are required")
 	}
 	limit := max(c.MaxConversations, 1)
-	now := dbTime(c.Now)
-	// The first subquery (alias d) finds the earliest deadlines through the
-	// (status, process_after) index. The rows of the chosen conversations (alias c)
-	// must be found through the conversation index instead; COALESCE on status
-	// keeps SQLite's planner from preferring the status index there, which would
-	// scan every due row once per conversation.
-	due := func(alias string) string {
-		status := alias + ".status"
-		if alias == "c" {
-			status = "COALESCE(c.status, '')"
-		}
-		if c.Recover {
-			return strings.NewReplacer("{status}", status, "{a}", alias).Replace(`{status} IN ('PENDING', 'FAILED')
-				AND {a}.process_after <= ?0 AND ({a}.claim_until IS NULL OR {a}.claim_until <= ?0)`)
-		}
-		return strings.NewReplacer("{status}", status, "{a}", alias).Replace(
-			`{status} = 'PENDING' AND {a}.claimed_by IS NULL AND {a}.process_after <= ?0`)
-	}
-	lock := ""
-	if s.db.dialect == DialectPostgres {
-		lock = "FOR UPDATE SKIP LOCKED"
-	}
-	query := `UPDATE conversation_messages SET claimed_by = ?1, claim_until = ?2
-		WHERE id IN (
-			SELECT c.id FROM conversation_messages AS c
-			WHERE (c.tenant_id, c.user_id, c.conversation_id) IN (
-				SELECT d.tenant_id, d.user_id, d.conversation_id FROM conversation_messages AS d
-				WHERE ` + due("d") + ` AND ` + notErasing("d") + `
-				ORDER BY d.process_after LIMIT ?3)
-			AND ` + due("c") + `
-			` + lock + `)
-		RETURNING ` + columnsOf(s.db, (*messageRow)(nil))
+	query := claimQuery(s.db.dialect, c.Recover, columnsOf(s.db, (*messageRow)(nil)))
 	var rows []messageRow
 	err := s.db.WriteTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 		rows = rows[:0]
-		return tx.NewRaw(query, now, c.Worker, dbTime(c.Now.Add(c.Lease)), limit).Scan(ctx, &rows)
+		if s.db.dialect == DialectPostgres {
+			if _, err := tx.ExecContext(ctx, "SELECT pg_advisory_xact_lock(?)", claimLockKey); err != nil {
+				return err
+			}
+		}
+		return tx.NewRaw(query, dbTime(c.Now), c.Worker, dbTime(c.Now.Add(c.Lease)), limit, max(limit*32, 256)).Scan(ctx, &rows)
 	})
 	if err != nil && classify(err) != classNotFound {
 		return nil, wrapErr("claim messages", err)
@@ -211,6 +263,56 @@ func (s *MessageStore) ClaimDue(ctx context.Context, c ports.Claim) ([]conversat
 	}
 	sortConversations(out)
 	return out, nil
+}
+
+// claimLockKey is the advisory lock that serialises message claims on PostgreSQL.
+const claimLockKey = 0x656e6772616d01 // "engram" + 1
+
+// claimQuery is ClaimDue's statement. Arguments: ?0 now, ?1 worker, ?2 claim
+// until, ?3 conversations, ?4 due rows looked at; returning lists the columns.
+func claimQuery(dialect Dialect, recover bool, returning string) string {
+	// The rows of the chosen conversations (alias c) must be found through the
+	// conversation index; COALESCE on status keeps SQLite's planner from
+	// preferring the status index there, which would scan every due row once per
+	// conversation.
+	due := func(alias string) string {
+		status := alias + ".status"
+		if alias == "c" {
+			status = "COALESCE(c.status, '')"
+		}
+		if recover {
+			return strings.NewReplacer("{status}", status, "{a}", alias).Replace(`{status} IN ('PENDING', 'FAILED')
+				AND {a}.process_after <= ?0 AND ({a}.claim_until IS NULL OR {a}.claim_until <= ?0)`)
+		}
+		return strings.NewReplacer("{status}", status, "{a}", alias).Replace(
+			`{status} = 'PENDING' AND {a}.claimed_by IS NULL AND {a}.process_after <= ?0`)
+	}
+	lock := ""
+	if dialect == DialectPostgres {
+		lock = "FOR UPDATE SKIP LOCKED"
+	}
+	return `UPDATE conversation_messages SET claimed_by = ?1, claim_until = ?2
+		WHERE id IN (
+			SELECT c.id FROM conversation_messages AS c
+			WHERE (c.tenant_id, c.user_id, c.conversation_id) IN (
+				SELECT tenant_id, user_id, conversation_id FROM (
+					SELECT w.tenant_id, w.user_id, w.conversation_id, MIN(w.process_after) AS first_due,
+						ROW_NUMBER() OVER (PARTITION BY w.tenant_id, w.user_id
+							ORDER BY MIN(w.process_after), w.conversation_id) AS nth
+					FROM (
+						SELECT d.tenant_id, d.user_id, d.conversation_id, d.process_after
+						FROM conversation_messages AS d
+						WHERE ` + due("d") + ` AND ` + notErasing("d") + `
+						AND NOT EXISTS (SELECT 1 FROM conversation_messages AS h
+							WHERE h.tenant_id = d.tenant_id AND h.user_id = d.user_id
+							AND h.claimed_by IS NOT NULL AND h.claim_until > ?0)
+						ORDER BY d.process_after LIMIT ?4) AS w
+					GROUP BY w.tenant_id, w.user_id, w.conversation_id) AS per_user
+				WHERE nth = 1
+				ORDER BY first_due, tenant_id, user_id LIMIT ?3)
+			AND ` + due("c") + `
+			` + lock + `)
+		RETURNING ` + returning
 }
 
 // sortConversations groups messages by conversation (first come first) and orders

@@ -55,6 +55,13 @@ func (p *Pipeline) context(ctx context.Context, triggers []conversation.Message)
 // extract is stage 1: one extractor call for every trigger of the conversation.
 func (p *Pipeline) extract(ctx context.Context, triggers, earlier []conversation.Message, rep *Report) ([]candidate.Candidate, error) {
 	first := triggers[0]
+	if w := p.calls.admit(StageExtract, first.Scope.Tenant, p.deps.Clock.Now()); w != nil {
+		return nil, w
+	}
+	release, err := p.calls.acquire(ctx)
+	if err != nil {
+		return nil, err
+	}
 	cands, usage, err := p.deps.Extractor.Extract(ctx, ports.ExtractionInput{
 		Scope:          first.Scope,
 		ConversationID: first.ConversationID,
@@ -63,8 +70,12 @@ func (p *Pipeline) extract(ctx context.Context, triggers, earlier []conversation
 		Summary:        "", // conversation summaries arrive with sessions (step 4)
 		Now:            p.deps.Clock.Now(),
 	})
+	release()
 	rep.call(StageExtract, usage, err, false)
 	if err != nil {
+		if w := p.calls.rateLimited(StageExtract, err, p.deps.Clock.Now()); w != nil {
+			return nil, w
+		}
 		return nil, fmt.Errorf("extract: %w", err)
 	}
 	rep.Candidates = len(cands)

@@ -83,7 +83,10 @@ type envOptions struct {
 	extractor ports.Extractor
 	refiner   ports.Refiner
 	fallback  ports.Refiner
-	scorer    extraction.Scorer
+	similar   extraction.SimilarMemories
+	gate      extraction.Gate
+	budget    ports.LLMBudget
+	runner    extraction.RunnerOptions
 	opts      extraction.Options
 	memories  ports.MemoryStore
 	messages  ports.MessageStore
@@ -130,24 +133,36 @@ func newEnv(t *testing.T, o envOptions) *env {
 	ids := ulids.New()
 	p := extraction.New(extraction.Deps{
 		Extractor: o.extractor, Refiner: o.refiner, FallbackRefiner: o.fallback,
-		Memories: o.memories, Messages: o.messages, Clock: clock, IDs: ids, Scorer: o.scorer,
+		Memories: o.memories, Messages: o.messages, Clock: clock, IDs: ids, Similar: o.similar,
+		Gate: o.gate, Budget: o.budget,
 	}, o.opts)
 	log := &reportLog{}
 	return &env{
 		t: t, clock: clock, memories: o.memories, messages: o.messages, ids: ids, pipeline: p, reports: log,
 		ingest: messages.New(o.messages, clock, ids, messages.Options{Debounce: debounce}),
-		runner: extraction.NewRunner(o.messages, p, clock, extraction.RunnerOptions{
-			Worker: o.worker, Lease: 5 * time.Minute, ScanEnabled: true, Observer: log}),
+		runner: extraction.NewRunner(o.messages, p, clock, runnerOptions(o, log)),
 	}
+}
+
+func runnerOptions(o envOptions, log *reportLog) extraction.RunnerOptions {
+	r := o.runner
+	r.Worker, r.Lease, r.ScanEnabled, r.Observer = o.worker, 5*time.Minute, true, log
+	return r
 }
 
 // post stores messages of one conversation.
 func (e *env) post(conv string, msgs ...conversation.Input) []conversation.Message {
 	e.t.Helper()
+	return e.postAs(scope, conv, msgs...)
+}
+
+// postAs stores messages of one conversation of another user.
+func (e *env) postAs(s memory.Scope, conv string, msgs ...conversation.Input) []conversation.Message {
+	e.t.Helper()
 	for i := range msgs {
 		msgs[i].ConversationID = conv
 	}
-	out, err := e.ingest.PostBatch(context.Background(), messages.PostBatch{Scope: scope, Messages: msgs})
+	out, err := e.ingest.PostBatch(context.Background(), messages.PostBatch{Scope: s, Messages: msgs})
 	if err != nil {
 		e.t.Fatalf("post: %v", err)
 	}
@@ -179,7 +194,12 @@ func (e *env) tick() int {
 
 func (e *env) message(id string) conversation.Message {
 	e.t.Helper()
-	m, err := e.messages.Message(context.Background(), scope, id)
+	return e.messageOf(scope, id)
+}
+
+func (e *env) messageOf(s memory.Scope, id string) conversation.Message {
+	e.t.Helper()
+	m, err := e.messages.Message(context.Background(), s, id)
 	if err != nil {
 		e.t.Fatalf("message %s: %v", id, err)
 	}

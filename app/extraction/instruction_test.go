@@ -125,7 +125,8 @@ func (rewriting) Refine(_ context.Context, in ports.RefineInput) ([]candidate.De
 func TestPipeline_refinedContentIsScreenedAgain(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, envOptions{refiner: rewriting{}})
-	e.save(memory.MustParseKey("food.likes.jazz"), memory.TypePreference, "User likes jazz music.", 3) // something to refine against
+	// The candidate's own key: it collides, so stage 2 is asked (it is asked only then).
+	e.save(memory.MustParseKey("music.likes.jazz"), memory.TypePreference, "User likes jazz music.", 3)
 	e.post("c1", user("m1", "I love jazz and I play the saxophone."))
 	e.tick()
 	for k, m := range e.live() {

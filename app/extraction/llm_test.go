@@ -20,17 +20,22 @@ import (
 
 func newLLMEnv(t *testing.T, srv *fakellm.Server, opts extraction.Options) *env {
 	t.Helper()
+	return newLLMEnvWith(t, srv, 2, envOptions{opts: opts})
+}
+
+// newLLMEnvWith is newLLMEnv with a client making retries retries and the other
+// options of o.
+func newLLMEnvWith(t *testing.T, srv *fakellm.Server, retries int, o envOptions) *env {
+	t.Helper()
 	client, err := llm.NewClient(llm.Options{Provider: llm.ProviderOpenAI, BaseURL: srv.OpenAIBaseURL(),
-		Model: "test-model", MaxRetries: 2, RetryBaseDelay: time.Millisecond, RetryMaxDelay: 10 * time.Millisecond})
+		Model: "test-model", MaxRetries: retries, RetryBaseDelay: time.Millisecond, RetryMaxDelay: 10 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return newEnv(t, envOptions{
-		extractor: llm.NewExtractor(client, llm.ExtractorOptions{}),
-		refiner:   llm.NewRefiner(client, llm.RefinerOptions{}),
-		fallback:  rules.NewRefiner(rules.RefinerOptions{}),
-		opts:      opts,
-	})
+	o.extractor = llm.NewExtractor(client, llm.ExtractorOptions{})
+	o.refiner = llm.NewRefiner(client, llm.RefinerOptions{})
+	o.fallback = rules.NewRefiner(rules.RefinerOptions{})
+	return newEnv(t, o)
 }
 
 const peanutAnswer = `{"candidates":[{"op":"ADD","memory_type":"fact","key":"allergy.peanuts",

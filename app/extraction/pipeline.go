@@ -2,18 +2,26 @@
 // of a conversation into long-term memories. Per conversation, after the debounce:
 //
 //	prefilter  cheap, no model: greetings, thanks, plain questions → SKIPPED
+//	gate       no model: a message that states nothing about the user's life
+//	           (no first-person fact, preference, plan or rule) → SKIPPED
 //	extract    stage 1, one extractor call for all remaining messages together
 //	screen     instruction-like text (domain/instruction) dropped, seed 000's
 //	           boundaries, minimum confidence, grounding in what the user said
 //	           (assistant text is never a source of facts)
-//	refine     stage 2 against the user's most similar memories: keep, merge,
-//	           reuse a key or drop
+//	similar    the user's memories near the candidates, and how alike, from the
+//	           stored vectors (only the candidates are embedded)
+//	refine     stage 2, only for candidates that collide with an existing memory
+//	           (same key, or duplicate alike): keep, merge, reuse a key or drop
 //	upsert     stage 3 in domain code: key match, duplicates, merges, write limit;
 //	           every write an event with channel extraction and the message id
 //
-// At most two model calls per conversation run, whatever the number of messages.
-// The Runner claims due conversations from the message store, runs the pipeline
-// and stores each message's outcome (PROCESSED, SKIPPED, FAILED with backoff).
+// At most two model calls per conversation run, whatever the number of messages,
+// and one when nothing collides. Model calls are bounded in flight across runs,
+// paused for everyone after a 429 and kept within each tenant's budget; a run
+// that may not call waits (its messages stay PENDING, attempts untouched). The
+// Runner claims due conversations from the message store, runs the pipeline and
+// stores each message's outcome (PROCESSED, SKIPPED, FAILED with backoff, or
+// PENDING again when it waits).
 //
 // It depends on domain and ports only; metrics observe it through Observer.
 package extraction
@@ -55,6 +63,9 @@ type Options struct {
 	UpsertTimeout       time.Duration        // the writes
 	Retry               conversation.RetryPolicy
 	Policy              memory.Policy // default TTL of new memories
+	// MaxCallsInFlight bounds the model calls of all runs at once
+	// (LONG_TERM_MEMORY_WORKER_CONCURRENCY); 0: unbounded.
+	MaxCallsInFlight int
 }
 
 func (o Options) withDefaults() Options {
@@ -97,21 +108,32 @@ type Deps struct {
 	FallbackRefiner ports.Refiner
 	Memories        ports.MemoryStore
 	Messages        ContextReader
-	// Similar finds the existing memories stage 2 and 3 compare with; nil: a
-	// LexicalSimilar over Memories.
+	// Similar finds the existing memories stage 2 and 3 compare with, and how
+	// alike they are; nil: a LexicalSimilar over Memories.
 	Similar SimilarMemories
-	// Scorer measures the similarity the duplicate and merge thresholds compare
-	// with; nil: LexicalScorer.
-	Scorer Scorer
+	// Gate skips messages that state nothing worth a model call; nil: none (the
+	// offline rules cost no call).
+	Gate Gate
+	// Budget is each tenant's allowance of model calls; nil: unlimited (and the
+	// stages are not metered: the offline rules).
+	Budget ports.LLMBudget
 	Clock  ports.Clock
 	IDs    ports.IDs
+}
+
+// Gate is the LLM-free judgement after the prefilter: the reason a user message
+// carries no first-person statement, preference, plan, rule or fact about the
+// user's life, so no model call is spent on it, or "" when it may carry one.
+type Gate interface {
+	Reason(text string) string
 }
 
 // Pipeline runs the stages for one conversation at a time. It is safe for
 // concurrent use on different conversations.
 type Pipeline struct {
-	deps Deps
-	opts Options
+	deps  Deps
+	opts  Options
+	calls *calls
 }
 
 // New builds a pipeline.
@@ -119,10 +141,8 @@ func New(deps Deps, opts Options) *Pipeline {
 	if deps.Similar == nil {
 		deps.Similar = &LexicalSimilar{Store: deps.Memories}
 	}
-	if deps.Scorer == nil {
-		deps.Scorer = LexicalScorer{}
-	}
-	return &Pipeline{deps: deps, opts: opts.withDefaults()}
+	opts = opts.withDefaults()
+	return &Pipeline{deps: deps, opts: opts, calls: newCalls(opts.MaxCallsInFlight, deps.Budget)}
 }
 
 // Process runs the pipeline over the claimed messages of one conversation (in
@@ -147,6 +167,13 @@ func (p *Pipeline) Process(ctx context.Context, msgs []conversation.Message) ([]
 			rep.skip(r)
 			continue
 		}
+		if p.deps.Gate != nil {
+			if r := p.deps.Gate.Reason(m.Content); r != "" {
+				out[i] = m.Skipped(r, now)
+				rep.skip(r)
+				continue
+			}
+		}
 		triggers = append(triggers, i)
 	}
 	if len(triggers) == 0 {
@@ -159,12 +186,19 @@ func (p *Pipeline) Process(ctx context.Context, msgs []conversation.Message) ([]
 	}
 	err := p.run(ctx, trig, &rep)
 	now = p.deps.Clock.Now()
+	wait, waits := asWait(err)
 	for _, i := range triggers {
-		if err != nil {
+		switch {
+		case waits:
+			out[i] = out[i].Deferred(wait.Until, wait.note)
+		case err != nil:
 			out[i] = out[i].Failed(describe(err, p.opts), now, p.opts.Retry)
-		} else {
+		default:
 			out[i] = outcome(out[i], &rep, now)
 		}
+	}
+	if waits {
+		rep.Wait, err = &wait.Wait, nil
 	}
 	rep.Err = err
 	rep.Messages = out
@@ -184,15 +218,17 @@ func (p *Pipeline) run(ctx context.Context, triggers []conversation.Message, rep
 		return err
 	}
 	kept := p.screen(cands, triggers, earlier, rep)
+	// route: candidates for identity-profile fields will go to profiles here
+	// (step 8, F8); until then every kept candidate is a memory candidate.
 	if len(kept) == 0 {
 		return nil
 	}
 	scope := triggers[0].Scope
-	existing, err := p.deps.Similar.Similar(xctx, scope, kept, p.deps.Clock.Now())
+	near, err := p.deps.Similar.Similar(xctx, scope, kept, p.deps.Clock.Now())
 	if err != nil {
 		return fmt.Errorf("find similar memories: %w", err)
 	}
-	decisions, err := p.refine(xctx, scope, kept, existing, rep)
+	decisions, err := p.refine(xctx, scope, kept, near, rep)
 	if err != nil {
 		return err
 	}
@@ -200,7 +236,7 @@ func (p *Pipeline) run(ctx context.Context, triggers []conversation.Message, rep
 
 	uctx, ucancel := context.WithTimeout(ctx, p.opts.UpsertTimeout)
 	defer ucancel()
-	if err := p.upsert(uctx, triggers, kept, decisions, existing, rep); err != nil {
+	if err := p.upsert(uctx, triggers, kept, decisions, near, rep); err != nil {
 		return fmt.Errorf("upsert: %w", err)
 	}
 	return nil

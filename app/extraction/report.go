@@ -18,11 +18,13 @@ type Report struct {
 	Dropped        map[string]int         // candidates not written, by reason
 	Calls          []Call                 // extractor and refiner calls, in order
 	Candidates     int                    // proposed by the extractor
+	Colliding      int                    // kept candidates that collide with an existing memory (stage 2's work)
 	Written        int                    // memories added, updated, appended or deleted
 	Unchanged      int                    // decisions the store already reflected
 	Reused         int                    // written under a similar memory's key
 	Merged         int                    // redundant copies folded after the write
 	Err            error                  // why the run failed; nil on success
+	Wait           *Wait                  // the run waits for the model (budget, 429); nil otherwise
 	Duration       time.Duration          // set by the Runner
 	// InstructionLike counts the trigger messages found instruction-like (in a part
 	// or in what was extracted from them), by reason "instruction_like:<rule>".

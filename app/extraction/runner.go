@@ -30,7 +30,7 @@ const (
 	DefaultPollInterval = time.Second
 	DefaultScanInterval = 120 * time.Second
 	DefaultLease        = 300 * time.Second
-	DefaultConcurrency  = 4
+	DefaultConcurrency  = 8 // LONG_TERM_MEMORY_WORKER_CONCURRENCY's default
 )
 
 // RunnerOptions shape the worker loop.
@@ -45,7 +45,9 @@ type RunnerOptions struct {
 	// Lease is how long a claim lasts (LONG_TERM_MEMORY_CLAIM_LEASE_SEC). It should
 	// exceed the extract and upsert timeouts together, or a slow run loses its claim.
 	Lease time.Duration
-	// Concurrency is how many conversations run at once, and how many one claim takes.
+	// Concurrency is how many conversations run at once
+	// (LONG_TERM_MEMORY_WORKER_CONCURRENCY): a claim takes as many as there are
+	// free slots, and a slot is refilled as soon as its run ends.
 	Concurrency int
 	Logger      *slog.Logger
 	Observer    Observer // nil: none
@@ -154,35 +156,47 @@ func (r *Runner) tickLogged(ctx context.Context, recover bool) {
 }
 
 // Tick claims due conversations and processes them until none is due, or the
-// runner stops. recover selects the rescan (see ports.Claim). It returns how many
+// runner stops. recover selects the rescan (see ports.Claim). Up to Concurrency
+// conversations run at once; as soon as half the slots are free they are claimed
+// again, so one slow conversation does not hold the others back. It returns how many
 // messages it stored an outcome for. Tests drive the runner through Tick.
-func (r *Runner) Tick(ctx context.Context, recover bool) (int, error) {
-	total := 0
+func (r *Runner) Tick(ctx context.Context, recover bool) (total int, err error) {
+	var (
+		running int
+		ended   = make(chan int, r.opts.Concurrency)
+	)
+	collect := func(n int) { total += n; running-- }
+	defer func() { // never leave runs behind: they store their outcomes first
+		for running > 0 {
+			collect(<-ended)
+		}
+	}()
+	// A claim is one statement however many conversations it takes: refill when
+	// half the slots are free (or all), not after every run.
+	refill := max(1, (r.opts.Concurrency+1)/2)
 	for ctx.Err() == nil && !r.stopping() {
-		claimed, err := r.queue.ClaimDue(ctx, ports.Claim{Worker: r.opts.Worker, Now: r.clock.Now(),
-			Lease: r.opts.Lease, MaxConversations: r.opts.Concurrency, Recover: recover})
-		if err != nil {
-			return total, err
+		free := r.opts.Concurrency - running
+		var claimed []conversation.Message
+		if free >= refill || running == 0 {
+			claimed, err = r.queue.ClaimDue(ctx, ports.Claim{Worker: r.opts.Worker, Now: r.clock.Now(),
+				Lease: r.opts.Lease, MaxConversations: free, Recover: recover})
+			if err != nil {
+				return total, err
+			}
 		}
 		if len(claimed) == 0 {
-			return total, nil
+			if running == 0 {
+				return total, nil
+			}
+			// Full, or nothing due now: a run ending may free a user's next
+			// conversation, so claim again when one does.
+			collect(<-ended)
+			continue
 		}
-		groups := byConversation(claimed)
-		var (
-			wg sync.WaitGroup
-			mu sync.Mutex
-		)
-		for _, g := range groups {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				n := r.run(ctx, g)
-				mu.Lock()
-				total += n
-				mu.Unlock()
-			}()
+		for _, g := range byConversation(claimed) {
+			running++
+			go func() { ended <- r.run(ctx, g) }()
 		}
-		wg.Wait()
 	}
 	return total, ctx.Err()
 }

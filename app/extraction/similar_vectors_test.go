@@ -98,18 +98,19 @@ func TestVectorSimilar_findsTheDuplicateBeyondTheLexicalScan(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if keysIn(lexical)[memory.MustParseKey("zz-allergy")] {
+	if keysIn(lexical.Existing)[memory.MustParseKey("zz-allergy")] {
 		t.Fatal("the fixture is wrong: the lexical scan of the first 500 keys already sees the duplicate")
 	}
-	got, err := f.similar().Similar(context.Background(), scope, cands, start)
+	n, err := f.similar().Similar(context.Background(), scope, cands, start)
 	if err != nil {
 		t.Fatal(err)
 	}
+	got := n.Existing
 	if len(got) == 0 || got[0].Key() != memory.MustParseKey("zz-allergy") {
 		t.Fatalf("vector similar = %v, want zz-allergy first", keysIn(got))
 	}
-	if s := candidate.Similarity(cands[0].Content, got[0].Content()); s < extraction.DefaultDuplicateSimilarity {
-		t.Errorf("the upsert compares %.2f, below the duplicate threshold: the key would not be reused", s)
+	if s := n.Alike[0][0]; s < extraction.DefaultDuplicateSimilarity || s != candidate.Similarity(cands[0].Content, got[0].Content()) {
+		t.Errorf("the neighbourhood scores %.2f: want the lexical similarity, above the duplicate threshold (the key is reused)", s)
 	}
 }
 
@@ -123,10 +124,11 @@ func TestVectorSimilar_keyMatchesFirstAndOnlyLiveNeighbours(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	got, err := f.similar().Similar(ctx, scope, []candidate.Candidate{{Type: memory.TypePreference, Key: "diet", Content: "Eats no meat and no fish"}}, start)
+	n, err := f.similar().Similar(ctx, scope, []candidate.Candidate{{Type: memory.TypePreference, Key: "diet", Content: "Eats no meat and no fish"}}, start)
 	if err != nil {
 		t.Fatal(err)
 	}
+	got := n.Existing
 	if len(got) == 0 || got[0].Key() != memory.MustParseKey("diet") {
 		t.Fatalf("got %v, want the memory with the candidate's key first", keysIn(got))
 	}
@@ -139,12 +141,12 @@ func TestVectorSimilar_fallsBackToLexicalWhenVectorsFail(t *testing.T) {
 	t.Parallel()
 	f := newVSFixture(t, 3, map[memory.Key]string{memory.MustParseKey("allergy"): "Allergic to peanuts"})
 	f.index.fail = true
-	got, err := f.similar().Similar(context.Background(), scope, []candidate.Candidate{{Type: memory.TypeFact, Key: "peanuts", Content: "User is allergic to peanuts"}}, start)
+	n, err := f.similar().Similar(context.Background(), scope, []candidate.Candidate{{Type: memory.TypeFact, Key: "peanuts", Content: "User is allergic to peanuts"}}, start)
 	if err != nil {
 		t.Fatalf("a vector outage must not fail extraction: %v", err)
 	}
-	if !keysIn(got)[memory.MustParseKey("allergy")] {
-		t.Errorf("fallback found %v, want allergy", keysIn(got))
+	if !keysIn(n.Existing)[memory.MustParseKey("allergy")] || !n.Lexical {
+		t.Errorf("fallback found %v (lexical %v), want allergy, scored lexically", keysIn(n.Existing), n.Lexical)
 	}
 	f.index.fail = false
 	ctx, cancel := context.WithCancel(context.Background())

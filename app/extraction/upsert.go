@@ -14,101 +14,90 @@ import (
 
 // Reasons a refined candidate is not written.
 const (
-	ReasonRefinedAway    = "refined_away"     // stage 2 dropped it
-	ReasonOverWriteLimit = "over_write_limit" // past LONG_TERM_MEMORY_MAX_WRITE_ITEMS
+	ReasonRefinedAway    = candidate.ReasonRefinedAway    // stage 2 dropped it
+	ReasonOverWriteLimit = candidate.ReasonOverWriteLimit // past LONG_TERM_MEMORY_MAX_WRITE_ITEMS
 )
 
-// upsert is stage 3, the same for every extractor. Each decision becomes at most
-// one write through MemoryStore.Update, in the order proposed, up to MaxWriteItems:
-//
-//   - the key is the decision's target (or the candidate's), screened again, since
-//     a refiner may have rewritten it, and so is the content for instruction-like
-//     text;
-//   - without a live memory under that key, a live memory at least
-//     DuplicateSimilarity similar lends its key (the same fact is not stored twice);
-//   - what the store already says is not written again: the same content, or, for
-//     an append or merge, content the memory already contains. That makes a second
-//     run over the same message (a retry after a crash) write nothing;
-//   - after the writes, live copies at least MergeSimilarity similar to a written
-//     memory are folded into it: a DELETE event on the copy, a MERGE event on the
-//     survivor.
-//
-// Every event has channel extraction and the source conversation and message.
+// upsert is stage 3, the same for every extractor: the domain plans the writes
+// (candidate.UpsertPolicy.PlanWrites: target keys, screened again — a refiner may
+// have rewritten a key or the content, instruction-like text included —, key reuse,
+// the write limit),
+// each is applied through MemoryStore.Update, which writes nothing when the store
+// already says it (so a second run over the same message, a retry after a crash,
+// writes nothing), then the domain plans the merges of redundant copies
+// (PlanMerges) from what the writes left live, and they are applied: a DELETE
+// event on the copy, a MERGE event on the survivor. Every event has channel
+// extraction and the source conversation and message.
 func (p *Pipeline) upsert(ctx context.Context, triggers []conversation.Message, proposed []candidate.Candidate,
-	decisions []candidate.Decision, existing []memory.Memory, rep *Report,
+	decisions []candidate.Decision, n candidate.Neighbourhood, rep *Report,
 ) error {
 	scope := triggers[0].Scope
-	now := p.deps.Clock.Now()
-	live := map[memory.Key]memory.Memory{}
-	for _, m := range existing {
-		if m.IsLive(now) {
-			live[m.Key()] = m
+	policy := p.policy()
+	plan := policy.PlanWrites(decisions, n, p.deps.Clock.Now())
+	for _, reason := range plan.Dropped {
+		rep.drop(reason)
+	}
+	live := map[memory.Key]candidate.Stored{}
+	for j, m := range n.Existing {
+		if m.IsLive(p.deps.Clock.Now()) {
+			live[m.Key()] = candidate.Stored{Memory: m, Writer: -1, Existing: j}
 		}
 	}
-	var (
-		written []memory.Key
-		writes  int
-	)
-	for i, d := range decisions {
-		if d.Verdict == candidate.VerdictDrop {
-			rep.drop(ReasonRefinedAway)
-			continue
+	var written []memory.Key
+	for _, w := range plan.Writes {
+		if w.Reused {
+			rep.Reused++
 		}
-		if writes == p.opts.MaxWriteItems {
-			rep.drop(ReasonOverWriteLimit)
-			continue
-		}
-		c := d.Candidate
-		if !d.TargetKey.IsZero() {
-			c.Key = d.TargetKey.String()
-		}
-		if s := p.opts.Boundaries.Check(c); !s.Kept {
-			rep.drop(string(s.Reason))
-			continue
-		}
-		if s := candidate.ScreenInstructions(c); !s.Kept { // a refiner may have rewritten the content
-			rep.drop(string(s.Reason))
-			continue
-		}
-		key, err := memory.ParseKey(c.Key)
-		if err != nil {
-			rep.drop(string(candidate.ReasonInvalid))
-			continue
-		}
-		if c.Op != candidate.OpDelete {
-			if _, ok := live[key]; !ok {
-				if m, sim := p.mostSimilar(ctx, c.Content, live); m != nil && sim >= p.opts.DuplicateSimilarity {
-					key = m.Key()
-					rep.Reused++
-				}
-			}
-		}
-		original := c.Content
-		if i < len(proposed) {
-			original = proposed[i].Content
+		original := w.Candidate.Content
+		if w.Decision < len(proposed) {
+			original = proposed[w.Decision].Content
 		}
 		src := memory.Source{Channel: memory.ChannelExtraction, ConversationID: triggers[0].ConversationID,
-			MessageID: sourceMessage(c, triggers)}
-		m, changed, err := p.write(ctx, scope, key, c, original, d.Verdict == candidate.VerdictMerge, src)
+			MessageID: sourceMessage(w.Candidate, triggers)}
+		m, changed, err := p.write(ctx, scope, w.Key, w.Candidate, original, w.Merging, src)
 		if err != nil {
 			return err
 		}
-		writes++
 		if changed {
 			rep.Written++
 		} else {
 			rep.Unchanged++
 		}
-		if m.IsLive(p.deps.Clock.Now()) {
-			live[key] = m
-			if !slices.Contains(written, key) {
-				written = append(written, key)
-			}
-		} else {
-			delete(live, key)
+		if !m.IsLive(p.deps.Clock.Now()) {
+			delete(live, w.Key)
+			continue
+		}
+		prev, had := live[w.Key]
+		slot := candidate.Stored{Memory: m, Writer: w.Decision, Existing: -1}
+		if had {
+			slot.Existing = prev.Existing
+		}
+		live[w.Key] = slot
+		if !slices.Contains(written, w.Key) {
+			written = append(written, w.Key)
 		}
 	}
-	return p.merge(ctx, scope, written, live, triggers, rep)
+	stored := make([]candidate.Stored, 0, len(live))
+	for _, s := range live {
+		stored = append(stored, s)
+	}
+	src := memory.Source{Channel: memory.ChannelExtraction, ConversationID: triggers[0].ConversationID,
+		MessageID: triggers[len(triggers)-1].ID}
+	for _, f := range policy.PlanMerges(written, stored, n) {
+		folded, err := p.fold(ctx, scope, f.Survivor, f.Copy, src)
+		if err != nil {
+			return err
+		}
+		if folded {
+			rep.Merged++
+		}
+	}
+	return nil
+}
+
+func (p *Pipeline) policy() candidate.UpsertPolicy {
+	return candidate.UpsertPolicy{Boundaries: p.opts.Boundaries, MaxWrites: p.opts.MaxWriteItems,
+		DuplicateSimilarity: p.opts.DuplicateSimilarity, MergeSimilarity: p.opts.MergeSimilarity}
 }
 
 // write applies one decision to one key.
@@ -174,55 +163,6 @@ func (p *Pipeline) write(ctx context.Context, scope memory.Scope, key memory.Key
 	return m, true, nil
 }
 
-// merge folds live copies at least MergeSimilarity similar to a written memory
-// into it. Copies already folded (a second run) are not live and are left alone.
-func (p *Pipeline) merge(ctx context.Context, scope memory.Scope, written []memory.Key,
-	live map[memory.Key]memory.Memory, triggers []conversation.Message, rep *Report,
-) error {
-	src := memory.Source{Channel: memory.ChannelExtraction, ConversationID: triggers[0].ConversationID,
-		MessageID: triggers[len(triggers)-1].ID}
-	others := make([]memory.Key, 0, len(live))
-	for k := range live {
-		others = append(others, k)
-	}
-	slices.SortFunc(others, memory.Key.Compare)
-	for _, key := range written {
-		survivor, ok := live[key]
-		if !ok {
-			continue // folded into an earlier survivor
-		}
-		var (
-			candidates []memory.Key
-			texts      []string
-		)
-		for _, k := range others {
-			if copyOf, ok := live[k]; ok && k != key {
-				candidates = append(candidates, k)
-				texts = append(texts, copyOf.Content())
-			}
-		}
-		scores := p.deps.Scorer.Scores(ctx, survivor.Content(), texts)
-		for i, k := range candidates {
-			copyOf, ok := live[k]
-			if !ok {
-				continue // folded meanwhile
-			}
-			if !candidate.SameContent(copyOf.Content(), survivor.Content()) && scores[i] < p.opts.MergeSimilarity {
-				continue
-			}
-			folded, err := p.fold(ctx, scope, survivor.Key(), copyOf.Key(), src)
-			if err != nil {
-				return err
-			}
-			delete(live, k)
-			if folded {
-				rep.Merged++
-			}
-		}
-	}
-	return nil
-}
-
 // fold deactivates the copy (DELETE) and records the merge on the survivor (MERGE),
 // which keeps the higher importance and confidence of the two.
 func (p *Pipeline) fold(ctx context.Context, scope memory.Scope, survivor, copyKey memory.Key, src memory.Source) (bool, error) {
@@ -257,30 +197,6 @@ func (p *Pipeline) fold(ctx context.Context, scope memory.Scope, survivor, copyK
 		return true, err
 	}
 	return true, nil
-}
-
-// mostSimilar is the live memory most similar to content (ties: the smaller key).
-func (p *Pipeline) mostSimilar(ctx context.Context, content string, live map[memory.Key]memory.Memory) (*memory.Memory, float64) {
-	keys := make([]memory.Key, 0, len(live))
-	for k := range live {
-		keys = append(keys, k)
-	}
-	slices.SortFunc(keys, memory.Key.Compare)
-	texts := make([]string, len(keys))
-	for i, k := range keys {
-		texts[i] = live[k].Content()
-	}
-	var (
-		best    *memory.Memory
-		bestSim float64
-	)
-	for i, sim := range p.deps.Scorer.Scores(ctx, content, texts) {
-		if sim > bestSim {
-			m := live[keys[i]]
-			best, bestSim = &m, sim
-		}
-	}
-	return best, bestSim
 }
 
 // contains reports whether text already says part, up to case, spacing and final

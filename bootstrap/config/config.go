@@ -102,6 +102,9 @@ type Memory struct {
 	ClaimLeaseSec          int     `yaml:"claim_lease_sec" env:"LONG_TERM_MEMORY_CLAIM_LEASE_SEC"`
 	DuplicateSimilarity    float64 `yaml:"duplicate_similarity" env:"LONG_TERM_MEMORY_DUPLICATE_SIMILARITY"`
 	MergeSimilarity        float64 `yaml:"merge_similarity" env:"LONG_TERM_MEMORY_MERGE_SIMILARITY"`
+	WorkerConcurrency      int     `yaml:"worker_concurrency" env:"LONG_TERM_MEMORY_WORKER_CONCURRENCY"`
+	BatchMaxMessages       int     `yaml:"batch_max_messages" env:"LONG_TERM_MEMORY_BATCH_MAX_MESSAGES"`
+	BatchMaxWaitSec        float64 `yaml:"batch_max_wait_sec" env:"LONG_TERM_MEMORY_BATCH_MAX_WAIT_SEC"`
 }
 
 // IndexWorker is seed 000's MEMORY_INDEX_WORKER_* table.
@@ -152,6 +155,8 @@ type LLM struct {
 	Model      string `yaml:"model" env:"LLM_MODEL"`
 	MaxRetries int    `yaml:"max_retries" env:"LLM_MAX_RETRIES"`
 	PromptsDir string `yaml:"prompts_dir" env:"ENGRAM_PROMPTS_DIR"`
+	// TenantCallsPerMinute is each tenant's budget of model calls; 0: unlimited.
+	TenantCallsPerMinute int `yaml:"tenant_calls_per_minute" env:"ENGRAM_LLM_TENANT_CALLS_PER_MINUTE"`
 }
 
 // Roles of one process.
@@ -422,6 +427,7 @@ func (c Config) Validate() error {
 		bad("LLM_MAX_RETRIES", "must be between 0 and 10, got %d", c.LLM.MaxRetries)
 	}
 	c.validateSessions(bad)
+	errs = append(errs, c.validateCost()...)
 	return errors.Join(errs...)
 }
 

@@ -333,7 +333,7 @@ func (m Memory) IsLive(now time.Time) bool {
 
 // IndexText is what the vector index embeds: seed 000's "[{type}] {key}: {content}".
 func (m Memory) IndexText() string {
-	return "[" + string(m.s.Type) + "] " + m.s.Key.value + ": " + m.s.Content
+	return IndexTextOf(m.s.Type, m.s.Key, m.s.Content)
 }
 
 // TextHash is the sha256 of a text, hex encoded; the indexer skips re-embedding when

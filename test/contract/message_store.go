@@ -184,6 +184,7 @@ func RunMessageStore(t *testing.T, open func(t *testing.T) (ports.MessageStore, 
 		if ids := msgIDs(claimed); !slices.Equal(ids, []string{"o1"}) {
 			t.Fatalf("claimed %v at the first deadline, want [o1]", ids)
 		}
+		msgFinish(t, ctx, store, "w", claimed, memNow.Add(debounce))
 		claimed = msgClaim(t, ctx, store, ports.Claim{Worker: "w", Now: want, Lease: time.Minute, MaxConversations: 10})
 		if ids := msgIDs(claimed); !slices.Equal(ids, []string{"m1", "m2"}) {
 			t.Fatalf("claimed %v, want the conversation together [m1 m2]", ids)
@@ -220,16 +221,108 @@ func RunMessageStore(t *testing.T, open func(t *testing.T) (ports.MessageStore, 
 		}
 	})
 
-	t.Run("MaxConversations bounds a claim", func(t *testing.T) {
+	t.Run("MaxConversations bounds a claim by conversations, not messages", func(t *testing.T) {
 		t.Parallel()
 		store, _ := open(t)
 		ctx := memTestContext(t)
+		// Five users, one conversation of three messages each, in deadline order.
 		for i := range 5 {
-			msgIngest(t, ctx, store, msgMust(t, msgUser(fmt.Sprintf("c%d", i), fmt.Sprintf("m%d", i), "hello there"), memNow.Add(time.Duration(i)*time.Second), debounce))
+			scope := memory.Scope{Tenant: "t1", User: fmt.Sprintf("u%d", i)}
+			var msgs []conversation.Message
+			for j := range 3 {
+				msgs = append(msgs, msgMustFor(t, scope, msgUser("c", fmt.Sprintf("m%d-%d", i, j), "hello there"),
+					memNow.Add(time.Duration(i)*time.Second), debounce))
+			}
+			msgIngestFor(t, ctx, store, scope, msgs...)
 		}
 		claimed := msgClaim(t, ctx, store, ports.Claim{Worker: "w", Now: memNow.Add(time.Hour), Lease: time.Minute, MaxConversations: 2})
-		if ids := msgIDs(claimed); !slices.Equal(ids, []string{"m0", "m1"}) {
-			t.Errorf("claimed %v, want the two earliest deadlines [m0 m1]", ids)
+		if ids := msgIDs(claimed); !slices.Equal(ids, []string{"m0-0", "m0-1", "m0-2", "m1-0", "m1-1", "m1-2"}) {
+			t.Errorf("claimed %v, want the two earliest conversations whole", ids)
+		}
+		claimed = msgClaim(t, ctx, store, ports.Claim{Worker: "w2", Now: memNow.Add(time.Hour), Lease: time.Minute, MaxConversations: 8})
+		if len(claimed) != 9 {
+			t.Errorf("a second claim took %d messages, want the other three conversations (9)", len(claimed))
+		}
+	})
+
+	t.Run("a user has at most one conversation under claim", func(t *testing.T) {
+		t.Parallel()
+		store, _ := open(t)
+		ctx := memTestContext(t)
+		other := memory.Scope{Tenant: "t1", User: "u2"}
+		msgIngest(t, ctx, store, msgMust(t, msgUser("first", "f1", "I like jazz."), memNow, debounce))
+		msgIngest(t, ctx, store, msgMust(t, msgUser("second", "s1", "I like tea."), memNow.Add(time.Second), debounce))
+		msgIngestFor(t, ctx, store, other, msgMustFor(t, other, msgUser("elsewhere", "e1", "I like rain."), memNow.Add(2*time.Second), debounce))
+		at := memNow.Add(time.Hour)
+		claimed := msgClaim(t, ctx, store, ports.Claim{Worker: "w1", Now: at, Lease: time.Minute, MaxConversations: 10})
+		if ids := msgIDs(claimed); !slices.Equal(ids, []string{"f1", "e1"}) {
+			t.Fatalf("claimed %v, want the earliest conversation of each user [f1 e1]", ids)
+		}
+		for _, recover := range []bool{false, true} {
+			if got := msgClaim(t, ctx, store, ports.Claim{Worker: "w2", Now: at, Lease: time.Minute, MaxConversations: 10, Recover: recover}); len(got) != 0 {
+				t.Errorf("recover=%v: another worker took %v while the user's first conversation is claimed", recover, msgIDs(got))
+			}
+		}
+		msgFinish(t, ctx, store, "w1", claimed[:1], at)
+		if ids := msgIDs(msgClaim(t, ctx, store, ports.Claim{Worker: "w2", Now: at, Lease: time.Minute, MaxConversations: 10})); !slices.Equal(ids, []string{"s1"}) {
+			t.Errorf("after the first was finished, claimed %v, want [s1]", ids)
+		}
+		if ids := msgIDs(msgClaim(t, ctx, store, ports.Claim{Worker: "w3", Now: at.Add(2 * time.Minute), Lease: time.Minute, MaxConversations: 10, Recover: true})); !slices.Equal(ids, []string{"s1", "e1"}) {
+			t.Errorf("lapsed claims do not hold their users: recovered %v, want [s1 e1]", ids)
+		}
+	})
+
+	t.Run("MaxWait caps the debounce push of a conversation that never goes quiet", func(t *testing.T) {
+		t.Parallel()
+		store, _ := open(t)
+		msgBatching(t, store, conversation.Batching{MaxWait: time.Minute})
+		ctx := memTestContext(t)
+		var ids []string
+		batchStart := memNow
+		for i := range 20 { // a user message every 5 s: the debounce alone would wait for ever
+			at := memNow.Add(time.Duration(i) * 5 * time.Second)
+			id := fmt.Sprintf("m%02d", i)
+			ids = append(ids, id)
+			res := msgIngest(t, ctx, store, msgMust(t, msgUser("chatty", id, "and another thing"), at, debounce))
+			want := at.Add(debounce)
+			if limit := batchStart.Add(time.Minute); limit.Before(want) {
+				want = limit
+			}
+			if got := res[0].Message.ProcessAfter; !got.Equal(want) {
+				t.Fatalf("message %d: Ingest says due %v, want %v", i, got, want)
+			}
+			if got := msgGet(t, ctx, store, ids[0]).ProcessAfter; !got.Equal(want) {
+				t.Fatalf("after message %d the batch's first is due %v, want %v", i, got, want)
+			}
+			if i == 12 { // at 60 s: what has arrived is due, together
+				claimed := msgClaim(t, ctx, store, ports.Claim{Worker: "w", Now: memNow.Add(time.Minute), Lease: time.Minute, MaxConversations: 10})
+				if got := msgIDs(claimed); !slices.Equal(got, ids) {
+					t.Fatalf("claimed %v at the cap, want %v", got, ids)
+				}
+				msgFinish(t, ctx, store, "w", claimed, memNow.Add(time.Minute))
+				ids, batchStart = nil, at.Add(5*time.Second) // the next batch counts from its own oldest message
+			}
+		}
+	})
+
+	t.Run("MaxMessages makes a conversation due at once", func(t *testing.T) {
+		t.Parallel()
+		store, _ := open(t)
+		msgBatching(t, store, conversation.Batching{MaxMessages: 3})
+		ctx := memTestContext(t)
+		msgIngest(t, ctx, store, msgMust(t, msgUser("c1", "m1", "one"), memNow, debounce))
+		msgIngest(t, ctx, store, msgMust(t, msgUser("c1", "m2", "two"), memNow.Add(time.Second), debounce))
+		if got := msgGet(t, ctx, store, "m1").ProcessAfter; !got.Equal(memNow.Add(time.Second + debounce)) {
+			t.Fatalf("two messages: due %v, want the debounce", got)
+		}
+		third := memNow.Add(2 * time.Second)
+		res := msgIngest(t, ctx, store, msgMust(t, msgUser("c1", "m3", "three"), third, debounce))
+		if !res[0].Message.ProcessAfter.Equal(third) {
+			t.Errorf("Ingest says the third is due %v, want %v", res[0].Message.ProcessAfter, third)
+		}
+		claimed := msgClaim(t, ctx, store, ports.Claim{Worker: "w", Now: third, Lease: time.Minute, MaxConversations: 10})
+		if ids := msgIDs(claimed); !slices.Equal(ids, []string{"m1", "m2", "m3"}) {
+			t.Errorf("claimed %v when the third arrived, want [m1 m2 m3]", ids)
 		}
 	})
 
@@ -268,9 +361,9 @@ func RunMessageStore(t *testing.T, open func(t *testing.T) (ports.MessageStore, 
 		t.Parallel()
 		store, _ := open(t)
 		ctx := memTestContext(t)
-		msgIngest(t, ctx, store,
-			msgMust(t, msgUser("c1", "retry", "I like jazz."), memNow, debounce),
-			msgMust(t, msgUser("c2", "final", "I like tea."), memNow, debounce))
+		other := memory.Scope{Tenant: "t1", User: "u2"} // claimed together: one conversation per user
+		msgIngest(t, ctx, store, msgMust(t, msgUser("c1", "retry", "I like jazz."), memNow, debounce))
+		msgIngestFor(t, ctx, store, other, msgMustFor(t, other, msgUser("c2", "final", "I like tea."), memNow, debounce))
 		at := memNow.Add(debounce)
 		claimed := msgClaim(t, ctx, store, ports.Claim{Worker: "w", Now: at, Lease: time.Minute, MaxConversations: 10})
 		policy := conversation.RetryPolicy{MaxAttempts: 2, BaseDelay: time.Minute}
@@ -411,29 +504,37 @@ func RunMessageStore(t *testing.T, open func(t *testing.T) (ports.MessageStore, 
 		}
 	})
 
-	t.Run("concurrent claimers never get the same message", func(t *testing.T) {
+	t.Run("concurrent claimers never get the same message nor two conversations of one user", func(t *testing.T) {
 		t.Parallel()
 		store, _ := open(t)
 		ctx := memTestContext(t)
-		var all []conversation.Message
-		for i := range 40 {
-			for j := range 2 {
-				all = append(all, msgMust(t, msgUser(fmt.Sprintf("c%02d", i), fmt.Sprintf("m%02d-%d", i, j), "I like jazz."), memNow, debounce))
+		total := 0
+		for u := range 8 {
+			scope := memory.Scope{Tenant: "t1", User: fmt.Sprintf("u%d", u)}
+			var msgs []conversation.Message
+			for i := range 5 {
+				for j := range 2 {
+					msgs = append(msgs, msgMustFor(t, scope, msgUser(fmt.Sprintf("c%02d", i), fmt.Sprintf("m%02d-%d", i, j), "I like jazz."),
+						memNow.Add(time.Duration(i)*time.Millisecond), debounce))
+				}
 			}
+			msgIngestFor(t, ctx, store, scope, msgs...)
+			total += len(msgs)
 		}
-		msgIngest(t, ctx, store, all...)
 		var (
 			mu   sync.Mutex
-			seen = map[string]string{}
+			seen = map[string]string{} // user/message → worker
+			held = map[string]string{} // user → worker holding one of their conversations
 			wg   sync.WaitGroup
 		)
+		at := memNow.Add(time.Hour)
 		for w := range 4 {
 			worker := fmt.Sprintf("w%d", w)
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
 				for {
-					got, err := store.ClaimDue(ctx, ports.Claim{Worker: worker, Now: memNow.Add(time.Hour), Lease: time.Hour, MaxConversations: 3})
+					got, err := store.ClaimDue(ctx, ports.Claim{Worker: worker, Now: at, Lease: time.Hour, MaxConversations: 3})
 					if err != nil {
 						t.Errorf("%s: claim: %v", worker, err)
 						return
@@ -441,20 +542,38 @@ func RunMessageStore(t *testing.T, open func(t *testing.T) (ports.MessageStore, 
 					if len(got) == 0 {
 						return
 					}
+					users := map[string]bool{}
 					mu.Lock()
 					for _, m := range got {
-						if prev, dup := seen[m.ID]; dup {
-							t.Errorf("%s claimed %s, already claimed by %s", worker, m.ID, prev)
+						key := m.Scope.User + "/" + m.ID
+						if prev, dup := seen[key]; dup {
+							t.Errorf("%s claimed %s, already claimed by %s", worker, key, prev)
 						}
-						seen[m.ID] = worker
+						seen[key] = worker
+						if holder, busy := held[m.Scope.User]; busy && !users[m.Scope.User] {
+							t.Errorf("%s claimed a conversation of %s while %s holds another", worker, m.Scope.User, holder)
+						}
+						users[m.Scope.User] = true
+						held[m.Scope.User] = worker
+					}
+					for u := range users { // given up before the store releases them
+						delete(held, u)
 					}
 					mu.Unlock()
+					done := make([]conversation.Message, len(got))
+					for i, m := range got {
+						done[i] = m.Processed(at)
+					}
+					if _, err := store.Finish(ctx, worker, done); err != nil {
+						t.Errorf("%s: finish: %v", worker, err)
+						return
+					}
 				}
 			}()
 		}
 		wg.Wait()
-		if len(seen) != len(all) {
-			t.Errorf("%d of %d messages claimed", len(seen), len(all))
+		if len(seen) != total {
+			t.Errorf("%d of %d messages claimed", len(seen), total)
 		}
 	})
 }
@@ -592,9 +711,23 @@ func msgMust(t *testing.T, in conversation.Input, now time.Time, debounce time.D
 	return m
 }
 
+func msgMustFor(t *testing.T, scope memory.Scope, in conversation.Input, now time.Time, debounce time.Duration) conversation.Message {
+	t.Helper()
+	m, err := conversation.New(scope, in, memNewID(), now, debounce)
+	if err != nil {
+		t.Fatalf("message: %v", err)
+	}
+	return m
+}
+
 func msgIngest(t *testing.T, ctx context.Context, store ports.MessageStore, msgs ...conversation.Message) []ports.Ingested {
 	t.Helper()
-	res, err := store.Ingest(ctx, memScope1, msgs)
+	return msgIngestFor(t, ctx, store, memScope1, msgs...)
+}
+
+func msgIngestFor(t *testing.T, ctx context.Context, store ports.MessageStore, scope memory.Scope, msgs ...conversation.Message) []ports.Ingested {
+	t.Helper()
+	res, err := store.Ingest(ctx, scope, msgs)
 	if err != nil {
 		t.Fatalf("ingest: %v", err)
 	}
@@ -620,6 +753,28 @@ func msgClaim(t *testing.T, ctx context.Context, store ports.MessageStore, c por
 		t.Fatalf("claim: %v", err)
 	}
 	return got
+}
+
+// msgFinish stores the claimed messages as processed.
+func msgFinish(t *testing.T, ctx context.Context, store ports.MessageStore, worker string, claimed []conversation.Message, at time.Time) {
+	t.Helper()
+	done := make([]conversation.Message, len(claimed))
+	for i, m := range claimed {
+		done[i] = m.Processed(at)
+	}
+	if n, err := store.Finish(ctx, worker, done); err != nil || n != len(done) {
+		t.Fatalf("finish = %d, %v; want %d stored", n, err, len(done))
+	}
+}
+
+// msgBatching sets the batching limits of a store under test.
+func msgBatching(t *testing.T, store ports.MessageStore, b conversation.Batching) {
+	t.Helper()
+	s, ok := store.(interface{ SetBatching(conversation.Batching) })
+	if !ok {
+		t.Fatalf("%T has no SetBatching: the batching limits cannot be given to it", store)
+	}
+	s.SetBatching(b)
 }
 
 func msgIDs(msgs []conversation.Message) []string {

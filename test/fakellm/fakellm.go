@@ -206,7 +206,7 @@ func WithAPIKey(key string) Option { return func(s *Server) { s.apiKey = key } }
 // Server is a running fake endpoint. Create it with New; it closes itself when the
 // test ends.
 type Server struct {
-	t            testing.TB
+	errorf       func(format string, args ...any) // a request nothing was scripted for
 	srv          *httptest.Server
 	closing      chan struct{}
 	closeOnce    sync.Once
@@ -224,12 +224,19 @@ type Server struct {
 // New starts a server and registers its Close with t.Cleanup.
 func New(t testing.TB, opts ...Option) *Server {
 	t.Helper()
-	s := &Server{t: t, closing: make(chan struct{}), embeddingDim: DefaultEmbeddingDim}
+	s := Start(t.Errorf, opts...)
+	t.Cleanup(s.Close)
+	return s
+}
+
+// Start runs a server outside a test, for benchmark programs: a request nothing
+// was scripted for is reported through errorf. The caller closes it.
+func Start(errorf func(format string, args ...any), opts ...Option) *Server {
+	s := &Server{errorf: errorf, closing: make(chan struct{}), embeddingDim: DefaultEmbeddingDim}
 	for _, opt := range opts {
 		opt(s)
 	}
 	s.srv = httptest.NewServer(http.HandlerFunc(s.serve))
-	t.Cleanup(s.Close)
 	return s
 }
 
@@ -347,7 +354,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 
 	reply, ok := s.next(req)
 	if !ok {
-		s.t.Errorf("fakellm: %s request #%d to %s has no scripted reply (last message: %q)",
+		s.errorf("fakellm: %s request #%d to %s has no scripted reply (last message: %q)",
 			kind, req.Seq, req.Path, clip(lastContent(req), 200))
 		writeError(w, api, http.StatusInternalServerError, "fakellm: no scripted reply")
 		return
@@ -382,7 +389,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	case kind == KindChat:
 		for _, call := range reply.ToolCalls {
 			if !slices.Contains(req.Tools, call.Name) {
-				s.t.Errorf("fakellm: chat request #%d is scripted to call %s, which it did not offer (it offered %v)", req.Seq, call.Name, req.Tools)
+				s.errorf("fakellm: chat request #%d is scripted to call %s, which it did not offer (it offered %v)", req.Seq, call.Name, req.Tools)
 			}
 		}
 		s.writeChat(w, req, reply)

@@ -2,10 +2,7 @@ package ingest
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"regexp"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -20,27 +17,9 @@ import (
 	"engram/domain/memory"
 	"engram/ports"
 	"engram/test/fakellm"
-	"engram/test/testenv"
+	"engram/test/memorybank"
+	"engram/test/scriptedllm"
 )
-
-// bankDay is one user's conversation of one day in MemoryBank.
-type bankDay struct {
-	user, day string
-	turns     []struct{ Query, Response string }
-}
-
-func loadBank(b *testing.B, file string) []bankDay {
-	b.Helper()
-	var out []bankDay
-	for _, t := range testenv.MemoryBank(b, file) {
-		if n := len(out); n == 0 || out[n-1].user != t.User || out[n-1].day != t.Day {
-			out = append(out, bankDay{user: t.User, day: t.Day})
-		}
-		last := &out[len(out)-1]
-		last.turns = append(last.turns, struct{ Query, Response string }{t.Query, t.Response})
-	}
-	return out
-}
 
 // bankRun is one pass of the pipeline over the traffic.
 type bankRun struct {
@@ -52,7 +31,7 @@ type bankRun struct {
 // replay posts the traffic and runs the worker. perTurn: the worker runs after
 // every exchange (a live chat, the worst case for batching); otherwise after each
 // day's conversation (an import, or a chat within the debounce).
-func replay(b *testing.B, days []bankDay, ext ports.Extractor, ref, fallback ports.Refiner, perTurn bool, calls func() int) bankRun {
+func replay(b *testing.B, days []memorybank.Day, ext ports.Extractor, ref, fallback ports.Refiner, perTurn bool, calls func() int) bankRun {
 	b.Helper()
 	mem := memstore.NewMemoryStore()
 	msgs := memstore.NewMessageStore(mem)
@@ -72,16 +51,16 @@ func replay(b *testing.B, days []bankDay, ext ports.Extractor, ref, fallback por
 	}
 	users := map[string]bool{}
 	for _, d := range days {
-		scope := memory.Scope{Tenant: "bank", User: d.user}
-		users[d.user] = true
+		scope := memory.Scope{Tenant: "bank", User: d.User}
+		users[d.User] = true
 		var batch []conversation.Input
-		for i, t := range d.turns {
-			conv := d.user + "/" + d.day
+		for i, t := range d.Turns {
+			conv := d.User + "/" + d.Date
 			batch = append(batch,
 				conversation.Input{ConversationID: conv, MessageID: fmt.Sprintf("%s/%d/u", conv, i), Role: "user", Content: t.Query},
 				conversation.Input{ConversationID: conv, MessageID: fmt.Sprintf("%s/%d/a", conv, i), Role: "assistant", Content: t.Response})
 			run.userMessages++
-			if perTurn || i == len(d.turns)-1 {
+			if perTurn || i == len(d.Turns)-1 {
 				if _, err := ingest.PostBatch(ctx, messages.PostBatch{Scope: scope, Messages: batch}); err != nil {
 					b.Fatal(err)
 				}
@@ -119,39 +98,6 @@ func replay(b *testing.B, days []bankDay, ext ports.Extractor, ref, fallback por
 	return run
 }
 
-var promptLine = regexp.MustCompile(`(?m)^\[M(\d+)\] user: (".*")$`)
-
-// rulesAnswer makes the fake model answer stage 1 with what the rule extractor
-// finds in the prompt's new user messages, and stage 2 with no decision (every
-// candidate kept): a stand-in for a model that finds things, so refine calls happen.
-func rulesAnswer(r fakellm.Request) fakellm.Reply {
-	if strings.Contains(r.Text("user"), "CANDIDATES") || strings.Contains(r.Text("system"), "decisions") {
-		return fakellm.Answer(`{"decisions":[]}`)
-	}
-	ext := rules.NewExtractor(rules.ExtractorOptions{})
-	type item struct {
-		Op         string  `json:"op"`
-		Type       string  `json:"memory_type"`
-		Key        string  `json:"key"`
-		Content    string  `json:"content"`
-		Importance int     `json:"importance"`
-		Confidence float64 `json:"confidence"`
-		Source     int     `json:"source_message"`
-	}
-	items := []item{}
-	for _, m := range promptLine.FindAllStringSubmatch(r.Text("user"), -1) {
-		n, _ := strconv.Atoi(m[1])
-		var text string
-		if json.Unmarshal([]byte(m[2]), &text) != nil {
-			continue
-		}
-		for _, c := range ext.ExtractMessage("x", text) {
-			items = append(items, item{string(c.Op), string(c.Type), c.Key, c.Content, c.Importance, c.Confidence, n})
-		}
-	}
-	return fakellm.AnswerJSON(map[string]any{"candidates": items})
-}
-
 // BenchmarkMemoryBank replays the MemoryBank conversations (English and Chinese,
 // 15 users × 10 days each, user queries and assistant replies) and reports per
 // language: the share of user messages the prefilter skips (no model call), model
@@ -162,7 +108,7 @@ func rulesAnswer(r fakellm.Request) fakellm.Reply {
 func BenchmarkMemoryBank(b *testing.B) {
 	for _, file := range []string{"memory_bank_en.json", "memory_bank_cn.json"} {
 		b.Run(strings.TrimSuffix(strings.TrimPrefix(file, "memory_bank_"), ".json"), func(b *testing.B) {
-			days := loadBank(b, file)
+			days := memorybank.ForTest(b, file)
 			for range b.N {
 				ruleRefiner := rules.NewRefiner(rules.RefinerOptions{})
 				r := replay(b, days, rules.NewExtractor(rules.ExtractorOptions{}), ruleRefiner, nil, false, nil)
@@ -177,7 +123,7 @@ func BenchmarkMemoryBank(b *testing.B) {
 				}{{"empty_day", false, false}, {"empty_turn", true, false}, {"finds_day", false, true}, {"finds_turn", true, true}} {
 					srv := fakellm.New(b)
 					if mode.finds {
-						srv.HandleChat(rulesAnswer)
+						srv.HandleChat(scriptedllm.Answer)
 					} else {
 						srv.HandleChat(func(fakellm.Request) fakellm.Reply { return fakellm.Answer(`{"candidates":[]}`) })
 					}

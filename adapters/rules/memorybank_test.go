@@ -11,7 +11,7 @@ import (
 	"engram/domain/conversation"
 	"engram/domain/memory"
 	"engram/ports"
-	"engram/test/testenv"
+	"engram/test/memorybank"
 )
 
 type bankMessage struct {
@@ -23,11 +23,13 @@ type bankMessage struct {
 func loadBank(t *testing.T, file string) []bankMessage {
 	t.Helper()
 	var out []bankMessage
-	for _, turn := range testenv.MemoryBank(t, file) {
-		out = append(out, bankMessage{
-			id:   fmt.Sprintf("%s/%s/%d", turn.User, turn.Day, turn.Index),
-			user: turn.User, day: turn.Day, text: turn.Query, reply: turn.Response,
-		})
+	for _, day := range memorybank.ForTest(t, file) {
+		for i, turn := range day.Turns {
+			out = append(out, bankMessage{
+				id:   fmt.Sprintf("%s/%s/%d", day.User, day.Date, i),
+				user: day.User, day: day.Date, text: turn.Query, reply: turn.Response,
+			})
+		}
 	}
 	return out
 }

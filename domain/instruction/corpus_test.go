@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"engram/domain/instruction"
+	"engram/test/memorybank"
 	"engram/test/testenv"
 )
 
@@ -43,9 +44,11 @@ func corpusTexts(t *testing.T) map[string][]string {
 		}
 	}
 	for lang, file := range map[string]string{"en": "memory_bank_en.json", "zh": "memory_bank_cn.json"} {
-		for _, turn := range testenv.MemoryBank(t, file) {
-			out["memorybank "+lang+" user"] = append(out["memorybank "+lang+" user"], turn.Query)
-			out["memorybank "+lang+" assistant"] = append(out["memorybank "+lang+" assistant"], turn.Response)
+		for _, day := range memorybank.ForTest(t, file) {
+			for _, turn := range day.Turns {
+				out["memorybank "+lang+" user"] = append(out["memorybank "+lang+" user"], turn.Query)
+				out["memorybank "+lang+" assistant"] = append(out["memorybank "+lang+" assistant"], turn.Response)
+			}
 		}
 	}
 	return out

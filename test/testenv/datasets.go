@@ -1,12 +1,9 @@
 package testenv
 
 import (
-	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
-	"sort"
-	"strings"
 	"testing"
 )
 
@@ -33,50 +30,4 @@ func DatasetsDir(t testing.TB) string {
 		t.Skipf("datasets not found at %s", ds)
 	}
 	return ds
-}
-
-// MemoryBankTurn is one exchange of a MemoryBank user on one day.
-type MemoryBankTurn struct {
-	User, Day       string
-	Index           int // the turn's place in its day
-	Query, Response string
-}
-
-// MemoryBank reads one file of ../shared/datasets/memorybank ("memory_bank_en.json")
-// in a stable order: user, then day, then turn.
-func MemoryBank(t testing.TB, file string) []MemoryBankTurn {
-	t.Helper()
-	path := filepath.Join(DatasetsDir(t), "memorybank", file)
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var users map[string]struct {
-		History map[string][]struct {
-			Query    string `json:"query"`
-			Response string `json:"response"`
-		} `json:"history"`
-	}
-	if err := json.Unmarshal(raw, &users); err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
-	var out []MemoryBankTurn
-	for name, u := range users {
-		for day, turns := range u.History {
-			for i, turn := range turns {
-				out = append(out, MemoryBankTurn{User: strings.TrimSpace(name), Day: day, Index: i, Query: turn.Query, Response: turn.Response})
-			}
-		}
-	}
-	sort.Slice(out, func(i, j int) bool {
-		a, b := out[i], out[j]
-		if a.User != b.User {
-			return a.User < b.User
-		}
-		if a.Day != b.Day {
-			return a.Day < b.Day
-		}
-		return a.Index < b.Index
-	})
-	return out
 }

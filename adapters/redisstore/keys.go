@@ -50,7 +50,9 @@ func (s *Store) foldsKey() string { return s.prefix + ":folds" }
 // least four parts, so these three-part keys never meet one, whatever the user id.
 func (s *Store) usersKey(tenant string) string { return s.prefix + ":" + encodeID(tenant) + ":users" }
 
-func (s *Store) userIDsKey(tenant string) string { return s.prefix + ":" + encodeID(tenant) + ":user-ids" }
+func (s *Store) userIDsKey(tenant string) string {
+	return s.prefix + ":" + encodeID(tenant) + ":user-ids"
+}
 
 func (s *Store) keys(ref session.Ref) sessionKeys {
 	member := encodeID(ref.FlowID) + ":" + encodeID(ref.SessionID)

@@ -83,7 +83,7 @@ func TestKeys_followTheSeedDesign_Redis(t *testing.T) {
 	for key, ttl := range map[string]time.Duration{
 		base + ":messages": 7 * 24 * time.Hour, base + ":meta": 7 * 24 * time.Hour, base + ":exchanges": 7 * 24 * time.Hour,
 		s.prefix + ":acme:li%3Alei:sessions": 30 * 24 * time.Hour,
-		s.prefix + ":acme:users": 30 * 24 * time.Hour, s.prefix + ":acme:user-ids": 30 * 24 * time.Hour,
+		s.prefix + ":acme:users":             30 * 24 * time.Hour, s.prefix + ":acme:user-ids": 30 * 24 * time.Hour,
 	} {
 		got, err := c.Do(ctx, c.B().Pttl().Key(key).Build()).AsInt64()
 		if err != nil || got <= 0 || time.Duration(got)*time.Millisecond > ttl || time.Duration(got)*time.Millisecond < ttl-time.Minute {

@@ -117,8 +117,8 @@ func newProfilesService(p profilesParams) *profiles.Service {
 	})
 }
 
-func newOrgService(st profileStores, romanizer ports.NameRomanizer, clk ports.Clock) *apporg.Service {
-	return apporg.New(st.org, st.profiles, romanizer, clk)
+func newOrgService(st profileStores, romanizer ports.NameRomanizer, clk ports.Clock, erasures ports.ErasureStore) *apporg.Service {
+	return apporg.New(apporg.Deps{Graph: st.org, Profiles: st.profiles, Romanizer: romanizer, Clock: clk, Erasures: erasures})
 }
 
 func profileRoutes(p *profiles.Service, o *apporg.Service) Route {

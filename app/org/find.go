@@ -30,7 +30,7 @@ type Found struct {
 // Find resolves a name to users of the tenant, best matches first: a whole
 // display name or nickname, then a given name or one word of a name, then the
 // pinyin of a Chinese name ("Xiao Ming" for 小明) and 小王/老王. Case, spaces,
-// hyphens and full-width letters do not matter.
+// hyphens and full-width letters do not matter. Users being erased are not found.
 func (s *Service) Find(ctx context.Context, tenant, name string, limit int) ([]Found, error) {
 	if limit == 0 {
 		limit = DefaultFindLimit
@@ -57,7 +57,35 @@ func (s *Service) Find(ctx context.Context, tenant, name string, limit int) ([]F
 	if err != nil {
 		return nil, err
 	}
-	return s.describe(ctx, tenant, org.BestMatches(query, hits))
+	found, err := s.describe(ctx, tenant, org.BestMatches(query, hits))
+	if err != nil {
+		return nil, err
+	}
+	return s.withoutErasedFound(ctx, tenant, found)
+}
+
+// withoutErasedFound drops the users being erased, and the references to
+// managers being erased.
+func (s *Service) withoutErasedFound(ctx context.Context, tenant string, found []Found) ([]Found, error) {
+	ids := make([]string, 0, 2*len(found))
+	for _, f := range found {
+		ids = append(ids, f.UserID, f.ManagerID)
+	}
+	erasing, err := s.erasingOf(ctx, tenant, ids)
+	if err != nil {
+		return nil, err
+	}
+	out := found[:0:0]
+	for _, f := range found {
+		if erasing[f.UserID] {
+			continue
+		}
+		if erasing[f.ManagerID] {
+			f.ManagerID = ""
+		}
+		out = append(out, f)
+	}
+	return out, nil
 }
 
 // describe fills in who the matched users are: their org entry, else what their

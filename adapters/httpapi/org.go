@@ -118,7 +118,7 @@ func RegisterOrg(api *API, svc Org) {
 	register(api, huma.Operation{
 		OperationID: "org_user_get", Method: http.MethodGet, Path: "/org/users/{user}",
 		Summary: "Read a user's place in the organisation and the managers above them", Tags: tags,
-		Errors:      []int{http.StatusNotFound, http.StatusUnprocessableEntity},
+		Errors: []int{http.StatusNotFound, http.StatusUnprocessableEntity},
 		Description: "engram's own addition to API.md. A user being erased is 404, and the chain stops below a " +
 			"manager being erased.",
 	}, func(ctx context.Context, in *UserPath) (*placedOutput, error) {

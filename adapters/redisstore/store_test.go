@@ -49,11 +49,17 @@ func TestSessionStore_Redis(t *testing.T) {
 	contract.RunSessionStore(t, func(t *testing.T, limits session.Limits) contract.SessionBackend {
 		return openForTest(t, limits, false)
 	})
+	contract.RunSessionActivity(t, func(t *testing.T, limits session.Limits) contract.SessionActivity {
+		return openForTest(t, limits, false)
+	})
 }
 
 func TestSessionStore_RedisClientCache(t *testing.T) {
 	t.Parallel()
 	contract.RunSessionStore(t, func(t *testing.T, limits session.Limits) contract.SessionBackend {
+		return openForTest(t, limits, true)
+	})
+	contract.RunSessionActivity(t, func(t *testing.T, limits session.Limits) contract.SessionActivity {
 		return openForTest(t, limits, true)
 	})
 }

@@ -11,22 +11,7 @@ import (
 	"engram/domain/memory"
 	"engram/domain/session"
 	"engram/ports"
-	"engram/test/contract"
 )
-
-func TestSessionActivity_Redis(t *testing.T) {
-	t.Parallel()
-	contract.RunSessionActivity(t, func(t *testing.T, limits session.Limits) contract.SessionActivity {
-		return openForTest(t, limits, false)
-	})
-}
-
-func TestSessionActivity_RedisClientCache(t *testing.T) {
-	t.Parallel()
-	contract.RunSessionActivity(t, func(t *testing.T, limits session.Limits) contract.SessionActivity {
-		return openForTest(t, limits, true)
-	})
-}
 
 // After PurgeUser nothing of the user is left anywhere under the store's prefix:
 // no key of theirs, no member of a shared set (the tenant's user sets, the fold

@@ -48,21 +48,26 @@ func (s *Service) refuseErasing(ctx context.Context, scope memory.Scope) error {
 	return nil
 }
 
-// withoutErased drops the members being erased and the references to managers
-// being erased.
-func withoutErased(members []org.Member, erasing map[string]bool) []org.Member {
-	out := members[:0:0]
-	for _, m := range members {
-		if erasing[m.UserID] {
+// withoutErased drops the items of users being erased and clears the references
+// to managers being erased; ids points at an item's user id and manager id.
+func withoutErased[T any](items []T, erasing map[string]bool, ids func(*T) (user string, manager *string)) []T {
+	out := items[:0:0]
+	for _, item := range items {
+		user, manager := ids(&item)
+		if erasing[user] {
 			continue
 		}
-		if erasing[m.ManagerID] {
-			m.ManagerID = ""
+		if erasing[*manager] {
+			*manager = ""
 		}
-		out = append(out, m)
+		out = append(out, item)
 	}
 	return out
 }
+
+func memberIDs(m *org.Member) (string, *string) { return m.UserID, &m.ManagerID }
+
+func foundIDs(f *Found) (string, *string) { return f.UserID, &f.ManagerID }
 
 // chainBelowErased cuts a manager chain at the first manager being erased: the
 // managers above were reached through them.
@@ -75,14 +80,12 @@ func chainBelowErased(chain []string, erasing map[string]bool) []string {
 	return chain
 }
 
-// membersAndManagers are the user ids of members and of their managers.
-func membersAndManagers(members []org.Member) []string {
-	ids := make([]string, 0, 2*len(members))
-	for _, m := range members {
-		ids = append(ids, m.UserID)
-		if m.ManagerID != "" {
-			ids = append(ids, m.ManagerID)
-		}
+// usersAndManagers are the user ids of the items and of their managers.
+func usersAndManagers[T any](items []T, ids func(*T) (user string, manager *string)) []string {
+	out := make([]string, 0, 2*len(items))
+	for _, item := range items {
+		user, manager := ids(&item)
+		out = append(out, user, *manager)
 	}
-	return ids
+	return out
 }

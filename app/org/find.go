@@ -61,31 +61,11 @@ func (s *Service) Find(ctx context.Context, tenant, name string, limit int) ([]F
 	if err != nil {
 		return nil, err
 	}
-	return s.withoutErasedFound(ctx, tenant, found)
-}
-
-// withoutErasedFound drops the users being erased, and the references to
-// managers being erased.
-func (s *Service) withoutErasedFound(ctx context.Context, tenant string, found []Found) ([]Found, error) {
-	ids := make([]string, 0, 2*len(found))
-	for _, f := range found {
-		ids = append(ids, f.UserID, f.ManagerID)
-	}
-	erasing, err := s.erasingOf(ctx, tenant, ids)
+	erasing, err := s.erasingOf(ctx, tenant, usersAndManagers(found, foundIDs))
 	if err != nil {
 		return nil, err
 	}
-	out := found[:0:0]
-	for _, f := range found {
-		if erasing[f.UserID] {
-			continue
-		}
-		if erasing[f.ManagerID] {
-			f.ManagerID = ""
-		}
-		out = append(out, f)
-	}
-	return out, nil
+	return withoutErased(found, erasing, foundIDs), nil
 }
 
 // describe fills in who the matched users are: their org entry, else what their

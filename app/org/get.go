@@ -67,9 +67,9 @@ func (s *Service) List(ctx context.Context, tenant, cursor string, limit int) (m
 	if len(page) > limit {
 		page, next = page[:limit], page[limit-1].UserID
 	}
-	erasing, err := s.erasingOf(ctx, tenant, membersAndManagers(page))
+	erasing, err := s.erasingOf(ctx, tenant, usersAndManagers(page, memberIDs))
 	if err != nil {
 		return nil, "", err
 	}
-	return withoutErased(page, erasing), next, nil
+	return withoutErased(page, erasing, memberIDs), next, nil
 }

@@ -128,28 +128,23 @@ func TestFailover_countsUsersOfBothStoresUntilTheSecondaryIsDrained(t *testing.T
 func TestFailover_countsASessionInBothStoresOnce(t *testing.T) {
 	t.Parallel()
 	clk := fakeclock.New(start)
-	primary := &switchable{SessionStore: memstore.NewSessionStore(clk, session.Limits{})}
+	primary := memstore.NewSessionStore(clk, session.Limits{})
 	secondary := memstore.NewSessionStore(clk, session.Limits{})
 	ctx := context.Background()
-	alice := memory.Scope{Tenant: "t1", User: "alice"}
-	for i, st := range []ports.SessionStore{primary, secondary, secondary} {
+	record := func(st ports.SessionStore, user, flow string) {
+		t.Helper()
 		clk.Advance(time.Second)
-		flow := "f1"
-		if i == 2 {
-			flow = "f2"
-		}
-		x, _ := session.NewExchange(session.Ref{Scope: alice, FlowID: flow, SessionID: "s"},
-			session.ExchangeInput{ExchangeID: fmt.Sprint(i), UserMessage: "u", AssistantMessage: "a"}, "", clk.Now())
+		x, _ := session.NewExchange(session.Ref{Scope: memory.Scope{Tenant: "t1", User: user}, FlowID: flow, SessionID: "s"},
+			session.ExchangeInput{UserMessage: "u", AssistantMessage: "a"}, fmt.Sprint(clk.Now().Unix()), clk.Now())
 		if _, err := st.AppendExchange(ctx, ports.SessionAppend{Exchange: x}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	bob, _ := session.NewExchange(session.Ref{Scope: memory.Scope{Tenant: "t1", User: "bob"}, FlowID: "f1", SessionID: "s"},
-		session.ExchangeInput{ExchangeID: "b", UserMessage: "u", AssistantMessage: "a"}, "", clk.Now())
-	if _, err := secondary.AppendExchange(ctx, ports.SessionAppend{Exchange: bob}); err != nil {
-		t.Fatal(err)
-	}
-	fo := sessions.NewFailover(primary, secondary, sessions.FailoverOptions{})
+	record(primary, "alice", "f1")
+	record(secondary, "alice", "f1")
+	record(secondary, "bob", "f1")
+	record(secondary, "alice", "f2")
+	fo := sessions.NewFailover(&switchable{SessionStore: primary}, secondary, sessions.FailoverOptions{})
 	if users, err := fo.UsersAfter(ctx, "t1", "", 10); err != nil || !slices.Equal(users, []string{"alice", "bob"}) {
 		t.Errorf("UsersAfter = %v %v, want alice (both stores) and bob (the secondary only)", users, err)
 	}

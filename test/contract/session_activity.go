@@ -1,6 +1,7 @@
 package contract
 
 import (
+	"context"
 	"slices"
 	"testing"
 	"time"
@@ -35,12 +36,14 @@ func RunSessionActivity(t *testing.T, open func(t *testing.T, limits session.Lim
 		ref.Scope.User = user
 		return ref
 	}
+	// begin opens the case's store; its tenant is the case's own.
+	begin := func(t *testing.T, limits session.Limits) (SessionActivity, context.Context, time.Time, string) {
+		return open(t, limits), sessContext(t), sessNow(), sessRefFor(t, "f", "s").Scope.Tenant
+	}
 
 	t.Run("users with sessions are listed in id order and counted by session", func(t *testing.T) {
 		t.Parallel()
-		s, ctx := open(t, long), sessContext(t)
-		t0 := sessNow()
-		tenant := sessRefFor(t, "f", "s").Scope.Tenant
+		s, ctx, t0, tenant := begin(t, long)
 		a1, a2 := userRef(t, "u-a", "flow-1", "s1"), userRef(t, "u-a", "flow-2", "s1")
 		sessAppend(t, ctx, s, sessExchange(t, a1, "x1", "", "q", "a", t0), 0)
 		sessAppend(t, ctx, s, sessExchange(t, a2, "x1", "", "q", "a", t0.Add(time.Second)), 0)
@@ -82,9 +85,7 @@ func RunSessionActivity(t *testing.T, open func(t *testing.T, limits session.Lim
 	t.Run("deleted and expired sessions count nothing, a summary outliving its meta included", func(t *testing.T) {
 		t.Parallel()
 		limits := session.Limits{MaxHistory: 40, MessageTTL: 800 * time.Millisecond, SummaryTTL: time.Hour}
-		s, ctx := open(t, limits), sessContext(t)
-		t0 := sessNow()
-		tenant := sessRefFor(t, "f", "s").Scope.Tenant
+		s, ctx, t0, tenant := begin(t, limits)
 		kept, gone := userRef(t, "u-x", "flow-1", "s1"), userRef(t, "u-x", "flow-2", "s1")
 		sessAppend(t, ctx, s, sessExchange(t, kept, "x1", "", "q", "a", t0), 2)
 		sessAppend(t, ctx, s, sessExchange(t, gone, "x1", "", "q", "a", t0.Add(time.Second)), 0)
@@ -113,9 +114,7 @@ func RunSessionActivity(t *testing.T, open func(t *testing.T, limits session.Lim
 
 	t.Run("a purged user is neither listed nor counted, and others stay", func(t *testing.T) {
 		t.Parallel()
-		s, ctx := open(t, long), sessContext(t)
-		t0 := sessNow()
-		tenant := sessRefFor(t, "f", "s").Scope.Tenant
+		s, ctx, t0, tenant := begin(t, long)
 		erased, stays := userRef(t, "u-erased", "flow-1", "s1"), userRef(t, "u-stays", "flow-1", "s1")
 		sessAppend(t, ctx, s, sessExchange(t, erased, "x1", "", "q", "a", t0), 0)
 		sessAppend(t, ctx, s, sessExchange(t, userRef(t, "u-erased", "flow-2", "s2"), "x1", "", "q", "a", t0), 0)

@@ -103,17 +103,26 @@ func TestSessions_countedInUsersAndProfilesOnTheEmbeddedDefault(t *testing.T) {
 // With Redis the counts come from the tenant's user sets (no key scans), and the
 // erasure leaves no key, set member or value of the user under the prefix.
 func TestSessions_countedInUsersAndProfilesOnPostgresAndRedis_Postgres_Redis(t *testing.T) {
-	dsn := testenv.NewPostgresDatabase(t)
-	redisAddr := testenv.RedisAddr(t)
-	prefix := "engram-e2e-" + strings.ToLower(ulid.Make().String())
-	t.Cleanup(func() { _ = testenv.DeleteRedisPrefix(redisAddr, prefix) })
-	srv := Start(t, append([]string{"ENGRAM_DATA_DIR=" + t.TempDir(), "ENGRAM_DATABASE_URL=" + dsn,
-		"ENGRAM_REDIS_ADDR=" + redisAddr, "ENGRAM_REDIS_KEY_PREFIX=" + prefix}, sessionSourcesEnv...)...)
+	srv, redisAddr, prefix := startOnPostgresAndRedis(t, sessionSourcesEnv...)
 	runSessionSources(t, srv, "dave-redis")
 	srv.Stop()
 	if left := redisTraces(t, redisAddr, prefix, "dave-redis"); len(left) > 0 {
 		t.Errorf("the erased user is still in redis:\n%s", strings.Join(left, "\n"))
 	}
+}
+
+// startOnPostgresAndRedis starts engram on a PostgreSQL database of its own and
+// under a Redis key prefix of its own (deleted when the test ends); it returns the
+// Redis address and the prefix.
+func startOnPostgresAndRedis(t *testing.T, env ...string) (*Server, string, string) {
+	t.Helper()
+	dsn := testenv.NewPostgresDatabase(t)
+	redisAddr := testenv.RedisAddr(t)
+	prefix := "engram-e2e-" + strings.ToLower(ulid.Make().String())
+	t.Cleanup(func() { _ = testenv.DeleteRedisPrefix(redisAddr, prefix) })
+	srv := Start(t, append([]string{"ENGRAM_DATA_DIR=" + t.TempDir(), "ENGRAM_DATABASE_URL=" + dsn,
+		"ENGRAM_REDIS_ADDR=" + redisAddr, "ENGRAM_REDIS_KEY_PREFIX=" + prefix}, env...)...)
+	return srv, redisAddr, prefix
 }
 
 // redisTraces lists the keys under prefix whose name or members name user: what

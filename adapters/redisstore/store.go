@@ -180,7 +180,6 @@ var (
 	scriptRelease   = lua("release_fold", false)
 	scriptReplace   = lua("replace", false)
 	scriptDelete    = lua("delete", false)
-	scriptActivity  = lua("activity", true)
 )
 
 // wrapErr turns a rueidis error into a ports error: an error reply of the server

@@ -23,7 +23,7 @@ func openForTest(t *testing.T, limits session.Limits, cache bool) *Store {
 	return openWith(t, Options{Limits: limits, ClientCache: cache})
 }
 
-func openWith(t *testing.T, opts Options) *Store {
+func openWith(t testing.TB, opts Options) *Store {
 	t.Helper()
 	addr := testenv.RedisAddr(t)
 	prefix := "engram-test-" + strings.ToLower(ulid.Make().String())

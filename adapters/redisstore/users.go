@@ -13,7 +13,7 @@ import (
 
 // The session store's share of GET /v1/users: each user's live sessions (the
 // ones their listing shows). The tenant's user sets name the candidates without a
-// key scan; the activity script counts what is live of each.
+// key scan; each user's index names their sessions, whose metas say which live.
 
 var _ ports.UserActivity = (*Store)(nil)
 
@@ -79,32 +79,52 @@ func (s *Store) Activity(ctx context.Context, tenant string, users []string) (ma
 	return out, nil
 }
 
-// activity runs the activity script for each user, pipelined.
+// activity counts each user's live sessions in two pipelined round trips, however
+// many users: their session indexes, then the last_active_at of every meta they
+// name (a meta that expired is gone). A count is a snapshot of a moment, not of
+// one instant, which is all the listing needs.
 func (s *Store) activity(ctx context.Context, c rueidis.Client, tenant string, users []string) ([]ports.Activity, error) {
 	if len(users) == 0 {
 		return nil, nil
 	}
-	execs := make([]rueidis.LuaExec, len(users))
+	indexes := make(rueidis.Commands, len(users))
 	for i, u := range users {
-		scope := memory.Scope{Tenant: tenant, User: u}
-		execs[i] = rueidis.LuaExec{Keys: []string{s.indexKey(scope)}, Args: []string{s.userBase(scope) + ":"}}
+		indexes[i] = c.B().Zrange().Key(s.indexKey(memory.Scope{Tenant: tenant, User: u})).Min("0").Max("-1").Build()
+	}
+	var metas rueidis.Commands
+	var owner []int
+	for i, res := range c.DoMulti(ctx, indexes...) {
+		members, err := res.AsStrSlice()
+		if err != nil {
+			return nil, wrapErr("read session indexes", err)
+		}
+		base := s.userBase(memory.Scope{Tenant: tenant, User: users[i]}) + ":"
+		for _, m := range members {
+			metas = append(metas, c.B().Hget().Key(base+m+":meta").Field("last_active_at").Build())
+			owner = append(owner, i)
+		}
 	}
 	out := make([]ports.Activity, len(users))
-	for i, res := range scriptActivity.ExecMulti(ctx, c, execs...) {
-		vals, err := res.ToArray()
+	if len(metas) == 0 {
+		return out, nil
+	}
+	for j, res := range c.DoMulti(ctx, metas...) {
+		text, err := res.ToString()
+		if rueidis.IsRedisNil(err) {
+			continue // expired
+		}
 		if err != nil {
-			return nil, wrapErr("count sessions", err)
+			return nil, wrapErr("read session metas", err)
 		}
-		if len(vals) != 2 {
-			return nil, fmt.Errorf("redisstore: count sessions: %d values from the script", len(vals))
+		at, err := parseTime(text)
+		if err != nil {
+			return nil, fmt.Errorf("redisstore: a session meta of %q: %w", users[owner[j]], err)
 		}
-		n, err1 := vals[0].AsInt64()
-		at, err2 := vals[1].ToString()
-		latest, err3 := parseTime(at)
-		if err := firstErr(err1, err2, err3); err != nil {
-			return nil, fmt.Errorf("redisstore: count sessions of %q: %w", users[i], err)
+		a := &out[owner[j]]
+		a.Count++
+		if at.After(a.LastActiveAt) {
+			a.LastActiveAt = at
 		}
-		out[i] = ports.Activity{Count: n, LastActiveAt: latest}
 	}
 	return out, nil
 }

@@ -242,7 +242,11 @@ type observed struct {
 	users []string
 }
 
-func (o *observed) ExchangeRecorded(sc memory.Scope) { o.mu.Lock(); o.users = append(o.users, sc.User); o.mu.Unlock() }
+func (o *observed) ExchangeRecorded(sc memory.Scope) {
+	o.mu.Lock()
+	o.users = append(o.users, sc.User)
+	o.mu.Unlock()
+}
 
 // Every recorded exchange is told to the observer (the profile's refresh mark),
 // a retry too; a turn that failed is not.

@@ -37,6 +37,7 @@ var profilesModule = fx.Module("profiles",
 		newProfilesService,
 		newOrgService,
 		newProfileMarkingQueue,
+		newProfileMarks, // bootstrap/profile_marks.go
 		AsRoute(profileRoutes),
 	),
 	AsPurger("profiles", erasure.PhaseTruth, func(svc *profiles.Service) ports.UserPurger { return svc }),
@@ -90,6 +91,7 @@ type profilesParams struct {
 	Stores    profileStores
 	Storage   *storage
 	Memories  ports.MemoryStore
+	Sessions  ports.SessionStore `optional:"true"` // absent in a process without the session store
 	Analyzer  ports.TextAnalyzer
 	Romanizer ports.NameRomanizer
 	Writer    ports.ReportWriter `optional:"true"`
@@ -103,7 +105,7 @@ func newProfilesService(p profilesParams) *profiles.Service {
 	st, c := p.Stores, p.Config.Profiles
 	return profiles.New(profiles.Deps{
 		Profiles: st.profiles, Refreshes: st.profiles, Activity: st.activity, Org: st.org, Reports: st.reports, Audit: st.reports,
-		Memories: p.Memories, Messages: p.Storage.messages, Analyzer: p.Analyzer, Romanizer: p.Romanizer, Writer: p.Writer,
+		Memories: p.Memories, Messages: p.Storage.messages, Sessions: p.Sessions, Analyzer: p.Analyzer, Romanizer: p.Romanizer, Writer: p.Writer,
 		Clock: p.Clock, IDs: p.IDs, Erasures: p.Erasures,
 		Purgers: []profiles.UserPurger{st.profiles, st.activity, st.reports, st.org},
 	}, profiles.Options{
@@ -115,8 +117,8 @@ func newProfilesService(p profilesParams) *profiles.Service {
 	})
 }
 
-func newOrgService(st profileStores, romanizer ports.NameRomanizer, clk ports.Clock) *apporg.Service {
-	return apporg.New(st.org, st.profiles, romanizer, clk)
+func newOrgService(st profileStores, romanizer ports.NameRomanizer, clk ports.Clock, erasures ports.ErasureStore) *apporg.Service {
+	return apporg.New(apporg.Deps{Graph: st.org, Profiles: st.profiles, Romanizer: romanizer, Clock: clk, Erasures: erasures})
 }
 
 func profileRoutes(p *profiles.Service, o *apporg.Service) Route {

@@ -12,6 +12,7 @@ import (
 	"engram/adapters/httpapi"
 	"engram/adapters/lexical"
 	"engram/adapters/metrics"
+	"engram/adapters/oplog"
 	"engram/adapters/sqlstore"
 	"engram/adapters/textanalysis"
 	"engram/app/extraction"
@@ -78,8 +79,9 @@ func newMemoryStore(s *storage, m *metrics.Metrics, an ports.TextAnalyzer) ports
 func newLexicalIndexer(s *storage, an ports.TextAnalyzer, lexical ports.LexicalIndex, clk ports.Clock, log *slog.Logger) *indexing.LexicalIndexer {
 	host, _ := os.Hostname()
 	return indexing.NewLexicalIndexer(an, lexical, s.memories, s.messages, clk, indexing.LexicalOptions{
-		Holder: fmt.Sprintf("%s-%d", host, os.Getpid()), // the message pass's lease, one holder per process
-		Logger: log,
+		Holder:   fmt.Sprintf("%s-%d", host, os.Getpid()), // the message pass's lease, one holder per process
+		Logger:   log,
+		Observer: oplog.Lexical(log, nil), // a line per batch that wrote documents
 	})
 }
 

@@ -44,7 +44,8 @@ func appOptions(cfg config.Config) fx.Option {
 		erasureModule,
 		toolsModule,
 	}
-	if cfg.HasRole(config.RoleAPI) || cfg.HasRole(config.RoleScheduler) {
+	if cfg.HasRole(config.RoleAPI) || cfg.HasRole(config.RoleScheduler) || cfg.HasRole(config.RoleWorker) {
+		// The worker reads sessions too: profile refreshes and the erasure's purge.
 		opts = append(opts, sessionsModule) // bootstrap/sessions.go
 	}
 	if cfg.HasRole(config.RoleAPI) {

@@ -14,6 +14,7 @@ import (
 	"engram/adapters/sqlstore"
 	"engram/app/messages"
 	"engram/app/sessions"
+	"engram/app/users"
 	"engram/bootstrap/config"
 	"engram/configs/prompts"
 	"engram/domain/erasure"
@@ -38,6 +39,8 @@ var sessionsModule = fx.Module("sessions",
 	// Erasure (step 4) purges the user's sessions: Redis and SQL both; while
 	// Redis is down the step fails and the erasure job retries it.
 	AsPurger("sessions", erasure.PhaseTruth, func(store ports.SessionStore) ports.UserPurger { return store }),
+	// GET /v1/users counts each user's live sessions (Redis and SQL merged).
+	AsUserSource(users.KindSessions, func(s *sessionStores) ports.UserActivity { return s.activity }),
 )
 
 // sessionsSchedulerModule is the scheduler role's share: the folder (which a
@@ -56,6 +59,7 @@ type redisCheck httpapi.Check
 // sessionStores are the session stores of this process.
 type sessionStores struct {
 	store    ports.SessionStore   // what the use cases call
+	activity ports.UserActivity   // the same store, counting users
 	folds    []ports.SessionFolds // where sessions may be queued for a fold
 	sql      *sqlstore.SessionStore
 	redis    *redisstore.Store  // nil without Redis
@@ -79,7 +83,7 @@ func sessionPolicy(cfg config.Config) session.Policy {
 func newSessionStores(lc fx.Lifecycle, cfg config.Config, s *storage, clk ports.Clock, ev *metrics.SessionEvents, log *slog.Logger) (*sessionStores, error) {
 	limits := sessionLimits(cfg)
 	sql := sqlstore.NewSessionStore(s.db, clk, limits)
-	out := &sessionStores{store: sql, folds: []ports.SessionFolds{sql}, sql: sql}
+	out := &sessionStores{store: sql, activity: sql, folds: []ports.SessionFolds{sql}, sql: sql}
 	if cfg.Redis.Addr == "" {
 		return out, nil
 	}
@@ -96,16 +100,16 @@ func newSessionStores(lc fx.Lifecycle, cfg config.Config, s *storage, clk ports.
 		Timeout: timeout, ProbeInterval: time.Duration(r.ProbeIntervalMS) * time.Millisecond, PrimaryRelays: true,
 		Logger: log, Observer: ev,
 	})
-	out.store, out.folds = out.failover, []ports.SessionFolds{rs, sql}
+	out.store, out.activity, out.folds = out.failover, out.failover, []ports.SessionFolds{rs, sql}
 	out.check = out.failover.Check
 	return out, nil
 }
 
 func newSessionsService(cfg config.Config, store ports.SessionStore, msgs *messages.Service, clk ports.Clock, ids ports.IDs,
-	m *metrics.Metrics, notifier sessions.Notifier, erasures ports.ErasureStore,
+	m *metrics.Metrics, notifier sessions.Notifier, erasures ports.ErasureStore, exchanges sessions.ExchangeObserver,
 ) metrics.SessionService {
-	svc := sessions.New(sessions.Deps{Store: store, Conversations: msgs, Clock: clk, IDs: ids, Notifier: notifier, Erasures: erasures},
-		sessions.Options{Policy: sessionPolicy(cfg)})
+	svc := sessions.New(sessions.Deps{Store: store, Conversations: msgs, Clock: clk, IDs: ids, Notifier: notifier, Erasures: erasures,
+		Exchanges: exchanges}, sessions.Options{Policy: sessionPolicy(cfg)})
 	return m.SessionRecords(svc)
 }
 

@@ -91,10 +91,12 @@ func RegisterOrg(api *API, svc Org) {
 		OperationID: "org_user_put", Method: http.MethodPut, Path: "/org/users/{user}",
 		Summary: "Put a user's place in the organisation", Tags: tags, DefaultStatus: http.StatusOK,
 		Responses: map[string]*huma.Response{"201": {Description: "Created"}},
-		Errors:    []int{http.StatusBadRequest, http.StatusRequestEntityTooLarge, http.StatusUnprocessableEntity},
+		Errors:    []int{http.StatusBadRequest, http.StatusConflict, http.StatusRequestEntityTooLarge, http.StatusUnprocessableEntity},
 		Description: "201 when new, 200 when replaced. The manager need not be in the graph yet; a manager that would " +
 			"make a cycle (checked in the same transaction as the write, so concurrent writes cannot build one) is 422 " +
-			"naming the loop. Display name, department and position are mirrored into the user's profile.",
+			"naming the loop. Display name, department and position are mirrored into the user's profile. While the " +
+			"user is being erased (DELETE /v1/users/{user}) the write is 409 naming the erasure job; send it again once " +
+			"the job is DONE.",
 	}, func(ctx context.Context, in *putOrgMemberInput) (*orgMemberOutput, error) {
 		sc, err := memory.ParseScope(tenantFrom(ctx), in.User)
 		if err != nil {
@@ -116,8 +118,9 @@ func RegisterOrg(api *API, svc Org) {
 	register(api, huma.Operation{
 		OperationID: "org_user_get", Method: http.MethodGet, Path: "/org/users/{user}",
 		Summary: "Read a user's place in the organisation and the managers above them", Tags: tags,
-		Errors:      []int{http.StatusNotFound, http.StatusUnprocessableEntity},
-		Description: "engram's own addition to API.md.",
+		Errors: []int{http.StatusNotFound, http.StatusUnprocessableEntity},
+		Description: "engram's own addition to API.md. A user being erased is 404, and the chain stops below a " +
+			"manager being erased.",
 	}, func(ctx context.Context, in *UserPath) (*placedOutput, error) {
 		sc, err := memory.ParseScope(tenantFrom(ctx), in.User)
 		if err != nil {
@@ -140,7 +143,8 @@ func RegisterOrg(api *API, svc Org) {
 		Errors: []int{http.StatusUnprocessableEntity},
 		Description: "With name: the users it may mean, best first — a whole display name or nickname, then a given name " +
 			"(小明 for 王小明) or one word of a Latin name, then pinyin (\"Xiao Ming\" finds 小明) and 小王/老王; case, " +
-			"spaces and full-width letters do not matter. Without name: the members by user id, with a cursor.",
+			"spaces and full-width letters do not matter. Without name: the members by user id, with a cursor (a page " +
+			"may hold fewer than limit). Users being erased are left out either way.",
 	}, func(ctx context.Context, in *orgListInput) (*orgUsersOutput, error) {
 		tenant := tenantFrom(ctx)
 		out := &orgUsersOutput{Body: OrgUsers{Items: []OrgUser{}}}

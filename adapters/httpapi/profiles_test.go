@@ -52,7 +52,7 @@ func newProfileHarness(t *testing.T) *profileHarness {
 		Purgers: []profiles.UserPurger{profileStore, activity, reports, graph},
 	}, profiles.Options{RefreshDebounce: time.Minute})
 	httpapi.RegisterProfiles(api, svc)
-	httpapi.RegisterOrg(api, apporg.New(graph, profileStore, roman, clk))
+	httpapi.RegisterOrg(api, apporg.New(apporg.Deps{Graph: graph, Profiles: profileStore, Romanizer: roman, Clock: clk}))
 	httpapi.RegisterAudit(api, svc)
 	httpapi.RegisterMemories(api, memories.New(mem, clk, ids, memory.Policy{}))
 	return &profileHarness{

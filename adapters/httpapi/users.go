@@ -41,7 +41,7 @@ type UserSummary struct {
 	UserID       string     `json:"user_id"`
 	Memories     int64      `json:"memories" doc:"Stored memories, active or deleted (a deleted memory stays in its history until purged)."`
 	Messages     int64      `json:"messages" doc:"Stored conversation messages."`
-	Sessions     int64      `json:"sessions" doc:"Short-term sessions (0 until a session store is configured)."`
+	Sessions     int64      `json:"sessions" doc:"Live short-term sessions: the ones GET /v1/users/{user}/sessions lists."`
 	LastActiveAt *time.Time `json:"last_active_at" nullable:"true" doc:"The latest change to anything of the user."`
 }
 

@@ -16,7 +16,10 @@ func TestErasure_Memstore(t *testing.T) {
 		memories.GuardErasures(jobs)
 		messages := memstore.NewMessageStore(memories)
 		messages.GuardErasures(jobs)
+		graph := memstore.NewOrgStore()
+		graph.GuardErasures(jobs)
 		return contract.ErasureStores{
+			Org:      graph,
 			Erasures: jobs, Jobs: jobs, Memories: memories, Messages: messages,
 			Sync:  memstore.NewVectorSyncStore(memories, messages),
 			Truth: memstore.NewUserPurger(memories, messages, jobs, clock),

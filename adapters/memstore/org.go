@@ -14,10 +14,15 @@ import (
 
 // OrgStore is an in-memory ports.OrgStore.
 type OrgStore struct {
+	guard   ports.ErasureGuard // nil: no erasures
 	mu      sync.Mutex
 	members map[memory.Scope]org.Member
 	keys    map[memory.Scope]map[string][]org.NameKey // by source
 }
+
+// GuardErasures makes the store refuse to put members being erased, as the SQL
+// store does. Call it once, before the store is used.
+func (s *OrgStore) GuardErasures(g ports.ErasureGuard) { s.guard = g }
 
 var _ ports.OrgStore = (*OrgStore)(nil)
 
@@ -26,18 +31,21 @@ func NewOrgStore() *OrgStore {
 	return &OrgStore{members: map[memory.Scope]org.Member{}, keys: map[memory.Scope]map[string][]org.NameKey{}}
 }
 
-// PutMember stores a member after the cycle check, all under one lock (the SQL
-// store's per-tenant serialisation).
+// PutMember stores a member after the erasure and cycle checks, all under one
+// lock (the SQL store's per-tenant serialisation).
 func (s *OrgStore) PutMember(ctx context.Context, tenant string, m org.Member, keys []org.NameKey) (org.Member, bool, error) {
 	if err := ctx.Err(); err != nil {
 		return org.Member{}, false, fmt.Errorf("memstore: put member: %w: %w", ports.ErrUnavailable, err)
 	}
+	scope := memory.Scope{Tenant: tenant, User: m.UserID}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if err := guardWrite(ctx, s.guard, scope); err != nil {
+		return org.Member{}, false, err
+	}
 	if err := org.CheckManager(m.UserID, m.ManagerID, s.chain(tenant, m.ManagerID)); err != nil {
 		return org.Member{}, false, err
 	}
-	scope := memory.Scope{Tenant: tenant, User: m.UserID}
 	m.CreatedAt, m.UpdatedAt = normTime(m.CreatedAt), normTime(m.UpdatedAt)
 	prev, existed := s.members[scope]
 	if existed {

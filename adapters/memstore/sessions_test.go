@@ -20,4 +20,7 @@ func TestSessionStore_Memstore(t *testing.T) {
 	contract.RunSessionSweep(t, func(_ *testing.T, limits session.Limits) contract.SessionSweeper {
 		return memstore.NewSessionStore(clock.System{}, limits)
 	})
+	contract.RunSessionActivity(t, func(_ *testing.T, limits session.Limits) contract.SessionActivity {
+		return memstore.NewSessionStore(clock.System{}, limits)
+	})
 }

@@ -1,7 +1,7 @@
 // Package oplog is the operations log of the background roles: one INFO line per
-// extraction outcome and per indexer batch, written by observers that wrap the
-// metrics observers from outside, so the use cases do not log their outcomes
-// themselves. Failures are logged where they happen (at WARN, by the loops).
+// extraction outcome and per indexer batch (vector and lexical), written by
+// observers that wrap the metrics observers from outside, so the use cases do
+// not log their outcomes themselves. Failures are logged where they happen (at WARN, by the loops).
 package oplog
 
 import (
@@ -113,5 +113,31 @@ func (x indexingLog) Batch(r indexing.Report) {
 	}
 	if x.next != nil {
 		x.next.Batch(r)
+	}
+}
+
+// Lexical logs each lexical indexer batch that wrote or deleted documents (the
+// message pass and the repair pass), then passes the report on to next (nil:
+// none). A batch of the repair pass that found every document in step did
+// nothing and is not logged.
+func Lexical(log *slog.Logger, next indexing.LexicalObserver) indexing.LexicalObserver {
+	return lexicalLog{log: log, next: next}
+}
+
+type lexicalLog struct {
+	log  *slog.Logger
+	next indexing.LexicalObserver
+}
+
+func (x lexicalLog) LexicalBatch(r indexing.LexicalReport) {
+	if r.Indexed+r.Removed > 0 {
+		attrs := []any{"pass", r.Pass, "read", r.Read, "indexed", r.Indexed}
+		if r.Removed > 0 {
+			attrs = append(attrs, "removed", r.Removed)
+		}
+		x.log.Info("lexical index batch", append(attrs, "took", r.Duration.Round(time.Millisecond))...)
+	}
+	if x.next != nil {
+		x.next.LexicalBatch(r)
 	}
 }

@@ -20,10 +20,14 @@ import (
 type recorded struct {
 	reports []extraction.Report
 	batches []indexing.Report
+	lexical []indexing.LexicalReport
 }
 
 func (r *recorded) Processed(rep extraction.Report) { r.reports = append(r.reports, rep) }
 func (r *recorded) Batch(rep indexing.Report)       { r.batches = append(r.batches, rep) }
+func (r *recorded) LexicalBatch(rep indexing.LexicalReport) {
+	r.lexical = append(r.lexical, rep)
+}
 
 func jsonLines(t *testing.T, buf *bytes.Buffer) []map[string]any {
 	t.Helper()
@@ -115,5 +119,29 @@ func TestExtraction_aRunThatWaitsSaysWhyAndUntilWhen(t *testing.T) {
 	if !strings.Contains(l["msg"].(string), "ENGRAM_LLM_TENANT_CALLS_PER_MINUTE") || l["tenant"] != "acme" ||
 		l["reason"] != extraction.WaitBudget || l["until"] != "2026-12-01T09:00:30Z" {
 		t.Errorf("line %v", l)
+	}
+}
+
+func TestLexical_logsBatchesThatWroteSomething(t *testing.T) {
+	t.Parallel()
+	var buf bytes.Buffer
+	next := &recorded{}
+	obs := oplog.Lexical(slog.New(slog.NewJSONHandler(&buf, nil)), next)
+	obs.LexicalBatch(indexing.LexicalReport{Pass: indexing.LexicalPassRepair, Read: 500, Duration: time.Millisecond})
+	obs.LexicalBatch(indexing.LexicalReport{Pass: indexing.LexicalPassMessages, Read: 1000, Indexed: 1000, Duration: 42 * time.Millisecond})
+	obs.LexicalBatch(indexing.LexicalReport{Pass: indexing.LexicalPassRepair, Read: 3, Indexed: 1, Removed: 2, Duration: 2 * time.Millisecond})
+	if len(next.lexical) != 3 {
+		t.Fatalf("passed on %d batches, want all three", len(next.lexical))
+	}
+	lines := jsonLines(t, &buf)
+	if len(lines) != 2 {
+		t.Fatalf("%d lines, want two (a repair batch that found everything in step is not logged): %s", len(lines), buf.String())
+	}
+	if l := lines[0]; l["msg"] != "lexical index batch" || l["level"] != "INFO" || l["pass"] != "messages" || l["read"] != 1000.0 ||
+		l["indexed"] != 1000.0 || l["took"] == nil || l["removed"] != nil {
+		t.Errorf("message pass line = %v", l)
+	}
+	if l := lines[1]; l["pass"] != "repair" || l["read"] != 3.0 || l["indexed"] != 1.0 || l["removed"] != 2.0 {
+		t.Errorf("repair pass line = %v", l)
 	}
 }

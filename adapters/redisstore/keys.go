@@ -32,6 +32,9 @@ type sessionKeys struct {
 	messages, meta, summary, exchanges, claim string
 	index, folds                              string
 	indexMember, foldMember                   string
+	// users and userIDs are the tenant's user sets (GET /v1/users), whose member
+	// is the user id itself.
+	users, userIDs, user string
 }
 
 func (s *Store) userBase(scope memory.Scope) string {
@@ -42,6 +45,15 @@ func (s *Store) indexKey(scope memory.Scope) string { return s.userBase(scope) +
 
 func (s *Store) foldsKey() string { return s.prefix + ":folds" }
 
+// The tenant's users: by last exchange (µs), to trim those with nothing left, and
+// all at score 0, to list them in id order (ZRANGE BYLEX). A user's keys have at
+// least four parts, so these three-part keys never meet one, whatever the user id.
+func (s *Store) usersKey(tenant string) string { return s.prefix + ":" + encodeID(tenant) + ":users" }
+
+func (s *Store) userIDsKey(tenant string) string {
+	return s.prefix + ":" + encodeID(tenant) + ":user-ids"
+}
+
 func (s *Store) keys(ref session.Ref) sessionKeys {
 	member := encodeID(ref.FlowID) + ":" + encodeID(ref.SessionID)
 	base := s.userBase(ref.Scope) + ":" + member
@@ -51,6 +63,7 @@ func (s *Store) keys(ref session.Ref) sessionKeys {
 		index: s.indexKey(ref.Scope), folds: s.foldsKey(),
 		indexMember: member,
 		foldMember:  encodeID(ref.Scope.Tenant) + ":" + encodeID(ref.Scope.User) + ":" + member,
+		users:       s.usersKey(ref.Scope.Tenant), userIDs: s.userIDsKey(ref.Scope.Tenant), user: ref.Scope.User,
 	}
 }
 

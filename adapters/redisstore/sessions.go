@@ -36,10 +36,10 @@ func (s *Store) AppendExchange(ctx context.Context, a ports.SessionAppend) (port
 		}
 	}
 	res, err := scriptAppend.Exec(ctx, c,
-		[]string{k.messages, k.meta, k.summary, k.exchanges, k.index, k.folds, s.turnsKey()},
+		[]string{k.messages, k.meta, k.summary, k.exchanges, k.index, k.folds, s.turnsKey(), k.users, k.userIDs},
 		[]string{x.ID, user, assistant, formatTime(x.At), micros(x.At), x.FlowName,
 			strconv.Itoa(s.limits.MaxHistory), ms(s.limits.MessageTTL), ms(s.limits.SummaryTTL), strconv.Itoa(a.FoldAt),
-			k.indexMember, k.foldMember, turn}).ToArray()
+			k.indexMember, k.foldMember, turn, k.user, ms(s.usersTTL()), micros(x.At.Add(-s.usersTTL()))}).ToArray()
 	if err != nil {
 		return ports.SessionAppended{}, wrapErr("append exchange", err)
 	}

@@ -11,11 +11,15 @@
 //	<p>:<tenant>:<user>:<flow>:<session>:exchanges  sorted set of the recent exchange ids (idempotent retries)
 //	<p>:<tenant>:<user>:<flow>:<session>:fold       string "holder|until": a folder's claim
 //	<p>:<tenant>:<user>:sessions                    sorted set "<flow>:<session>" by last activity (µs)
+//	<p>:<tenant>:users                              sorted set of user ids by last exchange (µs)
+//	<p>:<tenant>:user-ids                           sorted set of the same user ids, score 0 (listed by id)
 //	<p>:folds                                       sorted set "<tenant>:<user>:<flow>:<session>" by due time (µs)
 //	<p>:turns                                       stream of new exchanges on their way to the extraction channel
 //
 // Messages, meta and exchange ids live MessageTTL after the last exchange; the
-// summary and the index SummaryTTL after their last change. Redis expires them
+// summary and the index SummaryTTL after their last change; the tenant's user sets
+// the longer of the two after the tenant's last exchange, and a user leaves them
+// once their last exchange is that old (trimmed by the appends) or when purged. Redis expires them
 // itself (relative TTLs), so the store's reads need no clock. The claim and due
 // times are the callers' (FoldClaim.Now, Fold.At). The scripts name keys they
 // build from the queue members: one Redis server (or a primary with replicas),

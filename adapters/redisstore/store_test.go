@@ -23,7 +23,7 @@ func openForTest(t *testing.T, limits session.Limits, cache bool) *Store {
 	return openWith(t, Options{Limits: limits, ClientCache: cache})
 }
 
-func openWith(t *testing.T, opts Options) *Store {
+func openWith(t testing.TB, opts Options) *Store {
 	t.Helper()
 	addr := testenv.RedisAddr(t)
 	prefix := "engram-test-" + strings.ToLower(ulid.Make().String())
@@ -49,11 +49,17 @@ func TestSessionStore_Redis(t *testing.T) {
 	contract.RunSessionStore(t, func(t *testing.T, limits session.Limits) contract.SessionBackend {
 		return openForTest(t, limits, false)
 	})
+	contract.RunSessionActivity(t, func(t *testing.T, limits session.Limits) contract.SessionActivity {
+		return openForTest(t, limits, false)
+	})
 }
 
 func TestSessionStore_RedisClientCache(t *testing.T) {
 	t.Parallel()
 	contract.RunSessionStore(t, func(t *testing.T, limits session.Limits) contract.SessionBackend {
+		return openForTest(t, limits, true)
+	})
+	contract.RunSessionActivity(t, func(t *testing.T, limits session.Limits) contract.SessionActivity {
 		return openForTest(t, limits, true)
 	})
 }
@@ -68,7 +74,8 @@ func testExchange(t *testing.T, ref session.Ref, id string, at time.Time) sessio
 }
 
 // The keys are seed 003's with the tenant in front, ids encoded, and the TTLs of
-// the limits: 7 days for messages and meta, 30 for the summary and the index.
+// the limits: 7 days for messages and meta, 30 for the summary, the index and the
+// tenant's user sets.
 func TestKeys_followTheSeedDesign_Redis(t *testing.T) {
 	t.Parallel()
 	s := openForTest(t, session.Limits{}, false)
@@ -82,6 +89,7 @@ func TestKeys_followTheSeedDesign_Redis(t *testing.T) {
 	for key, ttl := range map[string]time.Duration{
 		base + ":messages": 7 * 24 * time.Hour, base + ":meta": 7 * 24 * time.Hour, base + ":exchanges": 7 * 24 * time.Hour,
 		s.prefix + ":acme:li%3Alei:sessions": 30 * 24 * time.Hour,
+		s.prefix + ":acme:users":             30 * 24 * time.Hour, s.prefix + ":acme:user-ids": 30 * 24 * time.Hour,
 	} {
 		got, err := c.Do(ctx, c.B().Pttl().Key(key).Build()).AsInt64()
 		if err != nil || got <= 0 || time.Duration(got)*time.Millisecond > ttl || time.Duration(got)*time.Millisecond < ttl-time.Minute {

@@ -29,7 +29,7 @@ func (s *Store) ReplaceSession(ctx context.Context, st session.State, rev int64)
 	if err != nil {
 		return err
 	}
-	res, err := scriptReplace.Exec(ctx, c, []string{k.messages, k.meta, k.summary, k.exchanges, k.index}, args).ToString()
+	res, err := scriptReplace.Exec(ctx, c, []string{k.messages, k.meta, k.summary, k.exchanges, k.index, k.users, k.userIDs}, args).ToString()
 	if err != nil {
 		return wrapErr("replace session", err)
 	}
@@ -61,7 +61,7 @@ func (s *Store) replaceArgs(k sessionKeys, st session.State, rev int64) ([]strin
 	}
 	args := []string{strconv.FormatInt(rev, 10), live, formatTime(m.CreatedAt), formatTime(m.LastActiveAt), m.FlowName,
 		strconv.FormatInt(m.MessageCount, 10), micros(active), sum, ms(s.limits.MessageTTL), ms(s.limits.SummaryTTL),
-		k.indexMember, strconv.Itoa(len(msgs))}
+		k.indexMember, k.user, ms(s.usersTTL()), strconv.Itoa(len(msgs))}
 	for _, msg := range msgs {
 		j, err := encodeMessage(msg)
 		if err != nil {
@@ -82,7 +82,8 @@ func (s *Store) replaceArgs(k sessionKeys, st session.State, rev int64) ([]strin
 
 // PurgeUser deletes the keys of every session in the user's index, then scans
 // the user's key space for anything the index no longer names (an entry trimmed
-// while a summary lived on), so erasure leaves nothing. Erasure is rare and runs
+// while a summary lived on), then the index and the user's entries in the
+// tenant's user sets, so erasure leaves nothing. Erasure is rare and runs
 // in the background: the scan is bounded by the user's own keys.
 func (s *Store) PurgeUser(ctx context.Context, scope memory.Scope) (map[string]int64, error) {
 	c, err := s.conn()
@@ -113,7 +114,16 @@ func (s *Store) PurgeUser(ctx context.Context, scope memory.Scope) (map[string]i
 			return counts, err
 		}
 	}
-	return counts, wrapErr("purge session index", c.Do(ctx, c.B().Del().Key(s.indexKey(scope)).Build()).Error())
+	for _, r := range c.DoMulti(ctx,
+		c.B().Del().Key(s.indexKey(scope)).Build(),
+		c.B().Zrem().Key(s.usersKey(scope.Tenant)).Member(scope.User).Build(),
+		c.B().Zrem().Key(s.userIDsKey(scope.Tenant)).Member(scope.User).Build(),
+	) {
+		if err := r.Error(); err != nil {
+			return counts, wrapErr("purge session index", err)
+		}
+	}
+	return counts, nil
 }
 
 // scanUser lists every key under the user's prefix.

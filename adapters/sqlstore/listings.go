@@ -68,56 +68,79 @@ func (s *MessageStore) ListMessages(ctx context.Context, scope memory.Scope, q p
 
 // UsersAfter lists the tenant's users with messages.
 func (s *MessageStore) UsersAfter(ctx context.Context, tenant, after string, limit int) ([]string, error) {
-	return usersAfter(ctx, s.db, "conversation_messages", tenant, after, limit)
+	return usersAfter(ctx, s.db, messageRows, tenant, after, limit)
 }
 
 // Activity counts the users' messages and finds their latest arrival.
 func (s *MessageStore) Activity(ctx context.Context, tenant string, users []string) (map[string]ports.Activity, error) {
-	return activity(ctx, s.db, "conversation_messages", "received_at", tenant, users)
+	return activity(ctx, s.db, messageRows, tenant, users)
 }
 
 // UsersAfter lists the tenant's users with memories (active or not: both are
 // stored until purged).
 func (s *MemoryStore) UsersAfter(ctx context.Context, tenant, after string, limit int) ([]string, error) {
-	return usersAfter(ctx, s.db, "long_term_memories", tenant, after, limit)
+	return usersAfter(ctx, s.db, memoryRows, tenant, after, limit)
 }
 
 // Activity counts the users' memories and finds their latest change.
 func (s *MemoryStore) Activity(ctx context.Context, tenant string, users []string) (map[string]ports.Activity, error) {
-	return activity(ctx, s.db, "long_term_memories", "updated_at", tenant, users)
+	return activity(ctx, s.db, memoryRows, tenant, users)
 }
 
-// usersAfter walks the (tenant_id, user_id, …) index of table: DISTINCT over an
-// index prefix, in order, stopping at the limit.
-func usersAfter(ctx context.Context, db *DB, table, tenant, after string, limit int) ([]string, error) {
+// userRows are the rows of a table that count for a user: the table, the column
+// of their latest change, and a condition on them with its arguments ("" for
+// every row).
+type userRows struct {
+	table, changed string
+	where          string
+	args           []any
+}
+
+var (
+	messageRows = userRows{table: "conversation_messages", changed: "received_at"}
+	memoryRows  = userRows{table: "long_term_memories", changed: "updated_at"}
+)
+
+func (r userRows) condition() string {
+	if r.where == "" {
+		return ""
+	}
+	return " AND " + r.where
+}
+
+// usersAfter walks the (tenant_id, user_id, …) index of the table: DISTINCT over
+// an index prefix, in order, stopping at the limit.
+func usersAfter(ctx context.Context, db *DB, rows userRows, tenant, after string, limit int) ([]string, error) {
 	if limit <= 0 {
 		return nil, nil
 	}
 	var users []string
-	err := db.bun.NewRaw("SELECT DISTINCT user_id FROM "+table+" WHERE tenant_id = ? AND user_id > ? ORDER BY user_id LIMIT ?",
-		tenant, after, limit).Scan(ctx, &users)
+	args := append(append([]any{tenant, after}, rows.args...), limit)
+	err := db.bun.NewRaw("SELECT DISTINCT user_id FROM "+rows.table+" WHERE tenant_id = ? AND user_id > ?"+rows.condition()+
+		" ORDER BY user_id LIMIT ?", args...).Scan(ctx, &users)
 	if err != nil && classify(err) != classNotFound {
-		return nil, wrapErr("users of "+table, err)
+		return nil, wrapErr("users of "+rows.table, err)
 	}
 	return users, nil
 }
 
-// activity counts rows of these users in table and reads the latest of column.
-func activity(ctx context.Context, db *DB, table, column, tenant string, users []string) (map[string]ports.Activity, error) {
+// activity counts the rows of these users and reads the latest of their change
+// column.
+func activity(ctx context.Context, db *DB, rows userRows, tenant string, users []string) (map[string]ports.Activity, error) {
 	out := make(map[string]ports.Activity, len(users))
 	for start := 0; start < len(users); start += lexicalBatch {
-		var rows []struct {
+		var counted []struct {
 			UserID string    `bun:"user_id"`
 			N      int64     `bun:"n"`
 			Last   time.Time `bun:"last"`
 		}
-		err := db.bun.NewRaw("SELECT user_id, count(*) AS n, max("+column+") AS last FROM "+table+
-			" WHERE tenant_id = ? AND user_id IN (?) GROUP BY user_id",
-			tenant, bun.In(users[start:min(start+lexicalBatch, len(users))])).Scan(ctx, &rows)
+		args := append([]any{tenant, bun.In(users[start:min(start+lexicalBatch, len(users))])}, rows.args...)
+		err := db.bun.NewRaw("SELECT user_id, count(*) AS n, max("+rows.changed+") AS last FROM "+rows.table+
+			" WHERE tenant_id = ? AND user_id IN (?)"+rows.condition()+" GROUP BY user_id", args...).Scan(ctx, &counted)
 		if err != nil && classify(err) != classNotFound {
-			return nil, wrapErr("activity of "+table, err)
+			return nil, wrapErr("activity of "+rows.table, err)
 		}
-		for _, r := range rows {
+		for _, r := range counted {
 			out[r.UserID] = ports.Activity{Count: r.N, LastActiveAt: dbTime(r.Last)}
 		}
 	}

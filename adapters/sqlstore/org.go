@@ -22,9 +22,9 @@ var _ ports.OrgStore = (*OrgStore)(nil)
 // NewOrgStore serves ports.OrgStore from db.
 func NewOrgStore(db *DB) *OrgStore { return &OrgStore{db: db} }
 
-// PutMember checks for a cycle and writes the member and its keys in one
-// transaction. On PostgreSQL the transaction first takes a lock for the tenant's
-// graph (an advisory lock, released at commit), so two writes that would together
+// PutMember checks for an open erasure of the user (guardWrite) and for a cycle,
+// and writes the member and its keys in one transaction. On PostgreSQL the
+// transaction then takes a lock for the tenant's graph (an advisory lock, released at commit), so two writes that would together
 // close a cycle run one after the other and the second sees the first; on SQLite
 // the single writer does the same.
 func (s *OrgStore) PutMember(ctx context.Context, tenant string, m org.Member, keys []org.NameKey) (org.Member, bool, error) {
@@ -34,6 +34,9 @@ func (s *OrgStore) PutMember(ctx context.Context, tenant string, m org.Member, k
 		created bool
 	)
 	err := s.db.WriteTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+		if err := s.db.guardWrite(ctx, tx, memory.Scope{Tenant: tenant, User: m.UserID}); err != nil {
+			return err
+		}
 		if s.db.dialect == DialectPostgres {
 			if _, err := tx.ExecContext(ctx, "SELECT pg_advisory_xact_lock(hashtext(?))", "engram.org:"+tenant); err != nil {
 				return wrapErr("lock org graph", err)

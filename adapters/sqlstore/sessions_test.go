@@ -19,6 +19,9 @@ func TestSessionStore_SQLite(t *testing.T) {
 	contract.RunSessionSweep(t, func(t *testing.T, limits session.Limits) contract.SessionSweeper {
 		return NewSessionStore(openSQLiteForTest(t), clock.System{}, limits)
 	})
+	contract.RunSessionActivity(t, func(t *testing.T, limits session.Limits) contract.SessionActivity {
+		return NewSessionStore(openSQLiteForTest(t), clock.System{}, limits)
+	})
 }
 
 func TestSessionStore_Postgres(t *testing.T) {
@@ -30,6 +33,9 @@ func TestSessionStore_Postgres(t *testing.T) {
 		return NewSessionStore(openPostgresForTest(t), clock.System{}, limits)
 	})
 	contract.RunSessionSweep(t, func(t *testing.T, limits session.Limits) contract.SessionSweeper {
+		return NewSessionStore(openPostgresForTest(t), clock.System{}, limits)
+	})
+	contract.RunSessionActivity(t, func(t *testing.T, limits session.Limits) contract.SessionActivity {
 		return NewSessionStore(openPostgresForTest(t), clock.System{}, limits)
 	})
 }

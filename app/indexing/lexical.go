@@ -45,6 +45,30 @@ type LexicalOptions struct {
 	Holder      string
 	CursorLease time.Duration
 	Logger      *slog.Logger
+	// Observer is told of every batch a pass read (the operations log); nil:
+	// nobody.
+	Observer LexicalObserver
+}
+
+// Lexical passes, as LexicalReport names them.
+const (
+	LexicalPassMessages = "messages" // new messages indexed in arrival order
+	LexicalPassRepair   = "repair"   // changed memories compared with their documents
+)
+
+// LexicalReport is what one batch of a lexical pass did.
+type LexicalReport struct {
+	Pass     string // LexicalPassMessages or LexicalPassRepair
+	Read     int    // messages read, or changed memories compared
+	Indexed  int    // documents written
+	Removed  int    // documents deleted (repair: memories no longer indexable)
+	Duration time.Duration
+}
+
+// LexicalObserver receives one report per batch that read something and
+// finished; a pass that fails is logged by Run with its error.
+type LexicalObserver interface {
+	LexicalBatch(r LexicalReport)
 }
 
 func (o LexicalOptions) withDefaults() LexicalOptions {
@@ -101,4 +125,10 @@ func NewLexicalIndexer(analyzer ports.TextAnalyzer, index ports.LexicalIndex, me
 	clock ports.Clock, opts LexicalOptions,
 ) *LexicalIndexer {
 	return &LexicalIndexer{analyzer: analyzer, index: index, memories: memories, messages: messages, clock: clock, opts: opts.withDefaults()}
+}
+
+func (ix *LexicalIndexer) observe(r LexicalReport) {
+	if ix.opts.Observer != nil {
+		ix.opts.Observer.LexicalBatch(r)
+	}
 }

@@ -3,6 +3,7 @@ package indexing
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"engram/domain/memory"
 	"engram/ports"
@@ -27,6 +28,7 @@ func (ix *LexicalIndexer) RepairMemories(ctx context.Context) (int, error) {
 	ix.mu.Unlock()
 	fixed := 0
 	for {
+		began := time.Now()
 		page, err := ix.memories.MemoriesChangedSince(ctx, afterAt, afterID, DefaultRepairBatch)
 		if err != nil {
 			return fixed, fmt.Errorf("read changed memories: %w", err)
@@ -35,12 +37,18 @@ func (ix *LexicalIndexer) RepairMemories(ctx context.Context) (int, error) {
 		for _, m := range page {
 			byUser[m.Scope()] = append(byUser[m.Scope()], m)
 		}
+		batch := LexicalReport{Pass: LexicalPassRepair, Read: len(page)}
 		for scope, ms := range byUser {
-			n, err := ix.repairUser(ctx, scope, ms)
-			fixed += n
+			put, removed, err := ix.repairUser(ctx, scope, ms)
+			fixed += put + removed
+			batch.Indexed, batch.Removed = batch.Indexed+put, batch.Removed+removed
 			if err != nil {
 				return fixed, err
 			}
+		}
+		if len(page) > 0 {
+			batch.Duration = time.Since(began)
+			ix.observe(batch)
 		}
 		if len(page) < DefaultRepairBatch {
 			break
@@ -54,14 +62,16 @@ func (ix *LexicalIndexer) RepairMemories(ctx context.Context) (int, error) {
 	return fixed, nil
 }
 
-func (ix *LexicalIndexer) repairUser(ctx context.Context, scope memory.Scope, ms []memory.Memory) (int, error) {
+// repairUser writes the documents of the user's memories that differ and deletes
+// those of memories no longer indexable; it returns how many of each.
+func (ix *LexicalIndexer) repairUser(ctx context.Context, scope memory.Scope, ms []memory.Memory) (put, removed int, err error) {
 	ids := make([]string, len(ms))
 	for i, m := range ms {
 		ids[i] = m.ID()
 	}
 	versions, err := ix.index.LexicalVersions(ctx, scope, ids)
 	if err != nil {
-		return 0, fmt.Errorf("read indexed versions: %w", err)
+		return 0, 0, fmt.Errorf("read indexed versions: %w", err)
 	}
 	var puts []ports.LexicalDoc
 	var dels []ports.LexicalRef
@@ -75,10 +85,10 @@ func (ix *LexicalIndexer) repairUser(ctx context.Context, scope memory.Scope, ms
 		}
 	}
 	if err := ix.index.PutLexicalDocs(ctx, puts); err != nil {
-		return 0, fmt.Errorf("repair documents: %w", err)
+		return 0, 0, fmt.Errorf("repair documents: %w", err)
 	}
 	if err := ix.index.DeleteLexicalDocs(ctx, scope, dels); err != nil {
-		return len(puts), fmt.Errorf("repair deletions: %w", err)
+		return len(puts), 0, fmt.Errorf("repair deletions: %w", err)
 	}
-	return len(puts) + len(dels), nil
+	return len(puts), len(dels), nil
 }

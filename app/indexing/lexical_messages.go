@@ -30,6 +30,7 @@ func (ix *LexicalIndexer) IndexMessages(ctx context.Context) (int, error) {
 	}
 	done := 0
 	for ctx.Err() == nil {
+		began := time.Now()
 		msgs, err := ix.messages.MessagesAfter(ctx, cursor, upTo, ix.opts.MessageBatch)
 		if err != nil {
 			return done, fmt.Errorf("read messages: %w", err)
@@ -49,6 +50,7 @@ func (ix *LexicalIndexer) IndexMessages(ctx context.Context) (int, error) {
 			return done, fmt.Errorf("store the message cursor: %w", err)
 		}
 		done += len(msgs)
+		ix.observe(LexicalReport{Pass: LexicalPassMessages, Read: len(msgs), Indexed: len(docs), Duration: time.Since(began)})
 		if len(msgs) < ix.opts.MessageBatch {
 			return done, nil
 		}

@@ -30,13 +30,10 @@ func (ix *LexicalIndexer) Run(ctx context.Context) {
 	}
 }
 
+// runRepair runs the repair pass; what its batches did goes to the observer.
 func (ix *LexicalIndexer) runRepair(ctx context.Context) {
-	n, err := ix.RepairMemories(ctx)
-	if err != nil && !errors.Is(err, context.Canceled) {
+	if _, err := ix.RepairMemories(ctx); err != nil && !errors.Is(err, context.Canceled) {
 		ix.opts.Logger.Warn("lexical index: repair pass failed; retrying", "error", err)
-	}
-	if n > 0 {
-		ix.opts.Logger.Info("lexical index: repaired memory documents", "count", n)
 	}
 }
 

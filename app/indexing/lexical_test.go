@@ -140,3 +140,53 @@ func TestLexicalIndexer_messageDocumentIsItsIndexText(t *testing.T) {
 		t.Errorf("document %+v, want terms %v, speaker melani", d, want)
 	}
 }
+
+// lexicalReports collects the indexer's batch reports.
+type lexicalReports struct{ got []indexing.LexicalReport }
+
+func (r *lexicalReports) LexicalBatch(rep indexing.LexicalReport) { r.got = append(r.got, rep) }
+
+// Each batch of either pass is reported with what it read and wrote, for the
+// operations log (adapters/oplog) to write from outside.
+func TestLexicalIndexer_reportsEveryBatchOfBothPasses(t *testing.T) {
+	t.Parallel()
+	e := newLexicalEnv(t)
+	reports := &lexicalReports{}
+	ix := indexing.NewLexicalIndexer(e.analyzer, e.index, e.store, e.msgs, e.clock,
+		indexing.LexicalOptions{MessageLag: -1, MessageBatch: 2, Observer: reports})
+	e.post("s1", conversation.Input{MessageID: "a", Content: "first", CreatedAt: start},
+		conversation.Input{MessageID: "b", Content: "second", CreatedAt: start}, conversation.Input{MessageID: "c", Content: "third", CreatedAt: start})
+	if n, err := ix.IndexMessages(context.Background()); err != nil || n != 3 {
+		t.Fatalf("message pass: %d, %v", n, err)
+	}
+	if _, err := e.store.Update(context.Background(), scope, memory.MustParseKey("lost"), func(*memory.Memory) (memory.Change, error) {
+		d, _ := memory.ParseDraft(memory.DraftInput{Type: "fact", Content: "Keeps bees on the roof"}, memory.Source{Channel: memory.ChannelTool})
+		m, err := memory.New("01LOST", scope, memory.MustParseKey("lost"), d, memory.Policy{}, start)
+		return memory.Change{Memory: m, Event: memory.NewEvent("01EV", memory.OpAdd, nil, m)}, err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ix.RepairMemories(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ix.IndexMessages(context.Background()); err != nil { // nothing new: no batch
+		t.Fatal(err)
+	}
+	want := []indexing.LexicalReport{
+		{Pass: indexing.LexicalPassMessages, Read: 2, Indexed: 2},
+		{Pass: indexing.LexicalPassMessages, Read: 1, Indexed: 1},
+		{Pass: indexing.LexicalPassRepair, Read: 1, Indexed: 1},
+	}
+	if len(reports.got) != len(want) {
+		t.Fatalf("reports %+v, want %+v", reports.got, want)
+	}
+	for i, r := range reports.got {
+		if r.Duration <= 0 {
+			t.Errorf("report %d took %v", i, r.Duration)
+		}
+		r.Duration = 0
+		if r != want[i] {
+			t.Errorf("report %d = %+v, want %+v", i, r, want[i])
+		}
+	}
+}

@@ -30,7 +30,7 @@ type Found struct {
 // Find resolves a name to users of the tenant, best matches first: a whole
 // display name or nickname, then a given name or one word of a name, then the
 // pinyin of a Chinese name ("Xiao Ming" for 小明) and 小王/老王. Case, spaces,
-// hyphens and full-width letters do not matter.
+// hyphens and full-width letters do not matter. Users being erased are not found.
 func (s *Service) Find(ctx context.Context, tenant, name string, limit int) ([]Found, error) {
 	if limit == 0 {
 		limit = DefaultFindLimit
@@ -57,7 +57,15 @@ func (s *Service) Find(ctx context.Context, tenant, name string, limit int) ([]F
 	if err != nil {
 		return nil, err
 	}
-	return s.describe(ctx, tenant, org.BestMatches(query, hits))
+	found, err := s.describe(ctx, tenant, org.BestMatches(query, hits))
+	if err != nil {
+		return nil, err
+	}
+	erasing, err := s.erasingOf(ctx, tenant, usersAndManagers(found, foundIDs))
+	if err != nil {
+		return nil, err
+	}
+	return withoutErased(found, erasing, foundIDs), nil
 }
 
 // describe fills in who the matched users are: their org entry, else what their

@@ -23,7 +23,8 @@ type Placed struct {
 	Managers []string
 }
 
-// Get returns the user's org entry and manager chain.
+// Get returns the user's org entry and manager chain; a user being erased has
+// none, and the chain stops below a manager being erased.
 func (s *Service) Get(ctx context.Context, scope memory.Scope) (Placed, error) {
 	m, err := s.graph.Member(ctx, scope.Tenant, scope.User)
 	if errors.Is(err, ports.ErrNotFound) {
@@ -36,10 +37,22 @@ func (s *Service) Get(ctx context.Context, scope memory.Scope) (Placed, error) {
 	if err != nil {
 		return Placed{}, err
 	}
-	return Placed{Member: m, Managers: chain}, nil
+	erasing, err := s.erasingOf(ctx, scope.Tenant, append([]string{scope.User, m.ManagerID}, chain...))
+	if err != nil {
+		return Placed{}, err
+	}
+	if erasing[scope.User] {
+		return Placed{}, ports.NotFound("org member", scope.User)
+	}
+	if erasing[m.ManagerID] {
+		m.ManagerID = ""
+	}
+	return Placed{Member: m, Managers: chainBelowErased(chain, erasing)}, nil
 }
 
 // List pages through the tenant's members by user id; next is "" on the last page.
+// A page may hold fewer members than the limit when some of them are being
+// erased.
 func (s *Service) List(ctx context.Context, tenant, cursor string, limit int) (members []org.Member, next string, err error) {
 	if limit == 0 {
 		limit = DefaultListLimit
@@ -52,7 +65,11 @@ func (s *Service) List(ctx context.Context, tenant, cursor string, limit int) (m
 		return nil, "", err
 	}
 	if len(page) > limit {
-		return page[:limit], page[limit-1].UserID, nil
+		page, next = page[:limit], page[limit-1].UserID
 	}
-	return page, "", nil
+	erasing, err := s.erasingOf(ctx, tenant, usersAndManagers(page, memberIDs))
+	if err != nil {
+		return nil, "", err
+	}
+	return withoutErased(page, erasing, memberIDs), next, nil
 }

@@ -20,10 +20,14 @@ type Put struct {
 // found by; a manager that would close a cycle is refused (checked in the store's
 // transaction). Display name, department and position are then mirrored into the
 // user's profile (source org), so the profile and its prompt block say what the
-// organisation says. created reports a new org entry.
+// organisation says. created reports a new org entry. A user being erased is
+// refused with a *ports.ErasingError.
 func (s *Service) Put(ctx context.Context, cmd Put) (org.Member, bool, error) {
 	m, err := org.NewMember(cmd.Scope.User, cmd.Member, s.clock.Now())
 	if err != nil {
+		return org.Member{}, false, err
+	}
+	if err := s.refuseErasing(ctx, cmd.Scope); err != nil {
 		return org.Member{}, false, err
 	}
 	keys := org.NameKeys([]string{m.DisplayName}, nil, s.syllable())

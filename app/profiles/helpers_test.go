@@ -65,7 +65,7 @@ func newFixture(t testing.TB, writer ports.ReportWriter, opts profiles.Options) 
 	}
 	f.opts = opts
 	f.svc = profiles.New(f.deps, opts)
-	f.org = apporg.New(f.graph, f.profiles, pinyin.New(), f.clock)
+	f.org = apporg.New(apporg.Deps{Graph: f.graph, Profiles: f.profiles, Romanizer: pinyin.New(), Clock: f.clock})
 	f.memoryAPI = memories.New(f.memories, f.clock, ids, memory.Policy{})
 	return f
 }

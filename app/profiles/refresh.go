@@ -9,8 +9,8 @@ import (
 	"engram/ports"
 )
 
-// Refresh derives the user's profile again from their conversations, work
-// memories and activity, and stores it if anything changed. A user of whom
+// Refresh derives the user's profile again from their conversations, sessions,
+// work memories and activity, and stores it if anything changed. A user of whom
 // nothing is known gets no profile. It runs in the worker role (Refresher), never
 // on a request.
 func (s *Service) Refresh(ctx context.Context, scope memory.Scope) error {
@@ -39,6 +39,9 @@ func (s *Service) Refresh(ctx context.Context, scope memory.Scope) error {
 	if in.Activity, err = s.deps.Activity.ActivityTallies(ctx, scope); err != nil {
 		return err
 	}
+	if in.Sessions, err = s.sessionFacts(ctx, scope); err != nil {
+		return err
+	}
 	derived := profile.Derive(in, s.deps.Analyzer.Terms)
 	stored, err := s.deps.Profiles.UpdateProfile(ctx, scope, func(cur *profile.Profile) (profile.Profile, error) {
 		base := profile.New(scope, now)
@@ -60,4 +63,20 @@ func (s *Service) Refresh(ctx context.Context, scope memory.Scope) error {
 	// The names are indexed again with every refresh, so a write of the index that
 	// failed after a PATCH heals here.
 	return s.indexNames(ctx, stored)
+}
+
+// sessionFacts are the user's live sessions as the derivations see them.
+func (s *Service) sessionFacts(ctx context.Context, scope memory.Scope) ([]profile.SessionFact, error) {
+	if s.deps.Sessions == nil {
+		return nil, nil
+	}
+	metas, err := s.deps.Sessions.Sessions(ctx, scope, ports.SessionQuery{Limit: ports.MaxSessionList})
+	if err != nil {
+		return nil, err
+	}
+	facts := make([]profile.SessionFact, len(metas))
+	for i, m := range metas {
+		facts[i] = profile.SessionFact{FlowID: m.Ref.FlowID, FlowName: m.FlowName, Messages: m.MessageCount, LastActiveAt: m.LastActiveAt}
+	}
+	return facts, nil
 }

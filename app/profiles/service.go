@@ -2,7 +2,8 @@
 // user, or a manager above them — audited), declare fields (merge patch), apply
 // identity slots said in conversations, record activity, request and read
 // evaluation reports (managers only — audited), refresh the derived fields in the
-// background (debounced per user, never on the request path), render the 用户画像
+// background from conversations, sessions, memories and activity (debounced per
+// user, never on the request path), render the 用户画像
 // section for prompts, and purge a user. It depends on domain and ports only.
 package profiles
 
@@ -14,6 +15,7 @@ import (
 	"engram/domain/conversation"
 	"engram/domain/memory"
 	"engram/domain/org"
+	"engram/domain/session"
 	"engram/ports"
 )
 
@@ -88,6 +90,13 @@ type ConversationHistory interface {
 	RecentUserMessages(ctx context.Context, scope memory.Scope, since time.Time, limit int) ([]conversation.Message, error)
 }
 
+// SessionHistory is what a refresh reads of the user's short-term sessions: the
+// listing (ports.SessionStore's Sessions), whose flow, name, message count and
+// last activity are a source of the favourite workflows and conversation counts.
+type SessionHistory interface {
+	Sessions(ctx context.Context, scope memory.Scope, q ports.SessionQuery) ([]session.Meta, error)
+}
+
 // UserPurger removes what one store holds of a user (erasure).
 type UserPurger interface {
 	PurgeUser(ctx context.Context, scope memory.Scope) (map[string]int64, error)
@@ -103,6 +112,7 @@ type Deps struct {
 	Audit     ports.AuditLog
 	Memories  MemoryLister
 	Messages  ConversationHistory
+	Sessions  SessionHistory // nil: sessions are no source (a process without the session store)
 	Analyzer  ports.TextAnalyzer
 	Romanizer ports.NameRomanizer // nil: names are found without their pinyin
 	Writer    ports.ReportWriter  // nil: reports are written by rules (ENGRAM_LLM_PROVIDER=rules)

@@ -22,6 +22,7 @@ import (
 type Primary interface {
 	ports.SessionStore
 	ports.SessionImporter
+	ports.UserActivity
 	Ping(ctx context.Context) error
 }
 
@@ -30,6 +31,7 @@ type Primary interface {
 type Secondary interface {
 	ports.SessionStore
 	ports.SessionExporter
+	ports.UserActivity
 }
 
 // FailoverObserver hears about the fallback (metrics).

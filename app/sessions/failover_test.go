@@ -254,3 +254,17 @@ func TestFailover_readsMergeBothStoresUntilTheSecondaryIsEmpty(t *testing.T) {
 		t.Errorf("still in the secondary: %v", err)
 	}
 }
+
+func (s *switchable) UsersAfter(ctx context.Context, tenant, after string, limit int) ([]string, error) {
+	if err := s.err(); err != nil {
+		return nil, err
+	}
+	return s.SessionStore.UsersAfter(ctx, tenant, after, limit)
+}
+
+func (s *switchable) Activity(ctx context.Context, tenant string, users []string) (map[string]ports.Activity, error) {
+	if err := s.err(); err != nil {
+		return nil, err
+	}
+	return s.SessionStore.Activity(ctx, tenant, users)
+}

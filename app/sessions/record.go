@@ -37,7 +37,8 @@ type Recorded struct {
 // durable — or, with a store that queues the turn with its append (Redis), once
 // the append is: the Relay writes the messages then. A failure is returned; a
 // retry with the same exchange id writes only what is missing. A session queued
-// for a fold wakes the folder.
+// for a fold wakes the folder; every recorded exchange is told to the Exchanges
+// observer.
 func (s *Service) Record(ctx context.Context, cmd Record) (Recorded, error) {
 	ref, err := session.ParseRef(cmd.Scope, cmd.FlowID, cmd.SessionID)
 	if err != nil {
@@ -58,6 +59,9 @@ func (s *Service) Record(ctx context.Context, cmd Record) (Recorded, error) {
 	}
 	if appended.FoldQueued && s.deps.Notifier != nil {
 		s.deps.Notifier.Notify()
+	}
+	if s.deps.Exchanges != nil {
+		s.deps.Exchanges.ExchangeRecorded(cmd.Scope)
 	}
 	return Recorded{Exchange: x, Meta: appended.Meta, Duplicate: appended.Duplicate, Timings: timings}, nil
 }

@@ -27,13 +27,22 @@ type Notifier interface {
 	Notify()
 }
 
+// ExchangeObserver is told of each exchange once it is recorded, a retry too (the
+// first try may have written the session before it failed); the user's profile
+// is marked for a refresh, since their sessions are one of its sources. It must
+// return at once: it runs on the request path.
+type ExchangeObserver interface {
+	ExchangeRecorded(scope memory.Scope)
+}
+
 // Deps are what the use cases call.
 type Deps struct {
 	Store         ports.SessionStore
 	Conversations Conversations
 	Clock         ports.Clock
 	IDs           ports.IDs
-	Notifier      Notifier // optional
+	Notifier      Notifier         // optional
+	Exchanges     ExchangeObserver // optional
 	// Erasures (optional) hides a user being erased (step 4): their sessions read
 	// as absent and their turns are refused until the purge is done.
 	Erasures ports.ErasureGuard

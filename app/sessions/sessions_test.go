@@ -235,3 +235,41 @@ func TestGetListDelete(t *testing.T) {
 		t.Errorf("delete in the wrong flow: %v", err)
 	}
 }
+
+// observed records the users ExchangeRecorded was told of.
+type observed struct {
+	mu    sync.Mutex
+	users []string
+}
+
+func (o *observed) ExchangeRecorded(sc memory.Scope) {
+	o.mu.Lock()
+	o.users = append(o.users, sc.User)
+	o.mu.Unlock()
+}
+
+// Every recorded exchange is told to the observer (the profile's refresh mark),
+// a retry too; a turn that failed is not.
+func TestRecord_tellsTheObserverOfRecordedExchanges(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, session.Policy{})
+	obs := &observed{}
+	svc := sessions.New(sessions.Deps{Store: f.store, Conversations: f.turns, Clock: f.clock, IDs: ulids.New(), Exchanges: obs}, sessions.Options{})
+	record := func(id string) error {
+		_, err := svc.Record(context.Background(), sessions.Record{Scope: scope, SessionID: "s1", FlowID: "f",
+			Exchange: session.ExchangeInput{ExchangeID: id, UserMessage: "q", AssistantMessage: "a"}})
+		return err
+	}
+	for _, id := range []string{"x1", "x1", "x2"} {
+		if err := record(id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f.turns.err = errors.New("disk full")
+	if err := record("x3"); err == nil {
+		t.Fatal("a failed write was not reported")
+	}
+	if !slices.Equal(obs.users, []string{scope.User, scope.User, scope.User}) {
+		t.Errorf("observer told %v, want the three recorded exchanges", obs.users)
+	}
+}

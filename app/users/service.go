@@ -11,7 +11,8 @@ import (
 )
 
 // Kinds every listing reports, whether or not a store of that kind is registered
-// (sessions come with step 6: 0 until then).
+// (0 when none is). Sessions are the user's live sessions, as their session
+// listing shows them.
 const (
 	KindMemories = "memories"
 	KindMessages = "messages"

@@ -32,7 +32,8 @@ type MemoryFact struct {
 
 // Inputs are what a profile is derived from. Messages are the user's own messages
 // (not the assistant's), any order; Conversations and LastConversationAt count all
-// of them, Messages may be only the recent ones.
+// of them, Messages may be only the recent ones. Sessions are the user's live
+// short-term sessions, any order.
 type Inputs struct {
 	Now                time.Time
 	TimeZone           string // the declared IANA zone; "" is UTC
@@ -41,6 +42,7 @@ type Inputs struct {
 	LastConversationAt time.Time
 	Memories           []MemoryFact
 	Activity           []ActivityTally
+	Sessions           []SessionFact
 }
 
 // Terms is a text analyser: the index terms of a text in order (English stems,
@@ -52,10 +54,11 @@ type Terms func(text string) []string
 func Derive(in Inputs, terms Terms) Derived {
 	loc := location(in.TimeZone)
 	tasks := TaskStatistics(in.Activity)
-	favourites, used := FavouriteWorkflows(in.Activity)
+	favourites, used := FavouriteWorkflows(in.Activity, in.Sessions)
 	hours := WorkHours(in.Messages, in.Now, loc)
+	conversations, last := Conversations(in.Conversations, in.LastConversationAt, in.Sessions)
 	return Derived{
-		Conversations:      in.Conversations,
+		Conversations:      conversations,
 		WorkflowsUsed:      used,
 		FavouriteWorkflows: favourites,
 		WorkHours:          hours,
@@ -63,7 +66,7 @@ func Derive(in Inputs, terms Terms) Derived {
 		Topics:             Topics(in.Messages, in.Memories, in.Now, terms),
 		Expertise:          Expertise(in.Memories, in.Activity),
 		Tasks:              tasks,
-		LastConversationAt: in.LastConversationAt.UTC(),
+		LastConversationAt: last.UTC(),
 	}
 }
 

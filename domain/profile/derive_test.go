@@ -166,7 +166,7 @@ func TestTaskStatisticsAndFavouriteWorkflows(t *testing.T) {
 	if st := TaskStatistics(nil); st != (TaskStats{}) {
 		t.Errorf("nothing: %+v", st)
 	}
-	favs, runs := FavouriteWorkflows(tallies)
+	favs, runs := FavouriteWorkflows(tallies, nil)
 	wantFavs := []WorkflowCount{{"assign", "任务分配", 23}, {"weekly", "周报生成", 12}, {"a", "", 1}}
 	if runs != 36 || !reflect.DeepEqual(favs, wantFavs) {
 		t.Errorf("favourites = %v (%d runs), want %v (36)", favs, runs, wantFavs)

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"math"
 	"slices"
+	"time"
 )
 
 // TaskStatistics sums task events: how many tasks were assigned to and created by
@@ -36,29 +37,43 @@ func TaskStatistics(tallies []ActivityTally) TaskStats {
 
 // FavouriteWorkflows returns the most used workflows (most runs first, then flow
 // id), at most MaxFavourites, and the total number of workflow runs.
-func FavouriteWorkflows(tallies []ActivityTally) ([]WorkflowCount, int) {
-	byFlow := map[string]*WorkflowCount{}
-	var order []string
-	total := 0
-	for _, t := range tallies {
-		if t.Kind != ActivityWorkflowUsed || t.FlowID == "" {
-			continue
-		}
-		total += t.Count
-		w, ok := byFlow[t.FlowID]
+//
+// Runs come from two sources that usually see the same runs: workflow_used
+// events, and the turns of the user's sessions with the flow (PLAN8 records one
+// exchange per run of a flow, so a session's turns are its runs). A flow counts
+// the larger of the two, never their sum, so a client that does both is not
+// counted twice. Its name is the latest one either source gave.
+func FavouriteWorkflows(tallies []ActivityTally, sessions []SessionFact) ([]WorkflowCount, int) {
+	byFlow := map[string]*flowRuns{}
+	runsOf := func(flow string) *flowRuns {
+		r, ok := byFlow[flow]
 		if !ok {
-			w = &WorkflowCount{FlowID: t.FlowID}
-			byFlow[t.FlowID] = w
-			order = append(order, t.FlowID)
+			r = &flowRuns{}
+			byFlow[flow] = r
 		}
-		w.Count += t.Count
-		if t.FlowName != "" {
-			w.FlowName = t.FlowName
+		return r
+	}
+	for _, t := range tallies {
+		if t.Kind == ActivityWorkflowUsed && t.FlowID != "" {
+			r := runsOf(t.FlowID)
+			r.events += t.Count
+			r.name(t.FlowName, t.LastAt)
 		}
 	}
-	out := make([]WorkflowCount, 0, len(order))
-	for _, id := range order {
-		out = append(out, *byFlow[id])
+	for _, s := range sessions {
+		if s.FlowID != "" {
+			r := runsOf(s.FlowID)
+			r.turns += s.Turns()
+			r.name(s.FlowName, s.LastActiveAt)
+		}
+	}
+	out := make([]WorkflowCount, 0, len(byFlow))
+	total := 0
+	for flow, r := range byFlow {
+		if n := max(r.events, r.turns); n > 0 {
+			out = append(out, WorkflowCount{FlowID: flow, FlowName: r.flowName, Count: n})
+			total += n
+		}
 	}
 	slices.SortFunc(out, func(a, b WorkflowCount) int {
 		if c := cmp.Compare(b.Count, a.Count); c != 0 {
@@ -73,6 +88,24 @@ func FavouriteWorkflows(tallies []ActivityTally) ([]WorkflowCount, int) {
 		out = nil
 	}
 	return out, total
+}
+
+// flowRuns are one flow's runs by source, and its latest name.
+type flowRuns struct {
+	events, turns int
+	flowName      string
+	namedAt       time.Time
+}
+
+// name keeps the latest non-empty name; of two given at one time, the greater,
+// so the result does not depend on the order of the inputs.
+func (r *flowRuns) name(name string, at time.Time) {
+	if name == "" {
+		return
+	}
+	if r.flowName == "" || at.After(r.namedAt) || at.Equal(r.namedAt) && name > r.flowName {
+		r.flowName, r.namedAt = name, at
+	}
 }
 
 func round2(x float64) float64 { return math.Round(x*100) / 100 }

@@ -10,6 +10,7 @@ import (
 
 	"engram/domain/conversation"
 	"engram/domain/memory"
+	"engram/domain/org"
 	"engram/ports"
 	"engram/test/fakeclock"
 )
@@ -43,12 +44,14 @@ type ErasureStores struct {
 	Messages ErasureMessages
 	Sync     ports.VectorSyncStore
 	Truth    ports.UserPurger
+	Org      ports.OrgStore
 }
 
 // RunErasure is the contract of erasure on a truth store: ports.ErasureStore,
 // ports.UserPurger of the truth tables, ports.MemoryPurger, ports.MessageDeleter,
 // ports.MessageLister, ports.UserActivity and the erasure-related behaviour of
-// ports.JobStore (RecordJobCounts, FinishJob of an erasure). open returns empty
+// ports.JobStore (RecordJobCounts, FinishJob of an erasure) and ports.OrgStore
+// (PutMember of a user being erased is refused). open returns empty
 // stores whose purger reads clock; each case opens its own.
 //
 // Behaviour the suite pins down:
@@ -212,6 +215,18 @@ func RunErasure(t *testing.T, open func(t *testing.T, clock ports.Clock) Erasure
 		erasing(t, err, "purge memory")
 		_, err = w.Messages.DeleteMessage(w.ctx, alice, "m1", 2, t0)
 		erasing(t, err, "delete message")
+		for _, sc := range []memory.Scope{alice, bob} {
+			m, err := org.NewMember(sc.User, org.MemberInput{DisplayName: "Name of " + sc.User}, t0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, _, err = w.Org.PutMember(w.ctx, sc.Tenant, m, nil)
+			if sc == alice {
+				erasing(t, err, "put org member")
+			} else if err != nil {
+				t.Errorf("put org member of bob, who is not erased: %v", err)
+			}
+		}
 
 		// Workers take nothing of alice, and the others as usual.
 		due, err := w.Messages.ClaimDue(w.ctx, ports.Claim{Worker: "x", Now: t0.Add(time.Hour), Lease: lease, MaxConversations: 10})

@@ -21,8 +21,9 @@ import (
 
 // An erasure through HTTP, as an operator runs it: a user with memories (saved and
 // extracted), history, messages, a consolidation job, vectors and lexical
-// documents is erased. From the 202 on nothing of the user is readable and writes
-// are refused (the api-only process below has no worker, so the job waits); once a
+// documents is erased. From the 202 on nothing of the user is readable, not even
+// in the organisation, and writes are refused (the api-only process below has no
+// worker, so the job waits); once a
 // worker has run the job, a scan of every table of the database — enumerated from
 // the catalogue, so tables added later are covered — and of the vector index finds
 // no row holding the user's id, content or ids, but the content-free audit record.
@@ -134,6 +135,7 @@ func runErasure(t *testing.T, b backend) {
 	}{
 		{"/v1/org/users/carol-mgr", map[string]any{"display_name": "Carol Lead", "department": "R&D", "position": "lead"}},
 		{"/v1/org/users/alice", map[string]any{"display_name": "Alice Quokkason", "department": "R&D", "position": "engineer", "manager_id": "carol-mgr"}},
+		{"/v1/org/users/dan-report", map[string]any{"display_name": "Dan Report", "department": "R&D", "position": "intern", "manager_id": "alice"}},
 	} {
 		if code := srv.Do(http.MethodPut, put.path, put.body, nil); code != http.StatusOK && code != http.StatusCreated {
 			t.Fatalf("PUT %s = %d", put.path, code)
@@ -203,6 +205,7 @@ func runErasure(t *testing.T, b backend) {
 	if got := search(t, api, "bob", "cats", "all"); len(got.Items) == 0 {
 		t.Error("bob's search found nothing while alice is erased")
 	}
+	expectOrgHides(t, api, accepted.JobID)
 	api.Stop()
 
 	// A worker runs the job.
@@ -282,6 +285,44 @@ func runErasure(t *testing.T, b backend) {
 		t.Errorf("the second erasure removed %v, want the one new memory and message", j.Counts)
 	}
 	srv.Stop()
+}
+
+// expectOrgHides checks that the organisation shows nothing of alice while she
+// is being erased (as after the purge: her report dan-report has no manager) and
+// refuses her entry with a 409 naming the job.
+func expectOrgHides(t *testing.T, srv *Server, jobID string) {
+	t.Helper()
+	if code := srv.Do(http.MethodGet, "/v1/org/users/alice", nil, nil); code != http.StatusNotFound {
+		t.Errorf("GET /v1/org/users/alice while erasing = %d, want 404", code)
+	}
+	var dan struct {
+		ManagerID string   `json:"manager_id"`
+		Managers  []string `json:"managers"`
+	}
+	if code := srv.Do(http.MethodGet, "/v1/org/users/dan-report", nil, &dan); code != http.StatusOK || dan.ManagerID != "" || len(dan.Managers) != 0 {
+		t.Errorf("GET /v1/org/users/dan-report = %d %+v, want no manager while alice is erased", code, dan)
+	}
+	for _, path := range []string{"/v1/org/users?name=Alice%20Quokkason", "/v1/org/users?name=alice", "/v1/org/users"} {
+		var found struct {
+			Items []struct {
+				UserID    string `json:"user_id"`
+				ManagerID string `json:"manager_id"`
+			} `json:"items"`
+		}
+		if code := srv.Do(http.MethodGet, path, nil, &found); code != http.StatusOK {
+			t.Errorf("GET %s = %d", path, code)
+		}
+		for _, u := range found.Items {
+			if u.UserID == "alice" || u.ManagerID == "alice" {
+				t.Errorf("GET %s shows alice while she is erased: %+v", path, found.Items)
+			}
+		}
+	}
+	var refused problemBody
+	if code := srv.Do(http.MethodPut, "/v1/org/users/alice", map[string]any{"display_name": "Alice Again"}, &refused); code != http.StatusConflict ||
+		!strings.Contains(refused.Detail, jobID) {
+		t.Errorf("PUT /v1/org/users/alice while erasing = %d %+v, want 409 naming the job", code, refused)
+	}
 }
 
 type problemBody struct {

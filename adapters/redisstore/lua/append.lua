@@ -1,12 +1,16 @@
 -- Records one exchange atomically (AppendExchange).
--- KEYS: messages, meta, summary, exchanges, index, folds, turns
+-- KEYS: messages, meta, summary, exchanges, index, folds, turns, the tenant's users
+--       by last exchange, the tenant's user ids
 -- ARGV: exchange id, user message JSON, assistant message JSON, at (text), at (µs),
 --       flow name, max history, message TTL (ms), summary TTL (ms), fold at,
---       index member, fold queue member, turn JSON for the relay ('' for none)
+--       index member, fold queue member, turn JSON for the relay ('' for none),
+--       user id, users TTL (ms), users cutoff (µs: a user last active before it
+--       has nothing left)
 -- Returns {duplicate, created_at, last_active_at, flow_name, message_count, held, queued}.
 -- With a turn JSON the new exchange is also added to the turns stream, in the same
 -- atomic step, for the relay into the extraction channel.
 local messages, meta, summary, exchanges, index, folds, turns = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7]
+local users, user_ids = KEYS[8], KEYS[9]
 local xid, at, at_us, flow_name = ARGV[1], ARGV[4], ARGV[5], ARGV[6]
 local max_history, message_ttl, summary_ttl, fold_at = tonumber(ARGV[7]), ARGV[8], ARGV[9], tonumber(ARGV[10])
 
@@ -42,6 +46,17 @@ redis.call('ZADD', index, at_us, ARGV[11])
 -- Index entries older than the summary TTL point at nothing any more.
 redis.call('ZREMRANGEBYSCORE', index, '-inf', '(' .. (tonumber(at_us) - tonumber(summary_ttl) * 1000))
 redis.call('PEXPIRE', index, summary_ttl)
+-- The tenant's users for GET /v1/users; those whose last exchange is older than
+-- the users TTL are trimmed, at most 100 per append.
+redis.call('ZADD', users, 'GT', at_us, ARGV[14])
+redis.call('ZADD', user_ids, 0, ARGV[14])
+local stale = redis.call('ZRANGEBYSCORE', users, '-inf', '(' .. ARGV[16], 'LIMIT', 0, 100)
+if #stale > 0 then
+  redis.call('ZREM', users, unpack(stale))
+  redis.call('ZREM', user_ids, unpack(stale))
+end
+redis.call('PEXPIRE', users, ARGV[15])
+redis.call('PEXPIRE', user_ids, ARGV[15])
 if fold_at > 0 and redis.call('LLEN', messages) >= fold_at then
   redis.call('ZADD', folds, 'NX', at_us, ARGV[12])
 end

@@ -223,7 +223,7 @@ func (p *packer) cost(label, text string) int { return 1 + runes(p.render(label,
 // further line, or "> " before every line without a label.
 func (p *packer) render(label, text string) string {
 	lines := p.quoter.lines(text)
-	label = cleanLabel(label)
+	label = p.quoter.label(label)
 	var b strings.Builder
 	for i, line := range lines {
 		prefix := "> "

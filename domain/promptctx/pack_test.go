@@ -29,7 +29,7 @@ func TestPack_everythingFitsInBlockOrder(t *testing.T) {
 		"## 用户画像\n> 姓名: 张三 | 职位: 技术主管\n" +
 		"## 对话摘要\n> 用户在准备季度汇报。\n" +
 		"## 最近对话\n- 用户 > 我们把发布推迟到 12 月 15 日。\n- 助手 > 好的，时间线已改。\n" +
-		"## 相关记忆\n- ［preference］ diet > 不吃辣\n" +
+		"## 相关记忆\n- [preference] diet > 不吃辣\n" +
 		"## 相关历史\n- 2026-11-02 用户 > 上次汇报用了 12 页。\n" +
 		"## 外部资料\n- kb:handbook > 报销需在 30 天内提交。\n" +
 		"[/跨会话记忆]"

@@ -136,13 +136,13 @@ func isInvisible(r rune) bool {
 // MaxLabelLen bounds an item's label.
 const MaxLabelLen = 80
 
-// cleanLabel makes a label one safe line: cleaned, line breaks as spaces, every
-// bracket, angle bracket and pipe as a look-alike, so that neither a speaker's
-// name nor a caller's source can imitate the block's structure.
-func cleanLabel(label string) string {
-	label = strings.Join(strings.Fields(Clean(label)), " ")
-	label = lookAlike.Replace(label)
-	return clip(label, MaxLabelLen)
+// label makes a label one safe line: cleaned, line breaks as spaces, markers
+// neutralised as in text, and every ">" a look-alike, so that neither a
+// speaker's name nor a caller's source can imitate the block's structure or the
+// " > " that ends the label.
+func (q quoter) label(label string) string {
+	label = q.neutralise(strings.Join(strings.Fields(Clean(label)), " "))
+	return clip(strings.ReplaceAll(label, ">", "›"), MaxLabelLen)
 }
 
 // SnippetLen is how much of an item's text a trace keeps.

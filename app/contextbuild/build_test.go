@@ -35,7 +35,7 @@ func TestBuild_everySectionAndItsTrace(t *testing.T) {
 	}
 	e.retr.found[contextbuild.WithinMessages] = contextbuild.Found{
 		Hits: []contextbuild.Hit{
-			{Message: message("m1", "s1", "user", "", "我们决定把发布推迟到 12 月 15 日。", t0), Score: 0.5},     // in recent
+			{Message: message("m1", "s1", "user", "", "我们决定把发布推迟到 12 月 15 日。", t0), Score: 0.5},           // in recent
 			{Message: message("m0", "s1", "user", "", "第一季度的汇报用了 12 页。", t0.Add(-time.Hour)), Score: 0.3}, // folded into the summary
 			{Message: message("m9", "s0", "user", "李雷", "上次汇报的预算是 40 万。", t0.Add(-48*time.Hour)), Score: 0.35},
 		},

@@ -45,7 +45,9 @@ func (s *Service) gather(ctx context.Context, p plan) (gathered, error) {
 	var sessionTime, profileTime, memTime, epTime time.Duration
 	var wg sync.WaitGroup
 	if p.ref != nil {
-		wg.Go(func() { g.view, sessionTime, sessionErr = timed(func() (session.View, error) { return s.readSession(ctx, p) }) })
+		wg.Go(func() {
+			g.view, sessionTime, sessionErr = timed(func() (session.View, error) { return s.readSession(ctx, p) })
+		})
 	}
 	if p.wants(promptctx.Profile) && s.deps.Profiles != nil {
 		g.profile, profileTime, profileErr = timed(func() (string, error) { return s.deps.Profiles.Section(ctx, p.Scope) })

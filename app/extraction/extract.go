@@ -55,12 +55,16 @@ func (p *Pipeline) context(ctx context.Context, triggers []conversation.Message)
 // extract is stage 1: one extractor call for every trigger of the conversation.
 func (p *Pipeline) extract(ctx context.Context, triggers, earlier []conversation.Message, rep *Report) ([]candidate.Candidate, error) {
 	first := triggers[0]
+	summary, err := p.summary(ctx, first)
+	if err != nil {
+		return nil, fmt.Errorf("extract: %w", err)
+	}
 	cands, usage, err := p.deps.Extractor.Extract(ctx, ports.ExtractionInput{
 		Scope:          first.Scope,
 		ConversationID: first.ConversationID,
 		Messages:       triggers,
 		Context:        earlier,
-		Summary:        "", // conversation summaries arrive with sessions (step 4)
+		Summary:        summary,
 		Now:            p.deps.Clock.Now(),
 	})
 	rep.call(StageExtract, usage, err, false)
@@ -69,4 +73,12 @@ func (p *Pipeline) extract(ctx context.Context, triggers, earlier []conversation
 	}
 	rep.Candidates = len(cands)
 	return cands, nil
+}
+
+// summary is the conversation's session summary, when it is a session.
+func (p *Pipeline) summary(ctx context.Context, m conversation.Message) (string, error) {
+	if p.deps.Summaries == nil {
+		return "", nil
+	}
+	return p.deps.Summaries.ConversationSummary(ctx, m.Scope, m.ConversationID)
 }

@@ -88,6 +88,7 @@ type envOptions struct {
 	memories  ports.MemoryStore
 	messages  ports.MessageStore
 	worker    string
+	summaries extraction.Summaries
 }
 
 // reportLog is an Observer that keeps every report.
@@ -130,7 +131,7 @@ func newEnv(t *testing.T, o envOptions) *env {
 	ids := ulids.New()
 	p := extraction.New(extraction.Deps{
 		Extractor: o.extractor, Refiner: o.refiner, FallbackRefiner: o.fallback,
-		Memories: o.memories, Messages: o.messages, Clock: clock, IDs: ids, Scorer: o.scorer,
+		Memories: o.memories, Messages: o.messages, Clock: clock, IDs: ids, Scorer: o.scorer, Summaries: o.summaries,
 	}, o.opts)
 	log := &reportLog{}
 	return &env{

@@ -105,6 +105,14 @@ type Deps struct {
 	Scorer Scorer
 	Clock  ports.Clock
 	IDs    ports.IDs
+	// Summaries (optional) gives the conversation's summary when the
+	// conversation is a short-term session (record_exchange).
+	Summaries Summaries
+}
+
+// Summaries reads the summary of a conversation that is a session.
+type Summaries interface {
+	ConversationSummary(ctx context.Context, scope memory.Scope, conversationID string) (string, error)
 }
 
 // Pipeline runs the stages for one conversation at a time. It is safe for

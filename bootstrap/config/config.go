@@ -40,6 +40,8 @@ type Config struct {
 	Profiles    Profiles    `yaml:"profiles"`
 	Redis       Redis       `yaml:"redis"`    // config/sessions.go
 	Sessions    Sessions    `yaml:"sessions"` // config/sessions.go
+	Context     Context     `yaml:"context"`  // config/context.go
+	Traces      Traces      `yaml:"traces"`   // config/context.go
 }
 
 // Profiles is the background refresh of user profiles and the evaluation reports.
@@ -422,6 +424,7 @@ func (c Config) Validate() error {
 		bad("LLM_MAX_RETRIES", "must be between 0 and 10, got %d", c.LLM.MaxRetries)
 	}
 	c.validateSessions(bad)
+	c.validateContext(bad)
 	return errors.Join(errs...)
 }
 

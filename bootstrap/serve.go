@@ -43,6 +43,7 @@ func appOptions(cfg config.Config) fx.Option {
 		profilesModule,
 		erasureModule,
 		toolsModule,
+		contextModule, // bootstrap/context.go
 	}
 	if cfg.HasRole(config.RoleAPI) || cfg.HasRole(config.RoleScheduler) {
 		opts = append(opts, sessionsModule) // bootstrap/sessions.go

@@ -50,7 +50,8 @@ var workerModule = fx.Module("worker",
 		newExtractionStages,
 		// similar is optional: bootstrap/retrieval.go provides vector similarity
 		// where this process keeps vectors fresh; extraction falls back to lexical.
-		fx.Annotate(newPipeline, fx.ParamTags("", "", "", "", "", "", `optional:"true"`)),
+		// summaries too: bootstrap/sessions.go provides them where sessions are served.
+		fx.Annotate(newPipeline, fx.ParamTags("", "", "", "", "", "", `optional:"true"`, "", "", `optional:"true"`)),
 		func(m *metrics.Metrics) *metrics.Extraction { return m.Extraction() },
 		newJobRunner,
 	),
@@ -120,7 +121,7 @@ func newExtractionStages(cfg config.Config, rec *health.Recorder, log *slog.Logg
 }
 
 func newPipeline(cfg config.Config, st stages, mem ports.MemoryStore, msgs ports.MessageStore, clk ports.Clock, ids ports.IDs,
-	similar extraction.SimilarMemories, emb ports.Embedder, log *slog.Logger,
+	similar extraction.SimilarMemories, emb ports.Embedder, log *slog.Logger, summaries extraction.Summaries,
 ) *extraction.Pipeline {
 	m := cfg.Memory
 	// The duplicate and merge thresholds compare embedding cosines when a model
@@ -132,7 +133,7 @@ func newPipeline(cfg config.Config, st stages, mem ports.MemoryStore, msgs ports
 	}
 	return extraction.New(extraction.Deps{
 		Extractor: st.extractor, Refiner: st.refiner, FallbackRefiner: st.fallback,
-		Memories: mem, Messages: msgs, Clock: clk, IDs: ids, Similar: similar, Scorer: scorer,
+		Memories: mem, Messages: msgs, Clock: clk, IDs: ids, Similar: similar, Scorer: scorer, Summaries: summaries,
 	}, extraction.Options{
 		Boundaries:          candidate.Boundaries{MinConfidence: m.MinConfidence},
 		MaxWriteItems:       m.MaxWriteItems,

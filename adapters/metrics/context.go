@@ -123,4 +123,3 @@ func (c *ContextCalls) Trace(ctx context.Context, tenant, id string) (promptctx.
 func (c *ContextCalls) LatestTrace(ctx context.Context, scope memory.Scope) (promptctx.Trace, error) {
 	return c.next.LatestTrace(ctx, scope)
 }
-

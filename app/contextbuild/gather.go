@@ -44,7 +44,7 @@ func (s *Service) gather(ctx context.Context, p plan) (gathered, error) {
 	var sessionErr, profileErr, memErr, epErr error
 	var sessionTime, profileTime, memTime, epTime time.Duration
 	var wg sync.WaitGroup
-	if p.ref != nil {
+	if p.ref != nil && s.deps.Sessions != nil {
 		wg.Go(func() {
 			g.view, sessionTime, sessionErr = timed(func() (session.View, error) { return s.readSession(ctx, p) })
 		})

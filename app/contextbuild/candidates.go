@@ -48,10 +48,14 @@ type candidates struct {
 	seen    map[string]bool // normalised texts offered so far
 }
 
-// add offers an item, unless its text duplicates an earlier candidate's.
+// add offers an item. A memory, an episode or an external item whose text an
+// earlier candidate already has is dropped as a duplicate; the profile, the
+// summary and the recent messages are what they are (a session may hold two
+// equal answers).
 func (c *candidates) add(it promptctx.Item, o origin, screen bool) {
 	key := strings.ToLower(strings.Join(strings.Fields(promptctx.Clean(it.Text)), " "))
-	if c.seen[key] {
+	pooled := it.Section == promptctx.Memories || it.Section == promptctx.Episodes || it.Section == promptctx.External
+	if pooled && c.seen[key] {
 		c.drop(it, promptctx.ReasonDuplicate)
 		return
 	}

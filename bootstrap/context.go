@@ -7,6 +7,7 @@ import (
 
 	"go.uber.org/fx"
 
+	"engram/adapters/contextsearch"
 	"engram/adapters/httpapi"
 	"engram/adapters/metrics"
 	"engram/adapters/sqlstore"
@@ -73,7 +74,7 @@ func newContextService(cfg config.Config, search *retrieval.Service, recorder *c
 	x := cfg.Context
 	lang, _ := promptctx.ParseLanguage(x.Language)
 	deps := contextbuild.Deps{
-		Retriever: contextRetriever{search: search, messagesMode: messagesMode(cfg)}, Sessions: store, Profiles: prof, Analyzer: an,
+		Retriever: contextsearch.Retriever{Search: search, MessagesMode: contextsearch.MessagesModeFor(cfg.Memory.RetrieveMode)}, Sessions: store, Profiles: prof, Analyzer: an,
 		Traces: recorder, Reader: recorder, Erasures: erasures, Clock: clk, IDs: ids,
 	}
 	svc := contextbuild.New(deps, contextbuild.Options{
@@ -84,42 +85,6 @@ func newContextService(cfg config.Config, search *retrieval.Service, recorder *c
 	return m.ContextCalls(svc)
 }
 
-// messagesMode is the mode past messages are searched in: the configured one,
-// but auto when that is full_inject, which returns memories only.
-func messagesMode(cfg config.Config) string {
-	if retrieval.Mode(cfg.Memory.RetrieveMode) == retrieval.ModeFullInject {
-		return string(retrieval.ModeAuto)
-	}
-	return ""
-}
-
 func contextRoutes(svc metrics.ContextService) Route {
 	return func(api *httpapi.API) { httpapi.RegisterContext(api, svc) }
-}
-
-// contextRetriever is the search use case as the context call asks it: in the
-// configured mode and min_score, explained.
-type contextRetriever struct {
-	search       *retrieval.Service
-	messagesMode string
-}
-
-// Retrieve runs one search and converts its answer.
-func (r contextRetriever) Retrieve(ctx context.Context, q contextbuild.Query) (contextbuild.Found, error) {
-	s := retrieval.Search{Scope: q.Scope, Query: q.Text, Summary: q.Summary, Within: string(q.Within), Limit: q.Limit, Explain: true}
-	if q.Within == contextbuild.WithinMessages {
-		s.Mode = r.messagesMode
-	}
-	res, err := r.search.Search(ctx, s)
-	if err != nil {
-		return contextbuild.Found{}, err
-	}
-	out := contextbuild.Found{ModeUsed: string(res.ModeUsed), FallbackReason: res.FallbackReason, Unread: res.Unread}
-	for _, it := range res.Items {
-		out.Hits = append(out.Hits, contextbuild.Hit{Memory: it.Memory, Message: it.Message, Score: it.Score})
-	}
-	for _, d := range res.Dropped {
-		out.Dropped = append(out.Dropped, contextbuild.Hit{Memory: d.Memory, Message: d.Message, Score: d.Score, Reason: d.Reason})
-	}
-	return out, nil
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/danielgtaylor/huma/v2/humatest"
 
+	"engram/adapters/contextsearch"
 	"engram/adapters/httpapi"
 	lexicalsearch "engram/adapters/lexical"
 	"engram/adapters/memstore"
@@ -44,23 +45,11 @@ func newToolsHarness(t *testing.T) (humatest.TestAPI, *httpapi.Toolbox) {
 	return humatest.Wrap(t, api.Root), tb
 }
 
-// searchRetriever asks the search use case what the context call asks it.
-type searchRetriever struct{ search *retrieval.Service }
-
-func (r searchRetriever) Retrieve(ctx context.Context, q contextbuild.Query) (contextbuild.Found, error) {
-	res, err := r.search.Search(ctx, retrieval.Search{Scope: q.Scope, Query: q.Text, Within: string(q.Within), Limit: q.Limit})
-	found := contextbuild.Found{ModeUsed: string(res.ModeUsed)}
-	for _, it := range res.Items {
-		found.Hits = append(found.Hits, contextbuild.Hit{Memory: it.Memory, Message: it.Message, Score: it.Score})
-	}
-	return found, err
-}
-
 // newContextService is the context call over the harness's search, without
 // sessions or profiles, its traces in memory.
 func newContextService(clk *fakeclock.Clock, search *retrieval.Service) *contextbuild.Service {
 	traces := memstore.NewTraceStore()
-	return contextbuild.New(contextbuild.Deps{Retriever: searchRetriever{search}, Analyzer: textanalysis.New(textanalysis.Options{}),
+	return contextbuild.New(contextbuild.Deps{Retriever: contextsearch.Retriever{Search: search}, Analyzer: textanalysis.New(textanalysis.Options{}),
 		Traces: traceStoreWriter{traces}, Reader: traces, Clock: clk, IDs: ulids.New()}, contextbuild.Options{MinScore: 0.12})
 }
 

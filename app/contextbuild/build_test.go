@@ -354,6 +354,16 @@ func TestBuild_budgetAndLimits(t *testing.T) {
 		if q.Within == contextbuild.WithinMemories && q.Limit != 2 {
 			t.Errorf("max_memories: %d", q.Limit)
 		}
+		if q.Within == contextbuild.WithinMessages && q.Limit != contextbuild.DefaultMaxEpisodes {
+			t.Errorf("episodes at 40 characters: %d", q.Limit)
+		}
+	}
+	e.retr.queries = nil
+	e.build(contextbuild.Request{Query: "你好", BudgetChars: 8000})
+	for _, q := range e.retr.queries {
+		if q.Within == contextbuild.WithinMessages && q.Limit != 8000/contextbuild.EpisodeChars {
+			t.Errorf("episodes at 8,000 characters: %d", q.Limit)
+		}
 	}
 	if res := e.build(contextbuild.Request{Query: "你好", SessionID: "s1", BudgetChars: 300}); res.InjectedChars > 300 || res.InjectedChars == 0 {
 		t.Errorf("300 characters: %d", res.InjectedChars)

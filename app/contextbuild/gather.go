@@ -60,7 +60,7 @@ func (s *Service) gather(ctx context.Context, p plan) (gathered, error) {
 	if p.wants(promptctx.Episodes) {
 		wg.Go(func() {
 			eq := q
-			eq.Within, eq.Limit = WithinMessages, s.opts.MaxEpisodes
+			eq.Within, eq.Limit = WithinMessages, s.episodeLimit(p)
 			g.episodes, epTime, epErr = timed(func() (Found, error) { return s.deps.Retriever.Retrieve(ctx, eq) })
 		})
 	}
@@ -111,4 +111,14 @@ func timed[T any](fn func() (T, error)) (T, time.Duration, error) {
 	start := time.Now()
 	v, err := fn()
 	return v, time.Since(start), err
+}
+
+// EpisodeChars is the budget one more episode is considered for: past messages
+// are short, so a large budget asks for more of them than MaxEpisodes.
+const EpisodeChars = 160
+
+// episodeLimit is how many past messages are retrieved: MaxEpisodes, or one per
+// EpisodeChars of the budget when that is more, up to MaxLimit.
+func (s *Service) episodeLimit(p plan) int {
+	return min(MaxLimit, max(s.opts.MaxEpisodes, p.budget/EpisodeChars))
 }

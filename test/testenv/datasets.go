@@ -3,6 +3,7 @@ package testenv
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
@@ -46,10 +47,19 @@ type MemoryBankTurn struct {
 // in a stable order: user, then day, then turn.
 func MemoryBank(t testing.TB, file string) []MemoryBankTurn {
 	t.Helper()
-	path := filepath.Join(DatasetsDir(t), "memorybank", file)
-	raw, err := os.ReadFile(path)
+	out, err := ReadMemoryBank(filepath.Join(DatasetsDir(t), "memorybank", file))
 	if err != nil {
 		t.Fatal(err)
+	}
+	return out
+}
+
+// ReadMemoryBank reads a MemoryBank file at path (for programs, which have no
+// testing.TB), in MemoryBank's order.
+func ReadMemoryBank(path string) ([]MemoryBankTurn, error) {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
 	}
 	var users map[string]struct {
 		History map[string][]struct {
@@ -58,7 +68,7 @@ func MemoryBank(t testing.TB, file string) []MemoryBankTurn {
 		} `json:"history"`
 	}
 	if err := json.Unmarshal(raw, &users); err != nil {
-		t.Fatalf("%s: %v", path, err)
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	var out []MemoryBankTurn
 	for name, u := range users {
@@ -78,5 +88,5 @@ func MemoryBank(t testing.TB, file string) []MemoryBankTurn {
 		}
 		return a.Index < b.Index
 	})
-	return out
+	return out, nil
 }

@@ -46,26 +46,13 @@ func NewSweeper(store ports.TraceStore, clock ports.Clock, opts SweepOptions) *S
 // many.
 func (s *Sweeper) Sweep(ctx context.Context) (int64, error) {
 	cutoff := s.clock.Now().Add(-s.opts.Retention)
-	var total int64
-	for {
-		n, err := s.store.DeleteTracesBefore(ctx, cutoff, s.opts.Batch)
-		total += n
-		if err != nil || n < int64(s.opts.Batch) {
-			return total, err
-		}
-	}
+	return runloop.Batches(ctx, s.opts.Batch, func(ctx context.Context, limit int) (int64, error) {
+		return s.store.DeleteTracesBefore(ctx, cutoff, limit)
+	})
 }
 
 // Run sweeps every Interval until ctx ends; a failed sweep is tried again at the
 // next one.
 func (s *Sweeper) Run(ctx context.Context) {
-	runloop.Every(ctx, s.opts.Interval, func(ctx context.Context) {
-		n, err := s.Sweep(ctx)
-		switch {
-		case err != nil && ctx.Err() == nil:
-			s.opts.Logger.WarnContext(ctx, "trace sweep failed; retrying at the next interval", "error", err, "swept", n)
-		case n > 0:
-			s.opts.Logger.InfoContext(ctx, "trace sweep", "swept", n)
-		}
-	})
+	runloop.Sweep(ctx, s.opts.Interval, s.opts.Logger, "trace sweep", s.Sweep)
 }

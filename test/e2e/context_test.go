@@ -203,12 +203,20 @@ func TestContext_plan8FlowOnTheEmbeddedDefault(t *testing.T) {
 }
 
 func TestContext_plan8FlowOnPostgresAndRedis_Postgres_Redis(t *testing.T) {
-	dsn := testenv.NewPostgresDatabase(t)
-	redisAddr := testenv.RedisAddr(t)
-	prefix := "engram-e2e-" + strings.ToLower(ulid.Make().String())
-	t.Cleanup(func() { _ = testenv.DeleteRedisPrefix(redisAddr, prefix) })
-	srv := Start(t, append([]string{"ENGRAM_DATA_DIR=" + t.TempDir(), "ENGRAM_DATABASE_URL=" + dsn,
-		"ENGRAM_REDIS_ADDR=" + redisAddr, "ENGRAM_REDIS_KEY_PREFIX=" + prefix}, plan8Env...)...)
+	srv, _, _ := startOnPostgresAndRedis(t, plan8Env...)
 	plan8ContextFlow(t, srv, "hanmeimei")
 	srv.Stop()
+}
+
+// startOnPostgresAndRedis starts engram on a database of its own and a Redis key
+// prefix of its own (removed at the end), and returns the Redis address and prefix.
+func startOnPostgresAndRedis(t *testing.T, env ...string) (srv *Server, redisAddr, prefix string) {
+	t.Helper()
+	dsn := testenv.NewPostgresDatabase(t)
+	redisAddr = testenv.RedisAddr(t)
+	prefix = "engram-e2e-" + strings.ToLower(ulid.Make().String())
+	t.Cleanup(func() { _ = testenv.DeleteRedisPrefix(redisAddr, prefix) })
+	srv = Start(t, append([]string{"ENGRAM_DATA_DIR=" + t.TempDir(), "ENGRAM_DATABASE_URL=" + dsn,
+		"ENGRAM_REDIS_ADDR=" + redisAddr, "ENGRAM_REDIS_KEY_PREFIX=" + prefix}, env...)...)
+	return srv, redisAddr, prefix
 }

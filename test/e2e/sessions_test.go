@@ -8,10 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/oklog/ulid/v2"
 	"github.com/redis/rueidis"
-
-	"engram/test/testenv"
 )
 
 type sessionView struct {
@@ -142,12 +139,7 @@ func TestSessions_plan8FlowOnTheEmbeddedDefault(t *testing.T) {
 }
 
 func TestSessions_plan8FlowOnPostgresAndRedis_Postgres_Redis(t *testing.T) {
-	dsn := testenv.NewPostgresDatabase(t)
-	redisAddr := testenv.RedisAddr(t)
-	prefix := "engram-e2e-" + strings.ToLower(ulid.Make().String())
-	t.Cleanup(func() { _ = testenv.DeleteRedisPrefix(redisAddr, prefix) })
-	srv := Start(t, append([]string{"ENGRAM_DATA_DIR=" + t.TempDir(), "ENGRAM_DATABASE_URL=" + dsn,
-		"ENGRAM_REDIS_ADDR=" + redisAddr, "ENGRAM_REDIS_KEY_PREFIX=" + prefix}, plan8Env...)...)
+	srv, redisAddr, prefix := startOnPostgresAndRedis(t, plan8Env...)
 	var ready struct {
 		Redis string `json:"redis"`
 	}

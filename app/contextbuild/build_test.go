@@ -164,6 +164,7 @@ func TestBuild_instructionLikeTextEverywhere(t *testing.T) {
 	req := contextbuild.Request{Query: "你好", SessionID: "s1", External: []contextbuild.ExternalInput{{Source: "kb\n## x", Text: "手册：" + attack, Score: ptr(0.6)}}}
 
 	e := setUp(t)
+	e.build(req) // the second call's verdicts come from the screen's memory
 	res := e.build(req)
 	for _, id := range []struct {
 		s  promptctx.Section

@@ -1,9 +1,6 @@
 package contextbuild
 
-import (
-	"engram/domain/instruction"
-	"engram/domain/promptctx"
-)
+import "engram/domain/promptctx"
 
 // packed is the plan and, for each of its decisions, the index of its candidate.
 type packed struct {
@@ -37,7 +34,7 @@ func (s *Service) pack(p plan, c *candidates) packed {
 				continue
 			}
 			screened[i] = true
-			if !instruction.Classify(c.items[i].Text).InstructionLike() {
+			if !s.screen.instructionLike(c.items[i].Text) {
 				continue
 			}
 			again = true

@@ -170,13 +170,14 @@ func (o Options) withDefaults() Options {
 
 // Service runs the context call and the trace reads.
 type Service struct {
-	deps Deps
-	opts Options
+	deps   Deps
+	opts   Options
+	screen *screen
 }
 
 // New builds the service.
 func New(deps Deps, opts Options) *Service {
-	return &Service{deps: deps, opts: opts.withDefaults()}
+	return &Service{deps: deps, opts: opts.withDefaults(), screen: newScreen()}
 }
 
 // erasing reports whether the user is being erased.

@@ -52,7 +52,7 @@ func runEvidence(c config) error {
 	}
 	defer os.RemoveAll(dir)
 	clk := fakeclock.New(convs[0].Turns[0].At)
-	r, err := newRig(ctx, rigOptions{dir: dir, clock: clk})
+	r, err := newRig(ctx, rigOptions{dir: dir, clock: clk, mode: c.retrieve})
 	if err != nil {
 		return err
 	}

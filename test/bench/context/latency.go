@@ -25,7 +25,7 @@ const turnsPerSession = 16 // 32 messages: past the fold threshold of 30
 
 func runLatency(c config) error {
 	ctx := context.Background()
-	r, err := newRig(ctx, rigOptions{dir: c.dir, db: c.db, redis: c.redis, clock: clock.System{}})
+	r, err := newRig(ctx, rigOptions{dir: c.dir, db: c.db, redis: c.redis, clock: clock.System{}, mode: c.retrieve})
 	if err != nil {
 		return err
 	}
@@ -47,7 +47,7 @@ func runLatency(c config) error {
 	if err != nil {
 		return err
 	}
-	fmt.Printf("%s: bench/big holds %d memories and %d sessions (%d turns each, folded once)\n", r.shape, act[bigUser.User].Count, len(refs), turnsPerSession)
+	fmt.Printf("%s, mode %s: bench/big holds %d memories and %d sessions (%d turns each, folded once)\n", r.shape, c.retrieve, act[bigUser.User].Count, len(refs), turnsPerSession)
 
 	queries := make([]string, 300)
 	for i := range queries {

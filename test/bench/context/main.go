@@ -50,6 +50,7 @@ type config struct {
 	duration string
 	budgets  string
 	seed     uint64
+	retrieve string
 }
 
 func main() {
@@ -67,6 +68,7 @@ func main() {
 	flag.StringVar(&c.duration, "duration", "30s", "turns: how long to run")
 	flag.StringVar(&c.budgets, "budgets", "2000,4000,8000", "evidence: budget_chars values")
 	flag.Uint64Var(&c.seed, "seed", 1, "random seed")
+	flag.StringVar(&c.retrieve, "retrieve-mode", "auto", "latency and evidence: LONG_TERM_MEMORY_RETRIEVE_MODE (auto, dense, lexical, full_inject)")
 	flag.Parse()
 	slog.SetDefault(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError})))
 	var err error

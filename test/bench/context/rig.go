@@ -56,6 +56,7 @@ type rig struct {
 type rigOptions struct {
 	dir, db, redis string
 	clock          ports.Clock
+	mode           string // LONG_TERM_MEMORY_RETRIEVE_MODE
 }
 
 func newRig(ctx context.Context, o rigOptions) (*rig, error) {
@@ -89,7 +90,7 @@ func newRig(ctx context.Context, o rigOptions) (*rig, error) {
 	r.search = retrieval.New(retrieval.Deps{
 		Analyzer: r.analyzer, Lexical: lexical.New(lexIndex, lexical.Options{}), Memories: r.memories, Messages: r.messages,
 		Embedder: guard.Embedder(emb), Vectors: guard.Index(vectors), Clock: r.clock,
-	}, retrieval.Options{MinScore: 0.12}) // LONG_TERM_MEMORY_MIN_SCORE's default; the other settings are the defaults
+	}, retrieval.Options{MinScore: 0.12, DefaultMode: retrieval.Mode(o.mode)}) // LONG_TERM_MEMORY_MIN_SCORE's default; the rest default
 	r.ingest = messages.New(r.messages, r.clock, r.ids, messages.Options{})
 	if err := r.openSessions(ctx, o); err != nil {
 		return nil, err
@@ -98,7 +99,7 @@ func newRig(ctx context.Context, o rigOptions) (*rig, error) {
 	r.recorder = contextbuild.NewTraceRecorder(sqlstore.NewTraceStore(db), contextbuild.RecorderOptions{})
 	r.background(r.recorder.Run)
 	r.context = contextbuild.New(contextbuild.Deps{
-		Retriever: contextsearch.Retriever{Search: r.search}, Sessions: r.store,
+		Retriever: contextsearch.Retriever{Search: r.search, MessagesMode: contextsearch.MessagesModeFor(o.mode)}, Sessions: r.store,
 		Profiles: profiles.New(profiles.Deps{Profiles: sqlstore.NewProfileStore(db)}, profiles.Options{}),
 		Analyzer: r.analyzer, Traces: r.recorder, Reader: r.recorder, Clock: r.clock, IDs: r.ids,
 	}, contextbuild.Options{MinScore: 0.12})

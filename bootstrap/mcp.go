@@ -31,8 +31,8 @@ func mcpCommand(g *globalFlags) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "mcp --stdio [--user U]",
 		Short: "Serve the memory tools over MCP on stdin/stdout, for a desktop client",
-		Long: "Serves the agent tools (memory_save, memory_append, memory_delete, memory_list, memory_search) and the\n" +
-			"memories resource over MCP on stdin and stdout; logs go to stderr. It opens the store as `engram serve` does\n" +
+		Long: "Serves the agent tools (memory_save, memory_append, memory_delete, memory_list, memory_search, memory_context)\n" +
+			"and the memories and profile resources over MCP on stdin and stdout; logs go to stderr. It opens the store as `engram serve` does\n" +
 			"(ENGRAM_DATA_DIR, ENGRAM_DATABASE_URL) and runs the background roles in-process unless --roles says otherwise;\n" +
 			"it never listens on a port (over HTTP, `engram serve` serves MCP at /mcp).",
 		Args: cobra.NoArgs,

@@ -10,6 +10,7 @@ import (
 
 	"engram/adapters/httpapi"
 	"engram/adapters/llm"
+	"engram/adapters/mcpserver"
 	"engram/adapters/pinyin"
 	"engram/adapters/sqlstore"
 	"engram/app/extraction"
@@ -39,6 +40,7 @@ var profilesModule = fx.Module("profiles",
 		newProfileMarkingQueue,
 		newProfileMarks, // bootstrap/profile_marks.go
 		AsRoute(profileRoutes),
+		AsMCPResource(func(p *profiles.Service) mcpserver.Resource { return mcpserver.ProfileResource(httpapi.OwnProfile(p)) }),
 	),
 	AsPurger("profiles", erasure.PhaseTruth, func(svc *profiles.Service) ports.UserPurger { return svc }),
 )

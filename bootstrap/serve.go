@@ -43,6 +43,7 @@ func appOptions(cfg config.Config) fx.Option {
 		profilesModule,
 		erasureModule,
 		toolsModule,
+		contextModule, // bootstrap/context.go
 	}
 	if cfg.HasRole(config.RoleAPI) || cfg.HasRole(config.RoleScheduler) || cfg.HasRole(config.RoleWorker) {
 		// The worker reads sessions too: profile refreshes and the erasure's purge.

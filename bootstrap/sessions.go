@@ -12,6 +12,7 @@ import (
 	"engram/adapters/redisstore"
 	"engram/adapters/rules"
 	"engram/adapters/sqlstore"
+	"engram/app/extraction"
 	"engram/app/messages"
 	"engram/app/sessions"
 	"engram/app/users"
@@ -34,6 +35,8 @@ var sessionsModule = fx.Module("sessions",
 		fx.Annotate(newSessionsService, fx.ParamTags("", "", "", "", "", "", `optional:"true"`, "")),
 		func(s *sessionStores) redisCheck { return s.check },
 		AsRoute(sessionRoutes),
+		// Extraction judges a session's turns with its summary (bootstrap/worker.go).
+		func(store ports.SessionStore) extraction.Summaries { return sessions.Summaries{Store: store} },
 	),
 	fx.Invoke(startSessionFailover),
 	// Erasure (step 4) purges the user's sessions: Redis and SQL both; while

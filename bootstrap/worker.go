@@ -50,7 +50,8 @@ var workerModule = fx.Module("worker",
 		newExtractionStages,
 		// similar is optional: bootstrap/retrieval.go provides vector similarity
 		// where this process keeps vectors fresh; extraction falls back to lexical.
-		fx.Annotate(newPipeline, fx.ParamTags("", "", "", "", "", "", `optional:"true"`)),
+		// summaries too: bootstrap/sessions.go provides them where sessions are served.
+		fx.Annotate(newPipeline, fx.ParamTags("", "", "", "", "", "", `optional:"true"`, "", "", `optional:"true"`)),
 		func(m *metrics.Metrics) *metrics.Extraction { return m.Extraction() },
 		newJobRunner,
 	),
@@ -129,13 +130,13 @@ func newExtractionStages(cfg config.Config, rec *health.Recorder, log *slog.Logg
 }
 
 func newPipeline(cfg config.Config, st stages, mem ports.MemoryStore, msgs ports.MessageStore, clk ports.Clock, ids ports.IDs,
-	similar extraction.SimilarMemories,
+	similar extraction.SimilarMemories, summaries extraction.Summaries,
 ) *extraction.Pipeline {
 	m := cfg.Memory
 	return extraction.New(extraction.Deps{
 		Extractor: st.extractor, Refiner: st.refiner, FallbackRefiner: st.fallback,
 		Memories: mem, Messages: msgs, Clock: clk, IDs: ids, Similar: similar,
-		Gate: st.gate, Budget: st.budget,
+		Gate: st.gate, Budget: st.budget, Summaries: summaries,
 	}, extraction.Options{
 		Boundaries:          candidate.Boundaries{MinConfidence: m.MinConfidence},
 		MaxWriteItems:       m.MaxWriteItems,

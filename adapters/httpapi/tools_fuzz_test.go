@@ -27,7 +27,7 @@ func FuzzToolArguments(f *testing.F) {
 	f.Add("memory_append", `[`)
 	f.Add("memory_save", `null`)
 	clk := fakeclock.New(time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC))
-	tb, mem, _ := newToolbox(f, clk, &seqIDs{})
+	tb, mem, _, _ := newToolbox(f, clk, &seqIDs{})
 	f.Fuzz(func(t *testing.T, name, arguments string) {
 		_, err := tb.Call(t.Context(), tools.Call{Tenant: "acme", Name: name, Arguments: []byte(arguments), DefaultUser: "u"})
 		var (

@@ -1,9 +1,8 @@
 package httpapi_test
 
 import (
+	"context"
 	"encoding/json"
-	lexicalsearch "engram/adapters/lexical"
-	"engram/app/indexing"
 	"net/http"
 	"reflect"
 	"slices"
@@ -13,14 +12,20 @@ import (
 
 	"github.com/danielgtaylor/huma/v2/humatest"
 
+	"engram/adapters/contextsearch"
 	"engram/adapters/httpapi"
+	lexicalsearch "engram/adapters/lexical"
 	"engram/adapters/memstore"
 	"engram/adapters/textanalysis"
+	"engram/adapters/ulids"
 	"engram/app/auth"
+	"engram/app/contextbuild"
+	"engram/app/indexing"
 	"engram/app/memories"
 	"engram/app/retrieval"
 	"engram/app/tools"
 	"engram/domain/memory"
+	"engram/domain/promptctx"
 	"engram/test/fakeclock"
 )
 
@@ -32,31 +37,48 @@ func newToolsHarness(t *testing.T) (humatest.TestAPI, *httpapi.Toolbox) {
 	ids := &seqIDs{}
 	authn := auth.New(auth.Options{Configured: map[string]string{acmeKey: "acme", globexKey: "globex"}}, memstore.NewAPIKeyStore(), clk, ids)
 	api := httpapi.New(http.NewServeMux(), httpapi.Options{MaxBodyBytes: 1 << 20}, authn)
-	tb, mem, search := newToolbox(t, clk, ids)
+	tb, mem, search, inject := newToolbox(t, clk, ids)
 	httpapi.RegisterMemories(api, mem)
 	httpapi.RegisterSearch(api, search)
+	httpapi.RegisterContext(api, inject)
 	httpapi.RegisterTools(api, tb)
 	return humatest.Wrap(t, api.Root), tb
 }
 
-func newToolbox(t testing.TB, clk *fakeclock.Clock, ids *seqIDs) (*httpapi.Toolbox, *memories.Service, *retrieval.Service) {
+// newContextService is the context call over the harness's search, without
+// sessions or profiles, its traces in memory.
+func newContextService(clk *fakeclock.Clock, search *retrieval.Service) *contextbuild.Service {
+	traces := memstore.NewTraceStore()
+	return contextbuild.New(contextbuild.Deps{Retriever: contextsearch.Retriever{Search: search}, Analyzer: textanalysis.New(textanalysis.Options{}),
+		Traces: traceStoreWriter{traces}, Reader: traces, Clock: clk, IDs: ulids.New()}, contextbuild.Options{MinScore: 0.12})
+}
+
+// traceStoreWriter writes each trace at once.
+type traceStoreWriter struct{ store *memstore.TraceStore }
+
+func (w traceStoreWriter) Record(ctx context.Context, t promptctx.Trace) error {
+	return w.store.SaveTraces(ctx, []promptctx.Trace{t})
+}
+
+func newToolbox(t testing.TB, clk *fakeclock.Clock, ids *seqIDs) (*httpapi.Toolbox, *memories.Service, *retrieval.Service, *contextbuild.Service) {
 	t.Helper()
 	an := textanalysis.New(textanalysis.Options{})
 	store, lexical := memstore.NewMemoryStore(), memstore.NewLexicalIndex()
 	ix := indexing.NewLexicalIndexer(an, lexical, store, nil, clk, indexing.LexicalOptions{})
 	mem := memories.New(indexing.NewIndexingMemoryStore(store, ix, nil), clk, ids, memory.Policy{DefaultTTLDays: 180})
 	search := retrieval.New(retrieval.Deps{Analyzer: an, Lexical: lexicalsearch.New(lexical, lexicalsearch.Options{}), Memories: store, Clock: clk}, retrieval.Options{})
+	inject := newContextService(clk, search)
 	tb, err := httpapi.NewToolbox(httpapi.MemorySaveTool(mem), httpapi.MemoryAppendTool(mem), httpapi.MemoryDeleteTool(mem),
-		httpapi.MemoryListTool(mem), httpapi.MemorySearchTool(search))
+		httpapi.MemoryListTool(mem), httpapi.MemorySearchTool(search), httpapi.MemoryContextTool(inject))
 	if err != nil {
 		t.Fatal(err)
 	}
-	return tb, mem, search
+	return tb, mem, search, inject
 }
 
 const acme = "Authorization: Bearer " + acmeKey
 
-var toolNames = []string{"memory_append", "memory_delete", "memory_list", "memory_save", "memory_search"}
+var toolNames = []string{"memory_append", "memory_context", "memory_delete", "memory_list", "memory_save", "memory_search"}
 
 type openAITool struct {
 	Type     string `json:"type"`
@@ -272,6 +294,13 @@ func TestCallTool_eachToolRunsItsUseCase(t *testing.T) {
 	if items := found["items"].([]any); len(items) != 1 || items[0].(map[string]any)["memory"].(map[string]any)["key"] != "diet" {
 		t.Errorf("memory_search returned %v", found)
 	}
+	injected := call("memory_context", map[string]any{"query": "is alice vegetarian", "budget_chars": 500})
+	if prompt, _ := injected["prompt"].(string); !strings.Contains(prompt, "> Is vegetarian") || injected["trace_id"] == "" {
+		t.Errorf("memory_context returned %v", injected)
+	}
+	if trace := api.Get("/v1/traces/"+injected["trace_id"].(string), acme); trace.Code != http.StatusOK || !strings.Contains(trace.Body.String(), `"id":"diet"`) {
+		t.Errorf("its trace: %d %s", trace.Code, trace.Body.String())
+	}
 	if deleted := call("memory_delete", map[string]any{"key": "DIET"}); deleted["key"] != "diet" || deleted["deleted"] != true {
 		t.Errorf("memory_delete returned %v", deleted)
 	}
@@ -411,7 +440,7 @@ func TestDefinitions_withUserAddsUserID(t *testing.T) {
 		}
 	}
 	for _, d := range tb.Definitions(false) {
-		if d.ReadOnly != (d.Name == "memory_list" || d.Name == "memory_search") || d.Destructive != (d.Name == "memory_delete") {
+		if d.ReadOnly != (d.Name == "memory_list" || d.Name == "memory_search" || d.Name == "memory_context") || d.Destructive != (d.Name == "memory_delete") {
 			t.Errorf("%s: read-only %v, destructive %v", d.Name, d.ReadOnly, d.Destructive)
 		}
 	}

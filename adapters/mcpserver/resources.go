@@ -93,3 +93,19 @@ func (s *Server) resourceError(ctx context.Context, uri string, err error) error
 	s.log.ErrorContext(ctx, "mcp: read resource", "uri", uri, "error", err)
 	return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "engram could not read the resource; its log has the cause"}
 }
+
+// ProfileURITemplate is the resource of a user's profile.
+const ProfileURITemplate = "engram://users/{user}/profile"
+
+// ProfileResource is a user's profile (step 8) as GET /v1/users/{user}/profile
+// returns it to the user themselves; read reads it.
+func ProfileResource(read func(ctx context.Context, tenant, user string) (any, error)) Resource {
+	return Resource{
+		URITemplate: ProfileURITemplate,
+		Name:        "profile",
+		Title:       "A user's profile",
+		Description: "The user's profile: declared fields (name, department, position, language, tone…) and what engram derived " +
+			"from their conversations and activity (topics, expertise, work hours, favourite workflows, task statistics), as the user reads it.",
+		Read: read,
+	}
+}

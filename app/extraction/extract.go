@@ -58,6 +58,10 @@ func (p *Pipeline) extract(ctx context.Context, triggers, earlier []conversation
 	if w := p.calls.admit(StageExtract, first.Scope.Tenant, p.deps.Clock.Now()); w != nil {
 		return nil, w
 	}
+	summary, err := p.summary(ctx, first)
+	if err != nil {
+		return nil, fmt.Errorf("extract: %w", err)
+	}
 	release, err := p.calls.acquire(ctx)
 	if err != nil {
 		return nil, err
@@ -67,7 +71,7 @@ func (p *Pipeline) extract(ctx context.Context, triggers, earlier []conversation
 		ConversationID: first.ConversationID,
 		Messages:       triggers,
 		Context:        earlier,
-		Summary:        "", // conversation summaries arrive with sessions (step 4)
+		Summary:        summary,
 		Now:            p.deps.Clock.Now(),
 	})
 	release()
@@ -80,4 +84,12 @@ func (p *Pipeline) extract(ctx context.Context, triggers, earlier []conversation
 	}
 	rep.Candidates = len(cands)
 	return cands, nil
+}
+
+// summary is the conversation's session summary, when it is a session.
+func (p *Pipeline) summary(ctx context.Context, m conversation.Message) (string, error) {
+	if p.deps.Summaries == nil {
+		return "", nil
+	}
+	return p.deps.Summaries.ConversationSummary(ctx, m.Scope, m.ConversationID)
 }

@@ -91,6 +91,7 @@ type envOptions struct {
 	memories  ports.MemoryStore
 	messages  ports.MessageStore
 	worker    string
+	summaries extraction.Summaries
 }
 
 // reportLog is an Observer that keeps every report.
@@ -134,7 +135,7 @@ func newEnv(t *testing.T, o envOptions) *env {
 	p := extraction.New(extraction.Deps{
 		Extractor: o.extractor, Refiner: o.refiner, FallbackRefiner: o.fallback,
 		Memories: o.memories, Messages: o.messages, Clock: clock, IDs: ids, Similar: o.similar,
-		Gate: o.gate, Budget: o.budget,
+		Gate: o.gate, Budget: o.budget, Summaries: o.summaries,
 	}, o.opts)
 	log := &reportLog{}
 	return &env{

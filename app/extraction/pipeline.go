@@ -119,6 +119,14 @@ type Deps struct {
 	Budget ports.LLMBudget
 	Clock  ports.Clock
 	IDs    ports.IDs
+	// Summaries (optional) gives the conversation's summary when the
+	// conversation is a short-term session (record_exchange).
+	Summaries Summaries
+}
+
+// Summaries reads the summary of a conversation that is a session.
+type Summaries interface {
+	ConversationSummary(ctx context.Context, scope memory.Scope, conversationID string) (string, error)
 }
 
 // Gate is the LLM-free judgement after the prefilter: the reason a user message

@@ -36,7 +36,12 @@ func (s *Service) fullInject(ctx context.Context, p plan) (Result, error) {
 	cands := make([]ranking.Candidate, 0, len(ms))
 	byID := make(map[string]memory.Memory, len(ms))
 	for _, m := range ms {
-		if !m.IsLive(p.now) || !inRange(p, m.UpdatedAt()) {
+		switch {
+		case !m.IsLive(p.now):
+			p.explain.drop(Item{Kind: memory.KindMemory, Memory: &m}, evidence[m.ID()].Total(), deadReason(m, p.now))
+			continue
+		case !inRange(p, m.UpdatedAt()):
+			p.explain.drop(Item{Kind: memory.KindMemory, Memory: &m}, evidence[m.ID()].Total(), DropFiltered)
 			continue
 		}
 		byID[m.ID()] = m
@@ -44,9 +49,17 @@ func (s *Service) fullInject(ctx context.Context, p plan) (Result, error) {
 	}
 	ranked := ranking.Rerank(cands, p.now, s.opts.Weights)
 	items := make([]Item, 0, min(len(ranked), p.limit))
-	for _, r := range ranked[:min(len(ranked), p.limit)] {
+	for i, r := range ranked {
 		m := byID[r.ID]
-		items = append(items, Item{Kind: memory.KindMemory, Memory: &m, Score: r.Score, Breakdown: r.Breakdown})
+		it := Item{Kind: memory.KindMemory, Memory: &m, Score: r.Score, Breakdown: r.Breakdown}
+		if i >= p.limit {
+			if p.explain == nil {
+				break
+			}
+			p.explain.drop(it, r.Score, DropLimit)
+			continue
+		}
+		items = append(items, it)
 	}
 	return Result{Items: items, ModeUsed: ModeFullInject}, nil
 }

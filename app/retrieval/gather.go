@@ -145,7 +145,9 @@ func (s *Service) merge(ctx context.Context, p plan, mode Mode, lexical map[memo
 		}
 	}
 	slices.SortStableFunc(kept, func(a, b candidate) int { return -cmpFloat(a.relevance.Total(), b.relevance.Total()) })
-	return kept[:min(len(kept), s.depth(p)*len(p.kinds))], nil
+	depth := min(len(kept), s.depth(p)*len(p.kinds))
+	p.explain.unreadN(DropLimit, len(kept)-depth)
+	return kept[:depth], nil
 }
 
 // relevance is a candidate's evidence in the mode asked: lexical and dense fused in

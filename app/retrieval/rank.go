@@ -26,6 +26,7 @@ func (s *Service) rank(ctx context.Context, p plan, cands []candidate) ([]Item, 
 	for cut > 0 && cands[cut-1].relevance.Total() < p.minScore {
 		cut--
 	}
+	p.explain.unreadN(DropBelowMinScore, len(cands)-cut)
 	cands = cands[:cut]
 	var scored []ranking.Candidate
 	var scores []float64
@@ -41,19 +42,37 @@ func (s *Service) rank(ctx context.Context, p plan, cands []candidate) ([]Item, 
 		}
 		pos, chunk = end, chunk*2
 		if pos < len(cands) && len(scores) >= p.limit && cands[pos].relevance.Total() <= kthLargest(scores, p.limit) {
+			p.explain.unreadN(DropLimit, len(cands)-pos)
 			break
 		}
 	}
+	return s.cutRanked(p, ranking.Rerank(scored, p.now, s.opts.Weights), items), nil
+}
+
+// cutRanked keeps the best p.limit of the ranked candidates that reach
+// p.minScore; the others are explained when the search asked.
+func (s *Service) cutRanked(p plan, ranked []ranking.Ranked, items map[string]Item) []Item {
 	out := make([]Item, 0, p.limit)
-	for _, r := range ranking.Rerank(scored, p.now, s.opts.Weights) {
-		if len(out) == p.limit || r.Score < p.minScore || r.Score <= 0 {
-			break
+	for _, r := range ranked {
+		reason := ""
+		switch {
+		case r.Score < p.minScore || r.Score <= 0:
+			reason = DropBelowMinScore
+		case len(out) == p.limit:
+			reason = DropLimit
 		}
 		it := items[r.ID]
-		it.Score, it.Breakdown = r.Score, r.Breakdown
-		out = append(out, it)
+		if reason == "" {
+			it.Score, it.Breakdown = r.Score, r.Breakdown
+			out = append(out, it)
+			continue
+		}
+		if p.explain == nil {
+			break // ranked best first: nothing later is kept either
+		}
+		p.explain.drop(it, r.Score, reason)
 	}
-	return out, nil
+	return out
 }
 
 // readCandidates reads the truth of one round of candidates (most relevant first)
@@ -66,7 +85,12 @@ func (s *Service) readCandidates(ctx context.Context, p plan, round []candidate,
 	for _, c := range round {
 		if c.kind == memory.KindMessage {
 			m, ok := msgs[c.id]
-			if !ok || (p.ConversationID != "" && m.ConversationID != p.ConversationID) || !inRange(p, m.CreatedAt) {
+			if !ok {
+				p.explain.unreadN(DropMissing, 1)
+				continue
+			}
+			if (p.ConversationID != "" && m.ConversationID != p.ConversationID) || !inRange(p, m.CreatedAt) {
+				p.explain.drop(Item{Kind: memory.KindMessage, Message: &m}, c.relevance.Total(), DropFiltered)
 				continue
 			}
 			*scored = append(*scored, ranking.Candidate{ID: c.id, Evidence: c.relevance, Confidence: -1, ExactKey: -1, At: m.CreatedAt})
@@ -74,7 +98,15 @@ func (s *Service) readCandidates(ctx context.Context, p plan, round []candidate,
 			continue
 		}
 		m, ok := mems[c.id]
-		if !ok || !m.IsLive(p.now) || !s.memoryMatches(p, m) {
+		switch {
+		case !ok:
+			p.explain.unreadN(DropMissing, 1)
+			continue
+		case !m.IsLive(p.now):
+			p.explain.drop(Item{Kind: memory.KindMemory, Memory: &m}, c.relevance.Total(), deadReason(m, p.now))
+			continue
+		case !s.memoryMatches(p, m):
+			p.explain.drop(Item{Kind: memory.KindMemory, Memory: &m}, c.relevance.Total(), DropFiltered)
 			continue
 		}
 		*scored = append(*scored, s.memoryCandidate(p, m, c.relevance))

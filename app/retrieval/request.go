@@ -43,6 +43,10 @@ type Search struct {
 	// MinScore is the least score an item needs; nil: the configured
 	// LONG_TERM_MEMORY_MIN_SCORE. full_inject ignores it.
 	MinScore *float64
+	// Explain reports the candidates the search left out and why
+	// (Result.Dropped, Result.Unread), for a caller that traces its decisions
+	// (the context call).
+	Explain bool
 }
 
 // Item is one result: a memory or a message with its score and breakdown.
@@ -60,6 +64,36 @@ type Result struct {
 	Items          []Item
 	ModeUsed       Mode
 	FallbackReason string
+	// Dropped (with Search.Explain) are the candidates the search read and left
+	// out, each with its reason (Drop*), best first within a reason.
+	Dropped []Dropped
+	// Unread (with Search.Explain) counts, by reason, the candidates the
+	// retrievers found that were never read: their relevance alone ruled them
+	// out (below_min_score, limit), or the truth store no longer has them
+	// (missing).
+	Unread map[string]int
+}
+
+// Why a search left a candidate out (Search.Explain).
+const (
+	DropBelowMinScore = "below_min_score" // its score (or relevance) is below min_score
+	DropLimit         = "limit"           // it scored below the best limit items
+	DropExpired       = "expired"         // a memory past its expires_at
+	DropInactive      = "inactive"        // a deleted memory
+	DropNoise         = "noise"           // a memory under a noise key (weather-date_*, tool-*…)
+	DropFiltered      = "filtered"        // outside the search's types, conversation or time range
+	DropMissing       = "missing"         // the index knows it, the truth store no longer does
+)
+
+// Dropped is a candidate a search read and left out.
+type Dropped struct {
+	Kind    memory.Kind
+	Memory  *memory.Memory
+	Message *conversation.Message
+	// Score is the score it had; for one dropped before it was scored, its
+	// relevance (the most it could have scored).
+	Score  float64
+	Reason string
 }
 
 // plan is a validated search.
@@ -71,7 +105,39 @@ type plan struct {
 	limit    int
 	minScore float64
 	now      time.Time
-	terms    []string // the analysed query
+	terms    []string     // the analysed query
+	explain  *explanation // nil unless Search.Explain
+}
+
+// explanation collects what a search left out (Search.Explain).
+type explanation struct {
+	dropped []Dropped
+	unread  map[string]int
+}
+
+// unreadN counts n candidates left out unread for reason; no-op without Explain.
+func (x *explanation) unreadN(reason string, n int) {
+	if x != nil && n > 0 {
+		x.unread[reason] += n
+	}
+}
+
+// drop records a candidate read and left out; no-op without Explain.
+func (x *explanation) drop(it Item, score float64, reason string) {
+	if x != nil {
+		x.dropped = append(x.dropped, Dropped{Kind: it.Kind, Memory: it.Memory, Message: it.Message, Score: score, Reason: reason})
+	}
+}
+
+// deadReason says why a memory that is not live is left out.
+func deadReason(m memory.Memory, now time.Time) string {
+	switch {
+	case !m.Active():
+		return DropInactive
+	case m.IsExpired(now):
+		return DropExpired
+	}
+	return DropNoise
 }
 
 // parse validates a search against the configured defaults; every invalid field
@@ -97,6 +163,9 @@ func (s *Service) parse(q Search) (plan, error) {
 		return plan{}, err
 	}
 	p.terms = s.deps.Analyzer.Terms(p.Query)
+	if q.Explain {
+		p.explain = &explanation{unread: map[string]int{}}
+	}
 	return p, nil
 }
 

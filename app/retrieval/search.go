@@ -22,6 +22,9 @@ func (s *Service) Search(ctx context.Context, q Search) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
+	if p.explain != nil {
+		res.Dropped, res.Unread = p.explain.dropped, p.explain.unread
+	}
 	s.recordAccess(p, res)
 	return res, nil
 }

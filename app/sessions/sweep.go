@@ -45,26 +45,13 @@ func NewSweeper(store ExpiredSweeper, clock ports.Clock, opts SweepOptions) *Swe
 
 // Sweep removes every expired session, a batch at a time, and returns how many.
 func (s *Sweeper) Sweep(ctx context.Context) (int64, error) {
-	var total int64
-	for {
-		n, err := s.sweep.SweepExpiredSessions(ctx, s.clock.Now(), s.opts.Batch)
-		total += n
-		if err != nil || n < int64(s.opts.Batch) {
-			return total, err
-		}
-	}
+	return runloop.Batches(ctx, s.opts.Batch, func(ctx context.Context, limit int) (int64, error) {
+		return s.sweep.SweepExpiredSessions(ctx, s.clock.Now(), limit)
+	})
 }
 
 // Run sweeps every Interval until ctx ends; a failed sweep is tried again at the
 // next one (reads hide expired sessions meanwhile).
 func (s *Sweeper) Run(ctx context.Context) {
-	runloop.Every(ctx, s.opts.Interval, func(ctx context.Context) {
-		n, err := s.Sweep(ctx)
-		switch {
-		case err != nil && ctx.Err() == nil:
-			s.opts.Logger.WarnContext(ctx, "session sweep failed; retrying at the next interval", "error", err, "swept", n)
-		case n > 0:
-			s.opts.Logger.InfoContext(ctx, "session sweep", "swept", n)
-		}
-	})
+	runloop.Sweep(ctx, s.opts.Interval, s.opts.Logger, "session sweep", s.Sweep)
 }

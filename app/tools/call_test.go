@@ -101,7 +101,7 @@ func TestGuidance_carriesSeed000sBoundaries(t *testing.T) {
 			t.Errorf("WhatToSave does not mention %q", must)
 		}
 	}
-	for _, tool := range []string{"memory_save", "memory_append", "memory_delete", "memory_list", "memory_search", tools.WhatToSave} {
+	for _, tool := range []string{"memory_save", "memory_append", "memory_delete", "memory_list", "memory_search", "memory_context", tools.WhatToSave} {
 		if !strings.Contains(tools.Instructions, tool) {
 			t.Errorf("the MCP instructions do not carry %.40q", tool)
 		}

@@ -25,7 +25,7 @@ const OneMemoryPerTopic = `One memory per topic: the key names the topic (diet, 
 // Instructions is what an MCP server tells the model about itself: which tool to
 // call when, and when not to save.
 const Instructions = `engram is the user's long-term memory across conversations.
-- Before answering something that may depend on what the user told you in earlier conversations, call memory_search (or memory_list to see everything).
+- At the start of a turn, call memory_context with the user's message: it returns what you should know (profile, the session so far, relevant memories and past conversations) as one block of quoted data. To look something up yourself, call memory_search (or memory_list to see everything).
 - When the user tells you something lasting about themselves, or asks you to remember it, call memory_save; to add a detail to a memory they already have, memory_append; when they ask you to forget something or say it is no longer true, memory_delete.
 - ` + WhatToSave + `
 - ` + OneMemoryPerTopic + `

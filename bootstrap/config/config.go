@@ -40,6 +40,8 @@ type Config struct {
 	Profiles    Profiles    `yaml:"profiles"`
 	Redis       Redis       `yaml:"redis"`    // config/sessions.go
 	Sessions    Sessions    `yaml:"sessions"` // config/sessions.go
+	Context     Context     `yaml:"context"`  // config/context.go
+	Traces      Traces      `yaml:"traces"`   // config/context.go
 }
 
 // Profiles is the background refresh of user profiles and the evaluation reports.
@@ -428,6 +430,7 @@ func (c Config) Validate() error {
 	}
 	c.validateSessions(bad)
 	errs = append(errs, c.validateCost()...)
+	c.validateContext(bad)
 	return errors.Join(errs...)
 }
 

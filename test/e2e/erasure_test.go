@@ -172,6 +172,18 @@ func runErasure(t *testing.T, b backend) {
 	if n := count(t, db, `SELECT count(*) FROM long_term_memories WHERE user_id = 'alice' AND source_channel = 'extraction'`); n == 0 {
 		t.Fatal("nothing was extracted from alice's messages; the erasure would not be tested on extracted memories")
 	}
+	// A context call (step 6): its trace holds the query and the snippets injected.
+	var injected struct {
+		Prompt  string `json:"prompt"`
+		TraceID string `json:"trace_id"`
+	}
+	if code := srv.Do(http.MethodPost, "/v1/users/alice/context", map[string]any{"query": "my wombatlounge diary and the theremin quokka",
+		"session_id": "alice-s1"}, &injected); code != http.StatusOK || !strings.Contains(injected.Prompt, "quokka") {
+		t.Fatalf("alice's context = %d %q", code, injected.Prompt)
+	}
+	waitFor(t, 10*time.Second, "alice's trace written", func() bool {
+		return count(t, db, `SELECT count(*) FROM context_traces WHERE id = '`+injected.TraceID+`'`) == 1
+	})
 	if b.vectors != nil && len(rowsOf(b.vectors(), "alice")) == 0 {
 		t.Fatal("alice has no vector in the vector store before the erasure")
 	}
@@ -188,6 +200,15 @@ func runErasure(t *testing.T, b backend) {
 		t.Fatalf("erase = %d %+v", code, accepted)
 	}
 	expectGone(t, api, "alice")
+	// While it is erased, the context call finds nothing and writes no trace.
+	var erasedContext struct {
+		Prompt  string `json:"prompt"`
+		TraceID string `json:"trace_id"`
+	}
+	if code := api.Do(http.MethodPost, "/v1/users/alice/context", map[string]any{"query": "zebrafinch theremin quokka wombatlounge",
+		"session_id": "alice-s1"}, &erasedContext); code != http.StatusOK || erasedContext.Prompt != "" || erasedContext.TraceID != "" {
+		t.Errorf("context while erasing = %d %+v, want an empty context and no trace", code, erasedContext)
+	}
 	var again struct {
 		JobID string `json:"job_id"`
 	}
@@ -211,7 +232,7 @@ func runErasure(t *testing.T, b backend) {
 	// A worker runs the job.
 	srv = Start(t, full...)
 	job := waitJob(t, srv, accepted.JobID)
-	for _, kind := range []string{"memories", "memory_events", "messages", "message_embeddings", "jobs", "vectors", "lexical_docs"} {
+	for _, kind := range []string{"memories", "memory_events", "messages", "message_embeddings", "jobs", "vectors", "lexical_docs", "traces"} {
 		if job.Counts[kind] == 0 {
 			t.Errorf("the job removed no %s: %v", kind, job.Counts)
 		}
@@ -379,6 +400,9 @@ func expectGone(t *testing.T, srv *Server, user string) {
 		if code := srv.Do(http.MethodPost, "/v1/users/"+user+"/search", body, &a); code != http.StatusOK || len(a.Items) != 0 {
 			t.Errorf("search (%s) = %d with %d items, want none", mode, code, len(a.Items))
 		}
+	}
+	if code := srv.Do(http.MethodGet, "/v1/users/"+user+"/traces/latest", nil, nil); code != http.StatusNotFound {
+		t.Errorf("GET traces/latest = %d, want 404", code)
 	}
 	var users struct {
 		Items []struct {

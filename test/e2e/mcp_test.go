@@ -24,7 +24,7 @@ const (
 	globexMCPKey = "globex-mcp-key-0123456789abcdef"
 )
 
-var mcpTools = []string{"memory_append", "memory_delete", "memory_list", "memory_save", "memory_search"}
+var mcpTools = []string{"memory_append", "memory_context", "memory_delete", "memory_list", "memory_save", "memory_search"}
 
 // mcpOverHTTP connects the Go SDK's client to the server's /mcp.
 func mcpOverHTTP(t *testing.T, srv *Server, h map[string]string) *mcp.ClientSession {
@@ -95,6 +95,7 @@ func exerciseTools(t *testing.T, s *mcp.ClientSession) {
 		{"memory_save", map[string]any{"key": "tea", "type": "preference", "content": "Drinks oolong tea every morning"}, `"key":"tea"`},
 		{"memory_list", nil, `"key":"diet"`},
 		{"memory_search", map[string]any{"query": "which tea does she drink", "mode": "lexical"}, `"key":"tea"`},
+		{"memory_context", map[string]any{"query": "which tea does she drink", "budget_chars": 1000}, `- [preference] tea \u003e Drinks oolong tea every morning`},
 		{"memory_delete", map[string]any{"key": "tea"}, `"deleted":true`},
 	}
 	for _, step := range steps {
@@ -137,6 +138,19 @@ func TestMCP_streamableHTTPWithAKey(t *testing.T) {
 	}
 	if code := srv.Do(http.MethodGet, "/v1/users/alice/memories/nick", nil, nil, auth...); code != http.StatusNotFound {
 		t.Errorf("a refused call stored nick: %d", code)
+	}
+
+	// The profile resource: what the user reads of their profile.
+	if code := srv.Do(http.MethodPatch, "/v1/users/alice/profile", map[string]any{"display_name": "Alice Chen", "language": "en"}, nil,
+		append(auth, "X-Acting-User", "alice")...); code != http.StatusOK {
+		t.Fatalf("patch alice's profile = %d", code)
+	}
+	read, err := acme.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: "engram://users/alice/profile"})
+	if err != nil || len(read.Contents) != 1 || !strings.Contains(read.Contents[0].Text, `"display_name":"Alice Chen"`) {
+		t.Errorf("the profile resource: %+v %v", read, err)
+	}
+	if _, err := acme.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: "engram://users/nobody/profile"}); err == nil {
+		t.Error("the profile of a user the tenant does not know was read")
 	}
 
 	// user_id names another user of the same tenant.

@@ -105,7 +105,7 @@ func TestMCP_typeScriptSDKClient(t *testing.T) {
 	if c := out.Calls["bad_type"]; !c.IsError || !strings.Contains(c.Text, "argument `type` must be one of") {
 		t.Errorf("bad type: %+v", c)
 	}
-	if len(out.Templates) != 1 || out.Templates[0] != "engram://users/{user}/memories" || len(out.Resource.Items) != 1 || out.Resource.Items[0].Key != "diet" {
+	if !slices.Equal(out.Templates, []string{"engram://users/{user}/memories", "engram://users/{user}/profile"}) || len(out.Resource.Items) != 1 || out.Resource.Items[0].Key != "diet" {
 		t.Errorf("templates %v, resource %+v", out.Templates, out.Resource)
 	}
 	var diet struct {

@@ -23,7 +23,7 @@ import (
 func TestFunctionCalling_anAgentLoopSavesWhatTheModelAsks(t *testing.T) {
 	srv := Start(t, "ENGRAM_DATA_DIR="+t.TempDir())
 	var tools []llms.Tool
-	if code := srv.Do(http.MethodGet, "/v1/tools", nil, &tools); code != http.StatusOK || len(tools) != 5 {
+	if code := srv.Do(http.MethodGet, "/v1/tools", nil, &tools); code != http.StatusOK || len(tools) != 6 {
 		t.Fatalf("GET /v1/tools = %d, %d tools", code, len(tools))
 	}
 
@@ -68,7 +68,7 @@ func TestFunctionCalling_anAgentLoopSavesWhatTheModelAsks(t *testing.T) {
 	}
 
 	requests := model.ChatRequests()
-	if len(requests) != 3 || len(requests[0].Tools) != 5 {
+	if len(requests) != 3 || len(requests[0].Tools) != 6 {
 		t.Fatalf("%d chat requests; the first offered %v", len(requests), requests[0].Tools)
 	}
 	// The model was told what the tools said: the memory, then why the second call was refused.

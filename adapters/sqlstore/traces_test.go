@@ -1,0 +1,23 @@
+package sqlstore
+
+import (
+	"testing"
+
+	"engram/test/contract"
+)
+
+func TestTraceStore_SQLite(t *testing.T) {
+	t.Parallel()
+	contract.RunTraceStore(t, func(t *testing.T) contract.TraceStores {
+		db := openSQLiteForTest(t)
+		return contract.TraceStores{Traces: NewTraceStore(db), Erasures: NewErasureStore(db)}
+	})
+}
+
+func TestTraceStore_Postgres(t *testing.T) {
+	t.Parallel()
+	contract.RunTraceStore(t, func(t *testing.T) contract.TraceStores {
+		db := openPostgresForTest(t)
+		return contract.TraceStores{Traces: NewTraceStore(db), Erasures: NewErasureStore(db)}
+	})
+}

@@ -1,0 +1,86 @@
+package promptctx
+
+import (
+	"time"
+
+	"engram/domain/memory"
+)
+
+// Trace explains one context call (seed 001's /memory-trace: "why was this
+// injected?"): what was asked, what was found, what went into the block and
+// why everything else did not.
+type Trace struct {
+	ID             string
+	Scope          memory.Scope
+	At             time.Time
+	Query          string
+	SessionID      string // "" when the call named no session
+	FlowID         string
+	ModeUsed       string // the memory search's mode
+	FallbackReason string // why the memory search answered lexically
+	Budget         int    // the budget in characters
+	InjectedChars  int    // characters of the block
+	// SourceCount counts the injected items by section.
+	SourceCount map[Section]int
+	// Items are the injected items, in the block's order.
+	Items []TraceItem
+	// RawHits are every candidate considered, injected or not, each dropped one
+	// with its reason.
+	RawHits []RawHit
+	// Omitted counts, by reason, the candidates the searches never read (their
+	// relevance alone ruled them out), which RawHits does not list.
+	Omitted map[string]int
+	// Timings are the stages' wall times.
+	Timings map[string]time.Duration
+}
+
+// TraceItem is one injected item.
+type TraceItem struct {
+	ID        string
+	Kind      string
+	Section   Section
+	Source    string
+	Score     float64
+	Snippet   string
+	Truncated bool
+}
+
+// RawHit is one candidate and what became of it.
+type RawHit struct {
+	ID      string
+	Kind    string
+	Section Section
+	Source  string
+	Score   float64
+	Kept    bool
+	Reason  string // why it was dropped: budget, below_min_score, duplicate, instruction_like…
+}
+
+// Why the context call dropped a candidate before packing (the searches' own
+// reasons — below_min_score, limit, expired, noise… — pass through as they are).
+const (
+	ReasonDuplicate       = "duplicate"        // the same text is already a candidate of a section before it
+	ReasonInstructionLike = "instruction_like" // reads as an instruction to the assistant, and the call leaves such text out
+	ReasonCurrentSession  = "current_session"  // a past message of this very session: its summary and recent messages stand for it
+	ReasonBelowMinScore   = "below_min_score"  // an external item scoring below min_score
+)
+
+// Explain turns a packed plan and the candidates dropped before packing into the
+// trace's items, raw hits and source counts: every kept decision is an item and a
+// kept raw hit; every other decision is a raw hit with Pack's reason; the early
+// drops follow as they are.
+func Explain(p Plan, early []RawHit) (items []TraceItem, hits []RawHit, counts map[Section]int) {
+	counts = map[Section]int{}
+	for _, s := range Order {
+		counts[s] = 0
+	}
+	for _, d := range p.Kept() {
+		items = append(items, TraceItem{ID: d.ID, Kind: d.Kind, Section: d.Section, Source: d.Source, Score: d.Score,
+			Snippet: Snippet(d.text), Truncated: d.Truncated})
+		counts[d.Section]++
+	}
+	for _, d := range p.Decisions {
+		hits = append(hits, RawHit{ID: d.ID, Kind: d.Kind, Section: d.Section, Source: d.Source, Score: d.Score, Kept: d.Kept, Reason: d.Reason})
+	}
+	return items, append(hits, early...), counts
+}

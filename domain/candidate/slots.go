@@ -71,7 +71,7 @@ func ParseSlotKey(key string) (profile.Slot, bool) {
 
 var slotAliases = map[string]profile.Slot{
 	"nick": profile.SlotNickname, "nick_name": profile.SlotNickname, "user_nickname": profile.SlotNickname,
-	"name_to_call": profile.SlotNickname,
+	"name_to_call":   profile.SlotNickname,
 	"preferred_name": profile.SlotPreferredName, "preferred_address": profile.SlotPreferredName,
 	"assistant_name": profile.SlotAIName, "bot_name": profile.SlotAIName, "ai_nickname": profile.SlotAIName,
 	"assistant_nickname": profile.SlotAIName, "ainame": profile.SlotAIName,

@@ -47,7 +47,8 @@ func NewSlotCandidate(slot profile.Slot, value string, confidence float64, messa
 	if value == "" {
 		op = OpDelete
 	}
-	return Candidate{Op: op, Type: TypeProfile, Key: SlotKey(slot), Content: value, Confidence: confidence, SourceMessageID: messageID}
+	return Candidate{Op: op, Type: TypeProfile, Key: SlotKey(slot), Content: value, Importance: memory.DefaultImportance,
+		Confidence: confidence, SourceMessageID: messageID}
 }
 
 // IsSlot reports whether the candidate is for an identity slot, not a memory.

@@ -143,7 +143,26 @@ func slotValueFor(slot profile.Slot, value string) (string, string) {
 			return "", quote(value) + " cannot be a name"
 		}
 	}
+	if slot != profile.SlotEmoji && readsAsStatement(value) {
+		return "", quote(value) + " reads as a statement about the user, not as the slot's value"
+	}
 	return value, ""
+}
+
+// readsAsStatement tells a sentence an extractor wrote ("User wants to be called
+// Captain", "用户希望被叫小王") from a value ("Captain", "小王"): a slot holds a few
+// words at most.
+func readsAsStatement(v string) bool {
+	if strings.Contains(v, "用户") {
+		return true
+	}
+	words := strings.Fields(lowerASCII(v))
+	for _, w := range words {
+		if w == "user" || w == "user's" || w == "users" {
+			return true
+		}
+	}
+	return len(words) > 4 || hasCJK(v) && utf8.RuneCountInString(v) > 12
 }
 
 // trimSlotValue drops spaces, quotes and closing punctuation around a value

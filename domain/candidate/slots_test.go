@@ -57,6 +57,8 @@ func TestCheck_keepsAValidSlotCandidateAndSaysWhyNotOtherwise(t *testing.T) {
 		{"a word as an emoji", slotCand("profile.emoji", "cat", candidate.OpAdd, 0.9), candidate.ReasonWrongSlotValue},
 		{"an unknown language", slotCand("profile.language", "Klingonese", candidate.OpAdd, 0.9), candidate.ReasonWrongSlotValue},
 		{"a name longer than the field", slotCand("profile.nickname", "The Most Honourable Grand Captain Of All The Seven Seas And Beyond", candidate.OpAdd, 0.9), candidate.ReasonWrongSlotValue},
+		{"a statement instead of a value", slotCand("profile.nickname", "User wants to be called Captain", candidate.OpAdd, 0.9), candidate.ReasonWrongSlotValue},
+		{"a Chinese statement instead of a value", slotCand("profile.nickname", "用户希望被叫小王", candidate.OpAdd, 0.9), candidate.ReasonWrongSlotValue},
 		{"a guess", slotCand("profile.nickname", "Captain", candidate.OpAdd, 0.5), candidate.ReasonLowConfidence},
 	}
 	for _, c := range cases {

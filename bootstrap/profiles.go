@@ -37,6 +37,8 @@ var profilesModule = fx.Module("profiles",
 		newProfilesService,
 		newOrgService,
 		newProfileMarkingQueue,
+		// Identity slots said in conversations go to the profile (extraction's route step).
+		func(svc *profiles.Service) extraction.ProfileSlots { return svc },
 		AsRoute(profileRoutes),
 	),
 	AsPurger("profiles", erasure.PhaseTruth, func(svc *profiles.Service) ports.UserPurger { return svc }),

@@ -50,7 +50,9 @@ var workerModule = fx.Module("worker",
 		newExtractionStages,
 		// similar is optional: bootstrap/retrieval.go provides vector similarity
 		// where this process keeps vectors fresh; extraction falls back to lexical.
-		fx.Annotate(newPipeline, fx.ParamTags("", "", "", "", "", "", `optional:"true"`)),
+		// profiles (bootstrap/profiles.go) receives identity slots; without it they
+		// are dropped.
+		fx.Annotate(newPipeline, fx.ParamTags("", "", "", "", "", "", `optional:"true"`, `optional:"true"`)),
 		func(m *metrics.Metrics) *metrics.Extraction { return m.Extraction() },
 		newJobRunner,
 	),
@@ -129,13 +131,13 @@ func newExtractionStages(cfg config.Config, rec *health.Recorder, log *slog.Logg
 }
 
 func newPipeline(cfg config.Config, st stages, mem ports.MemoryStore, msgs ports.MessageStore, clk ports.Clock, ids ports.IDs,
-	similar extraction.SimilarMemories,
+	similar extraction.SimilarMemories, profiles extraction.ProfileSlots,
 ) *extraction.Pipeline {
 	m := cfg.Memory
 	return extraction.New(extraction.Deps{
 		Extractor: st.extractor, Refiner: st.refiner, FallbackRefiner: st.fallback,
 		Memories: mem, Messages: msgs, Clock: clk, IDs: ids, Similar: similar,
-		Gate: st.gate, Budget: st.budget,
+		Gate: st.gate, Budget: st.budget, Profiles: profiles,
 	}, extraction.Options{
 		Boundaries:          candidate.Boundaries{MinConfidence: m.MinConfidence},
 		MaxWriteItems:       m.MaxWriteItems,

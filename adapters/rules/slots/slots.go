@@ -57,6 +57,7 @@ type Rule struct {
 	Clear    bool
 	Examples []Example
 	Counter  []string
+	anchors  []string // lower-case; the rule is tried only where one occurs
 	res      []*regexp.Regexp
 	values   *values
 }
@@ -110,9 +111,19 @@ func (r *Recognizer) Find(text string) []Match {
 	var out []Match
 	for _, sentence := range candidate.Sentences(candidate.Fold(strings.TrimSpace(text))) {
 		sentence = strings.TrimRight(sentence, ".!?;。！？；… ")
-		rules := r.en
+		all := r.en
 		if hasCJK(sentence) {
-			rules = r.zh
+			all = r.zh
+		}
+		low := strings.ToLower(sentence)
+		var rules []Rule
+		for _, rule := range all {
+			if rule.anchored(low) {
+				rules = append(rules, rule)
+			}
+		}
+		if len(rules) == 0 {
+			continue
 		}
 		consumed := 0 // a clause inside the last match ("From now on, call me Sam") is not read again
 		for _, start := range clauseStarts(sentence) {
@@ -138,8 +149,22 @@ func (r *Recognizer) Find(text string) []Match {
 // Find applies the rule alone to a clause (its examples and counter-examples are
 // such clauses).
 func (rule Rule) Find(clause string) (Match, bool) {
-	m, _, ok := rule.find(strings.TrimRight(strings.TrimSpace(candidate.Fold(clause)), ".!?;。！？；… "))
+	clause = strings.TrimRight(strings.TrimSpace(candidate.Fold(clause)), ".!?;。！？；… ")
+	if !rule.anchored(strings.ToLower(clause)) {
+		return Match{}, false
+	}
+	m, _, ok := rule.find(clause)
 	return m, ok
+}
+
+// anchored reports whether one of the rule's anchors occurs in low.
+func (rule Rule) anchored(low string) bool {
+	for _, a := range rule.anchors {
+		if strings.Contains(low, a) {
+			return true
+		}
+	}
+	return false
 }
 
 // find applies the rule at the start of clause: the match and how many bytes of
@@ -263,6 +288,7 @@ type file struct {
 	Rules  []struct {
 		Name     string    `yaml:"name"`
 		Slot     string    `yaml:"slot"`
+		Anchors  []string  `yaml:"anchors"`
 		Clear    bool      `yaml:"clear"`
 		Doc      string    `yaml:"doc"`
 		Patterns []string  `yaml:"patterns"`
@@ -298,11 +324,15 @@ func load(lang string) ([]Rule, error) {
 		if err != nil {
 			return nil, fmt.Errorf("slots: %s.yaml: rule %q: %w", lang, spec.Name, err)
 		}
-		if len(spec.Patterns) == 0 || len(spec.Examples) == 0 {
-			return nil, fmt.Errorf("slots: %s.yaml: rule %q needs patterns and examples", lang, spec.Name)
+		if len(spec.Patterns) == 0 || len(spec.Examples) == 0 || len(spec.Anchors) == 0 {
+			return nil, fmt.Errorf("slots: %s.yaml: rule %q needs patterns, anchors and examples", lang, spec.Name)
+		}
+		anchors, err := expandAnchors(spec.Anchors, f.Lists)
+		if err != nil {
+			return nil, fmt.Errorf("slots: %s.yaml: rule %q: %w", lang, spec.Name, err)
 		}
 		r := Rule{Lang: lang, Name: spec.Name, Doc: spec.Doc, Slot: slot, Clear: spec.Clear,
-			Examples: spec.Examples, Counter: spec.Counter, values: &vals}
+			Examples: spec.Examples, Counter: spec.Counter, anchors: anchors, values: &vals}
 		for _, p := range spec.Patterns {
 			expanded, err := lists.Splice(p)
 			if err != nil {
@@ -320,6 +350,26 @@ func load(lang string) ([]Rule, error) {
 		rules = append(rules, r)
 	}
 	return rules, nil
+}
+
+// expandAnchors lower-cases anchors and replaces each "{list}" with the list's
+// entries.
+func expandAnchors(anchors []string, lists map[string][]string) ([]string, error) {
+	var out []string
+	for _, a := range anchors {
+		if name, ok := strings.CutPrefix(a, "{"); ok && strings.HasSuffix(name, "}") {
+			words, known := lists[strings.TrimSuffix(name, "}")]
+			if !known {
+				return nil, fmt.Errorf("anchor %q names no list", a)
+			}
+			for _, w := range words {
+				out = append(out, strings.ToLower(w))
+			}
+			continue
+		}
+		out = append(out, strings.ToLower(a))
+	}
+	return out, nil
 }
 
 func hasCJK(s string) bool {

@@ -1,7 +1,10 @@
 package slots_test
 
 import (
+	"encoding/json"
+	"os"
 	"reflect"
+	"strings"
 	"testing"
 
 	"engram/adapters/rules/slots"
@@ -78,4 +81,30 @@ func TestFind_readsTheSlotsOfAWholeMessage(t *testing.T) {
 			t.Errorf("Find(%q) = %+v, want %+v", c.text, got, c.want)
 		}
 	}
+}
+
+// BenchmarkFind reads every message of the rule extractor's labelled set (475
+// messages, slots among many more that hold none, as in real traffic).
+func BenchmarkFind(b *testing.B) {
+	raw, err := os.ReadFile("../testdata/labelled.jsonl")
+	if err != nil {
+		b.Fatal(err)
+	}
+	var texts []string
+	for _, line := range strings.Split(string(raw), "\n") {
+		var l struct {
+			Text string `json:"text"`
+		}
+		if json.Unmarshal([]byte(line), &l) == nil && l.Text != "" {
+			texts = append(texts, l.Text)
+		}
+	}
+	r := slots.Default()
+	b.ReportAllocs()
+	for b.Loop() {
+		for _, t := range texts {
+			r.Find(t)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(texts)), "ns/msg")
 }

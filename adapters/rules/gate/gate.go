@@ -125,7 +125,7 @@ func (g *Gate) Passes(text string) bool {
 	selfSeen := false
 	for _, c := range clauses(normalize(text)) {
 		lang := &g.en
-		if hasCJK(c.text) {
+		if candidate.HasCJK(c.text) {
 			lang = &g.zh
 		}
 		hasSelf := lang.self.MatchString(c.text)
@@ -270,13 +270,4 @@ func clauses(s string) []clause {
 	}
 	emit(len(s), false)
 	return out
-}
-
-func hasCJK(s string) bool {
-	for _, r := range s {
-		if candidate.IsCJK(r) {
-			return true
-		}
-	}
-	return false
 }

@@ -80,15 +80,15 @@ type Recognizer struct {
 
 // New compiles the embedded rules.
 func New() (*Recognizer, error) {
-	en, err := load("en")
-	if err != nil {
-		return nil, err
+	r := &Recognizer{}
+	for lang, rules := range map[string]*[]Rule{"en": &r.en, "zh": &r.zh} {
+		loaded, err := load(lang)
+		if err != nil {
+			return nil, err
+		}
+		*rules = loaded
 	}
-	zh, err := load("zh")
-	if err != nil {
-		return nil, err
-	}
-	return &Recognizer{en: en, zh: zh}, nil
+	return r, nil
 }
 
 // Default is the recognizer of the embedded rules, compiled once. The rules are
@@ -112,7 +112,7 @@ func (r *Recognizer) Find(text string) []Match {
 	for _, sentence := range candidate.Sentences(candidate.Fold(strings.TrimSpace(text))) {
 		sentence = strings.TrimRight(sentence, ".!?;。！？；… ")
 		all := r.en
-		if hasCJK(sentence) {
+		if candidate.HasCJK(sentence) {
 			all = r.zh
 		}
 		low := strings.ToLower(sentence)
@@ -370,13 +370,4 @@ func expandAnchors(anchors []string, lists map[string][]string) ([]string, error
 		out = append(out, strings.ToLower(a))
 	}
 	return out, nil
-}
-
-func hasCJK(s string) bool {
-	for _, r := range s {
-		if candidate.IsCJK(r) {
-			return true
-		}
-	}
-	return false
 }

@@ -39,6 +39,8 @@ var profilesModule = fx.Module("profiles",
 		newOrgService,
 		newProfileMarkingQueue,
 		newProfileMarks, // bootstrap/profile_marks.go
+		// Identity slots said in conversations go to the profile (extraction's route step).
+		func(svc *profiles.Service) extraction.ProfileSlots { return svc },
 		AsRoute(profileRoutes),
 		AsMCPResource(func(p *profiles.Service) mcpserver.Resource { return mcpserver.ProfileResource(httpapi.OwnProfile(p)) }),
 	),

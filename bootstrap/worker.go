@@ -51,7 +51,9 @@ var workerModule = fx.Module("worker",
 		// similar is optional: bootstrap/retrieval.go provides vector similarity
 		// where this process keeps vectors fresh; extraction falls back to lexical.
 		// summaries too: bootstrap/sessions.go provides them where sessions are served.
-		fx.Annotate(newPipeline, fx.ParamTags("", "", "", "", "", "", `optional:"true"`, "", "", `optional:"true"`)),
+		// profiles (bootstrap/profiles.go) receives identity slots; without it they
+		// are dropped.
+		fx.Annotate(newPipeline, fx.ParamTags("", "", "", "", "", "", `optional:"true"`, `optional:"true"`, `optional:"true"`)),
 		func(m *metrics.Metrics) *metrics.Extraction { return m.Extraction() },
 		newJobRunner,
 	),
@@ -130,13 +132,13 @@ func newExtractionStages(cfg config.Config, rec *health.Recorder, log *slog.Logg
 }
 
 func newPipeline(cfg config.Config, st stages, mem ports.MemoryStore, msgs ports.MessageStore, clk ports.Clock, ids ports.IDs,
-	similar extraction.SimilarMemories, summaries extraction.Summaries,
+	similar extraction.SimilarMemories, summaries extraction.Summaries, profiles extraction.ProfileSlots,
 ) *extraction.Pipeline {
 	m := cfg.Memory
 	return extraction.New(extraction.Deps{
 		Extractor: st.extractor, Refiner: st.refiner, FallbackRefiner: st.fallback,
 		Memories: mem, Messages: msgs, Clock: clk, IDs: ids, Similar: similar,
-		Gate: st.gate, Budget: st.budget, Summaries: summaries,
+		Gate: st.gate, Budget: st.budget, Summaries: summaries, Profiles: profiles,
 	}, extraction.Options{
 		Boundaries:          candidate.Boundaries{MinConfidence: m.MinConfidence},
 		MaxWriteItems:       m.MaxWriteItems,

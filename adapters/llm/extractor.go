@@ -244,32 +244,13 @@ func toCandidate(raw rawCandidate, sources []string) (c candidate.Candidate, pro
 		typeField = raw.Type
 	}
 	typ, _ := typeField.text()
-	if strings.EqualFold(strings.TrimSpace(typ), "profile") {
-		return c, "identity-profile fields do not belong in long-term memory"
+	if strings.EqualFold(strings.TrimSpace(typ), string(candidate.TypeProfile)) {
+		problem = slotKeyAndValue(&c, raw)
+	} else {
+		problem = memoryKeyAndContent(&c, raw, typ)
 	}
-	t, err := memory.ParseType(typ)
-	if err != nil {
-		return c, fmt.Sprintf("memory_type %q is not one of preference, fact, goal, project, constraint", typ)
-	}
-	c.Type = t
-
-	rawKey, _ := raw.Key.text()
-	key, err := candidate.ParseProposedKey(rawKey)
-	if err != nil {
-		return c, fmt.Sprintf("key %q is refused: %v", snippet(rawKey, 40), err)
-	}
-	if rule, noisy := memory.NoiseRuleFor(key); noisy {
-		return c, fmt.Sprintf("key %q is in the noise family %s*: %s", key, rule.Prefix, rule.Reason)
-	}
-	c.Key = key.String()
-
-	content, ok := raw.Content.text()
-	if !ok {
-		return c, "content " + raw.Content.rawText() + " is not a string"
-	}
-	c.Content = strings.TrimSpace(content)
-	if err := memory.ValidateContent("content", c.Content); err != nil {
-		return c, err.Error()
+	if problem != "" {
+		return c, problem
 	}
 
 	c.Importance = memory.DefaultImportance
@@ -300,6 +281,62 @@ func toCandidate(raw rawCandidate, sources []string) (c candidate.Candidate, pro
 
 	c.SourceMessageID = sources[sourceIndex(raw.SourceMessage, len(sources))]
 	return c, ""
+}
+
+// memoryKeyAndContent reads the type, key and content of a memory candidate.
+func memoryKeyAndContent(c *candidate.Candidate, raw rawCandidate, typ string) (problem string) {
+	t, err := memory.ParseType(typ)
+	if err != nil {
+		return fmt.Sprintf("memory_type %q is not one of preference, fact, goal, project, constraint, profile", typ)
+	}
+	c.Type = t
+
+	rawKey, _ := raw.Key.text()
+	key, err := candidate.ParseProposedKey(rawKey)
+	if err != nil {
+		return fmt.Sprintf("key %q is refused: %v", snippet(rawKey, 40), err)
+	}
+	if rule, noisy := memory.NoiseRuleFor(key); noisy {
+		return fmt.Sprintf("key %q is in the noise family %s*: %s", key, rule.Prefix, rule.Reason)
+	}
+	c.Key = key.String()
+
+	content, ok := raw.Content.text()
+	if !ok {
+		return "content " + raw.Content.rawText() + " is not a string"
+	}
+	c.Content = strings.TrimSpace(content)
+	if err := memory.ValidateContent("content", c.Content); err != nil {
+		return err.Error()
+	}
+	return ""
+}
+
+// slotKeyAndValue reads an identity slot (memory_type "profile"): the key names the
+// slot ("profile.nickname"), the content is its value ("Captain"), empty for a
+// DELETE, which clears it. Whether the value fits the slot is the screen's call
+// (candidate.Boundaries), as for every extractor.
+func slotKeyAndValue(c *candidate.Candidate, raw rawCandidate) (problem string) {
+	rawKey, _ := raw.Key.text()
+	slot, ok := candidate.ParseSlotKey(rawKey)
+	if !ok {
+		return fmt.Sprintf("key %q of a profile item names no identity slot (profile.nickname, profile.preferred_name, "+
+			"profile.ai_name, profile.emoji, profile.language, profile.tone)", snippet(rawKey, 40))
+	}
+	c.Type, c.Key = candidate.TypeProfile, candidate.SlotKey(slot)
+	value, ok := raw.Content.text()
+	if !ok {
+		return "content " + raw.Content.rawText() + " is not a string"
+	}
+	c.Content = strings.TrimSpace(value)
+	if c.Op == candidate.OpDelete {
+		c.Content = ""
+		return ""
+	}
+	if err := memory.ValidateContent("content", c.Content); err != nil {
+		return err.Error()
+	}
+	return ""
 }
 
 // sourceIndex reads "source_message" (2, "2", "M2") into an index of sources; a

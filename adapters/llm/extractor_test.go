@@ -198,7 +198,7 @@ func TestExtract_validatesEachCandidateAndDropsOnlyTheBadOnes(t *testing.T) {
 	srv := fakellm.New(t)
 	srv.EnqueueChat(fakellm.Answer(`{"candidates":[
 		{"op":"MERGE","memory_type":"fact","key":"a","content":"x"},
-		{"op":"ADD","memory_type":"profile","key":"nickname","content":"用户希望被叫小王"},
+		{"op":"ADD","memory_type":"profile","key":"profile.city","content":"武汉"},
 		{"op":"ADD","memory_type":"hobby","key":"b","content":"x"},
 		{"op":"ADD","memory_type":"fact","key":"","content":"x"},
 		{"op":"ADD","memory_type":"fact","key":"🍕","content":"用户住在武汉"},
@@ -229,7 +229,7 @@ func TestExtract_validatesEachCandidateAndDropsOnlyTheBadOnes(t *testing.T) {
 	if defaults.Op != candidate.OpAdd || defaults.Importance != 3 || defaults.Confidence != memory.DefaultConfidence || defaults.TTLDays != 0 {
 		t.Errorf("defaults not applied: %+v", defaults)
 	}
-	wantReasons := []string{"op \"MERGE\"", "identity-profile", "memory_type \"hobby\"", "key \"\"", "key \"🍕\"",
+	wantReasons := []string{"op \"MERGE\"", "names no identity slot", "memory_type \"hobby\"", "key \"\"", "key \"🍕\"",
 		"must not be empty", "at most 1000", "importance 7", "importance 2.5", "confidence 1.5", "confidence \"high\"",
 		"ttl_days -1", "content {\"text\":\"x\"} is not a string", "not a JSON object", "repeats an earlier candidate"}
 	if len(x.Rejected) != len(wantReasons) {
@@ -239,6 +239,50 @@ func TestExtract_validatesEachCandidateAndDropsOnlyTheBadOnes(t *testing.T) {
 		if !strings.Contains(x.Rejected[i].Reason, want) {
 			t.Errorf("rejection %d = %v, want it to mention %s", i, x.Rejected[i], want)
 		}
+	}
+}
+
+// Identity slots come as memory_type "profile" with the slot in the key and the
+// value alone as content; a DELETE clears the slot. They are candidates of
+// candidate.TypeProfile for the pipeline to route to the profile.
+func TestExtract_readsIdentitySlotsAsProfileCandidates(t *testing.T) {
+	t.Parallel()
+	srv := fakellm.New(t)
+	srv.EnqueueChat(fakellm.Answer(`{"candidates":[
+		{"op":"ADD","memory_type":"profile","key":"profile.nickname","content":"Captain","confidence":0.95,"source_message":1},
+		{"op":"ADD","memory_type":"Profile","key":"ai_name","content":" Jarvis ","source_message":2},
+		{"op":"DELETE","memory_type":"profile","key":"profile.emoji","content":"🐱","source_message":2},
+		{"op":"ADD","memory_type":"profile","key":"profile.nickname","content":"","source_message":1},
+		{"op":"ADD","memory_type":"constraint","key":"reply.language","content":"The user wants replies in Chinese","source_message":2},
+		{"op":"ADD","memory_type":"profile","key":"profile.language","content":"Chinese","confidence":0.9,"source_message":2}]}`))
+	e := newTestExtractor(t, srv, ExtractorOptions{})
+	x, err := e.ExtractDetailed(context.Background(), input([]conversation.Message{
+		msg("m1", conversation.RoleUser, "Please call me Captain from now on."),
+		msg("m2", conversation.RoleUser, "I'll call you Jarvis. Drop my emoji. From now on reply in Chinese."),
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []candidate.Candidate{
+		{Op: candidate.OpAdd, Type: candidate.TypeProfile, Key: "profile.nickname", Content: "Captain", Importance: 3, Confidence: 0.95, SourceMessageID: "m1"},
+		{Op: candidate.OpAdd, Type: candidate.TypeProfile, Key: "profile.ai_name", Content: "Jarvis", Importance: 3, Confidence: memory.DefaultConfidence, SourceMessageID: "m2"},
+		{Op: candidate.OpDelete, Type: candidate.TypeProfile, Key: "profile.emoji", Content: "", Importance: 3, Confidence: memory.DefaultConfidence, SourceMessageID: "m2"},
+		{Op: candidate.OpAdd, Type: memory.TypeConstraint, Key: "reply.language", Content: "The user wants replies in Chinese", Importance: 3, Confidence: memory.DefaultConfidence, SourceMessageID: "m2"},
+		{Op: candidate.OpAdd, Type: candidate.TypeProfile, Key: "profile.language", Content: "Chinese", Importance: 3, Confidence: 0.9, SourceMessageID: "m2"},
+	}
+	if len(x.Candidates) != len(want) {
+		t.Fatalf("got %+v", x.Candidates)
+	}
+	for i := range want {
+		if x.Candidates[i] != want[i] {
+			t.Errorf("candidate %d = %+v\nwant %+v", i, x.Candidates[i], want[i])
+		}
+	}
+	if len(x.Rejected) != 1 || !strings.Contains(x.Rejected[0].Reason, "must not be empty") {
+		t.Errorf("rejected %+v, want the nickname without a value", x.Rejected)
+	}
+	if sys := srv.ChatRequests()[0].Text("system"); !strings.Contains(sys, `"profile.nickname"`) {
+		t.Errorf("the system prompt does not ask for identity slots:\n%s", sys)
 	}
 }
 

@@ -78,7 +78,7 @@ func TestExtraction_countsOutcomesSkipsCallsAndTokens(t *testing.T) {
 			{Stage: extraction.StageExtract, Usage: ports.LLMUsage{Calls: 2, PromptTokens: 700, CompletionTokens: 40}},
 			{Stage: extraction.StageRefine, Fallback: true},
 		},
-		Written: 1, Duration: 3 * time.Millisecond,
+		Written: 1, RoutedToProfile: 2, Duration: 3 * time.Millisecond,
 	})
 	x.Processed(extraction.Report{
 		Messages: []conversation.Message{{Status: conversation.StatusFailed}},
@@ -103,6 +103,7 @@ func TestExtraction_countsOutcomesSkipsCallsAndTokens(t *testing.T) {
 		{"engram_llm_tokens_total", []string{"stage", "extract", "kind", "prompt"}, 700},
 		{"engram_extraction_duration_seconds", []string{"outcome", "ok"}, 1},
 		{"engram_extraction_candidates_total", []string{"fate", "written"}, 1},
+		{"engram_extraction_candidates_total", []string{"fate", "routed_to_profile"}, 2},
 	}
 	for _, c := range checks {
 		if got := value(t, m, c.name, c.labels...); got != c.want {

@@ -61,6 +61,9 @@ func extractionAttrs(r extraction.Report) []any {
 	if r.Reused > 0 || r.Merged > 0 {
 		attrs = append(attrs, "reused", r.Reused, "merged", r.Merged)
 	}
+	if r.RoutedToProfile > 0 {
+		attrs = append(attrs, "routed_to_profile", r.RoutedToProfile)
+	}
 	if len(r.Skipped) > 0 {
 		attrs = append(attrs, "skipped", reasons(r.Skipped))
 	}

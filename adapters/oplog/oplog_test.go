@@ -55,7 +55,7 @@ func TestExtraction_logsWhatBecameOfTheMessagesThenPassesOn(t *testing.T) {
 		Messages:   []conversation.Message{{ID: "m1"}, {ID: "m2"}},
 		Skipped:    map[string]int{"greeting": 1},
 		Dropped:    map[string]int{"low_confidence": 2, "noise_key": 1},
-		Candidates: 4, Written: 1, Duration: 12 * time.Millisecond,
+		Candidates: 4, Written: 1, RoutedToProfile: 1, Duration: 12 * time.Millisecond,
 		Calls: []extraction.Call{{Stage: "extract", Usage: ports.LLMUsage{Calls: 1}}},
 	}
 	obs.Processed(ok)
@@ -69,7 +69,7 @@ func TestExtraction_logsWhatBecameOfTheMessagesThenPassesOn(t *testing.T) {
 	}
 	l := lines[0]
 	if l["msg"] != "extraction" || l["level"] != "INFO" || l["tenant"] != "acme" || l["conversation"] != "c1" ||
-		l["written"] != 1.0 || l["candidates"] != 4.0 || l["model_calls"] != 1.0 || l["took"] == nil {
+		l["written"] != 1.0 || l["candidates"] != 4.0 || l["routed_to_profile"] != 1.0 || l["model_calls"] != 1.0 || l["took"] == nil {
 		t.Errorf("line = %v", l)
 	}
 	if ids, _ := l["messages"].([]any); len(ids) != 2 || ids[0] != "m1" {

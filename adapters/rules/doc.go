@@ -28,7 +28,7 @@
 //
 // Keys follow the scheme documented in domain/candidate (keys.go):
 //
-//	name, age                                    my name is / 我叫, I'm 29 / 我今年29岁 ("call me" / 叫我 is a nickname: profile, dropped)
+//	name, age                                    my name is / 我叫, I'm 29 / 我今年29岁
 //	allergy.<object>, health.<condition>         allergic to / 对…过敏, I have asthma / 我有高血压
 //	diet, food.avoids.<object>                   vegetarian, on a keto diet / 吃素 / don't eat / 不吃
 //	<area>.likes|dislikes|prefers.<object>       like, love, hate, prefer, not a fan of / 喜欢, 讨厌, 更喜欢
@@ -53,6 +53,14 @@
 // object without a translation takes its area from a known word inside it
 // ("墨西哥美食" → food.likes.h…, "去阿尔卑斯山徒步" → travel.likes.h…). A liked way of
 // answering is a reply slot ("I prefer short, direct answers" → reply.length).
+//
+// Identity slots are not memories (seed 000): "Please call me Captain from now on",
+// "叫我小王", "I'll call you Jarvis", "use 🐱 as my emoji", "stop calling me Captain"
+// come out as slot candidates (type profile, key profile.<slot>, the value as
+// content) for the pipeline to route to the profile. Their rules are data, in
+// slots/en.yaml and slots/zh.yaml. A standing reply-language or tone rule ("From
+// now on reply in Chinese") gives both: the constraint memory and the language or
+// tone slot.
 //
 // Retractions ("I no longer like jazz", "I'm no longer vegetarian", "我不再喜欢…",
 // "我不吃素了") become DELETE candidates for the key the positive statement fills.

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"engram/adapters/rules/slots"
 	"engram/domain/candidate"
 	"engram/domain/conversation"
 	"engram/domain/memory"
@@ -32,17 +33,23 @@ type ExtractorOptions struct {
 
 // Extractor is the offline stage-1 extractor: trigger phrases and patterns in English
 // and Chinese over user messages, no network, deterministic. It learns what users
-// state plainly about themselves and stays silent otherwise.
+// state plainly about themselves and stays silent otherwise. Identity slots
+// (adapters/rules/slots) come out as slot candidates for the profile.
 type Extractor struct {
-	opts ExtractorOptions
+	opts  ExtractorOptions
+	slots *slots.Recognizer
 }
+
+// slotConfidence is how sure a slot rule is: it only fires on an explicit request
+// ("call me…", "叫我…").
+const slotConfidence = 0.9
 
 // NewExtractor builds a rule extractor.
 func NewExtractor(opts ExtractorOptions) *Extractor {
 	if opts.MaxCandidates <= 0 {
 		opts.MaxCandidates = DefaultMaxCandidates
 	}
-	return &Extractor{opts: opts}
+	return &Extractor{opts: opts, slots: slots.Default()}
 }
 
 // Extract proposes candidates from the user messages of in.Messages. Context and
@@ -80,9 +87,15 @@ func (e *Extractor) ExtractMessage(messageID, text string) []candidate.Candidate
 		drafts = append(drafts, extractSentence(s, false, greeted)...)
 		greeted = onlyGreeting(s)
 	}
-	var out []candidate.Candidate
+	cands := make([]candidate.Candidate, 0, len(drafts))
 	for _, d := range drafts {
-		c := d.candidate(messageID)
+		cands = append(cands, d.candidate(messageID))
+	}
+	for _, m := range e.slots.Find(text) {
+		cands = append(cands, candidate.NewSlotCandidate(m.Slot, m.Value, slotConfidence, messageID))
+	}
+	var out []candidate.Candidate
+	for _, c := range cands {
 		if ok, _ := e.opts.Boundaries.Screen(c); ok {
 			out = append(out, c)
 		}
@@ -640,7 +653,7 @@ func cutRuleZH(raw string) (string, int) {
 }
 
 // ruleVerbsZH: a Chinese rule must ask for something ("以后再说" does not).
-var ruleVerbsZH = []string{"用", "回复", "回答", "叫我", "称呼", "不要", "别", "请", "都要", "一律", "提醒", "记得", "给我",
+var ruleVerbsZH = []string{"用", "回复", "回答", "说话", "语气", "口气", "叫我", "称呼", "不要", "别", "请", "都要", "一律", "提醒", "记得", "给我",
 	"帮我", "写", "少", "多", "避免", "尽量", "不用", "不能", "必须", "应该", "只", "加上", "带上", "先"}
 
 // everyTimeVerbsZH: "每次…" is a rule only with an explicit request ("每次回答都用中文"),

@@ -30,11 +30,12 @@ func TestExtractMessage_learnsWhatUsersStatePlainly(t *testing.T) {
 	}{
 		// The brief's three anchors.
 		{"Please remember that I am allergic to peanuts.", []want{{memory.TypeFact, "allergy.peanuts", "User is allergic to peanuts"}}},
-		{"记住，以后都用中文回复我。", []want{{memory.TypeConstraint, "reply.language", "以后都用中文回复用户"}}},
+		// A standing reply-language rule stays a constraint and sets the profile's language.
+		{"记住，以后都用中文回复我。", []want{{memory.TypeConstraint, "reply.language", "以后都用中文回复用户"}, {candidate.TypeProfile, "profile.language", "中文"}}},
 		// English.
 		{"My name is Emily.", []want{{memory.TypeFact, "name", "User's name is Emily"}}},
 		{"Hello, I'm Gary. Nice to meet you.", []want{{memory.TypeFact, "name", "Gary"}}},
-		{"You can call me Bob.", nil}, // a nickname is a profile slot (SPEC F1)
+		{"You can call me Bob.", []want{{candidate.TypeProfile, "profile.nickname", "Bob"}}}, // a nickname is a profile slot (SPEC F1), not a memory
 		{"I prefer concise answers.", []want{{memory.TypePreference, "reply.length", "User prefers concise answers"}}},
 		{"I prefer tea over coffee.", []want{{memory.TypePreference, "drink.prefers.tea", "User prefers tea over coffee"}}},
 		{"I really like Sichuan food.", []want{{memory.TypePreference, "food.likes.sichuan_food", "User really likes Sichuan food"}}},
@@ -49,8 +50,8 @@ func TestExtractMessage_learnsWhatUsersStatePlainly(t *testing.T) {
 		{"I'm a software engineer.", []want{{memory.TypeFact, "work.role", "User is a software engineer"}}},
 		{"My birthday is March 3rd.", []want{{memory.TypeFact, "birthday", "User's birthday is March 3rd"}}},
 		{"I have a dog named Max.", []want{{memory.TypeFact, "pet.dog", "User has a dog named Max"}}},
-		{"From now on, call me Bob.", nil},
-		{"From now on, answer me in English.", []want{{memory.TypeConstraint, "reply.language", "From now on, answer the user in English"}}},
+		{"From now on, call me Bob.", []want{{candidate.TypeProfile, "profile.nickname", "Bob"}}},
+		{"From now on, answer me in English.", []want{{memory.TypeConstraint, "reply.language", "From now on, answer the user in English"}, {candidate.TypeProfile, "profile.language", "English"}}},
 		{"Always use metric units.", []want{{memory.TypeConstraint, "rule.use_metric_units", "Always use metric units"}}},
 		{"Never use emojis in your answers.", []want{{memory.TypeConstraint, "reply.style.emoji", "Never use emojis"}}},
 		{"When it rains, remind me to take an umbrella.", []want{{memory.TypeConstraint, "rule.remind.take_umbrella", "remind the user to take an umbrella"}}},
@@ -70,7 +71,7 @@ func TestExtractMessage_learnsWhatUsersStatePlainly(t *testing.T) {
 		// Chinese.
 		{"我叫张曼婷，很高兴认识你。", []want{{memory.TypeFact, "name", "用户叫张曼婷"}}},
 		{"你好，我是姚国栋。", []want{{memory.TypeFact, "name", "用户叫姚国栋"}}},
-		{"以后叫我小王", nil},
+		{"以后叫我小王", []want{{candidate.TypeProfile, "profile.nickname", "小王"}}},
 		{"我很喜欢绘画、弹钢琴和品茶，你觉得有什么好的书可以推荐给我吗？", []want{
 			{memory.TypePreference, "hobby.likes.painting", "用户很喜欢绘画"},
 			{memory.TypePreference, "music.likes.piano", "用户很喜欢弹钢琴"},

@@ -17,7 +17,10 @@ import (
 // means it must stay silent). Lines with a "source" are sampled from the MemoryBank
 // data (every 19th user query of each file) and labelled by hand. Lines with "set":
 // "fresh" were written and labelled after the rules were final and never tuned on;
-// they are a slice of their own, outside the dev/held-out split.
+// they are a slice of their own, outside the dev/held-out split. Lines with "set":
+// "slots" are identity slots (type profile, key profile.<slot>) and their
+// counter-examples, written with the slot rules (adapters/rules/slots): a slice of
+// their own too.
 const labelledPath = "testdata/labelled.jsonl"
 
 type labelledExpect struct {
@@ -224,7 +227,7 @@ func TestLabelled(t *testing.T) {
 	}
 	t.Logf("%-14s %4s %4s %4s | %6s | %6s %6s | %6s %6s", "slice", "msgs", "pos", "neg", "silent", "msg P", "msg R", "cand P", "cand R")
 	for _, k := range []string{"en dev", "en held-out", "en all", "en memorybank", "en fresh", "en fresh2", "zh dev", "zh held-out", "zh all",
-		"zh memorybank", "zh fresh", "zh fresh2", "all dev", "all held-out", "all all", "all fresh", "all fresh2"} {
+		"zh memorybank", "zh fresh", "zh fresh2", "en slots", "zh slots", "all dev", "all held-out", "all all", "all fresh", "all fresh2", "all slots"} {
 		if s := scores[k]; s != nil {
 			t.Logf("%s", s.row(k))
 		}
@@ -247,6 +250,8 @@ func TestLabelled(t *testing.T) {
 		{"zh fresh", 0.95, 0.95, 0.90},
 		{"en fresh2", 0.95, 0.95, 0.85},
 		{"zh fresh2", 0.95, 0.95, 0.85},
+		{"en slots", 0.95, 0.95, 0.90},
+		{"zh slots", 0.95, 0.95, 0.90},
 	}
 	for _, f := range floors {
 		s := scores[f.slice]

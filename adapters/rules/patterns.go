@@ -472,11 +472,6 @@ var patterns = []pattern{
 	// ---- identity ---------------------------------------------------------------
 	{name: "my-name", typ: memory.TypeFact, conf: 0.9, imp: 4, key: nameKey("name"),
 		re: re(`my (?:full )?name(?: is|'s)\s+|i'm called\s+|i am called\s+`)},
-	// "Call me X" is a nickname: a profile slot (SPEC F1), so the candidate carries the
-	// key "nickname" and Screen drops it as profile_slot; the profile step picks it up.
-	{name: "call-me", typ: memory.TypePreference, conf: 0.9, imp: 4, key: nameKey("nickname"),
-		re:      re(`(?:you can |please |just |you may |everyone |people )?calls? me\s+`),
-		content: func(m *match) string { return "User wants to be called " + m.item + "." }},
 	{name: "hi-i-am", kind: kindCustom, custom: hiIAmEN, afterGreeting: true, noSynthetic: true,
 		re: re(`i'm\s+|i am\s+|this is\s+`)},
 	{name: "你好我是", typ: memory.TypeFact, conf: 0.85, imp: 4, key: greetedNameZH, afterGreeting: true,
@@ -484,9 +479,6 @@ var patterns = []pattern{
 		content: func(m *match) string { return "用户叫" + m.item + "。" }},
 	{name: "我叫", typ: memory.TypeFact, conf: 0.9, imp: 4, key: nameKey("name"),
 		re: re(`我的名字(?:是|叫)|我叫(?:做)?`)},
-	{name: "叫我", typ: memory.TypePreference, conf: 0.9, imp: 4, key: nameKey("nickname"), noSynthetic: true,
-		re:      re(`(?:你也可以|你可以|也可以|可以|请|以后|就|你就|大家都)?叫我`),
-		content: func(m *match) string { return "用户希望被称呼为" + m.item + "。" }},
 	{name: "age", typ: memory.TypeFact, conf: 0.85, imp: 3, key: fixedKey("age"), group: 1,
 		re: re(`i(?:'m| am) (\d{1,2}(?: years old| years of age| yrs old)?)(?:$|[.,!;]| and\b| but\b)`),
 		content: func(m *match) string {

@@ -66,12 +66,18 @@ func (s *ProfileStore) ProfilesOf(ctx context.Context, tenant string, users []st
 }
 
 // UpdateProfile reads the profile (locked on PostgreSQL), lets fn decide and
-// writes the result only over the version it read.
+// writes the result only over the version it read. A user being erased is
+// refused (*ports.ErasingError), in the transaction, as every write of the truth:
+// a PATCH, an identity slot or a refresh cannot bring a profile back that the
+// purge has removed, or is about to.
 func (s *ProfileStore) UpdateProfile(ctx context.Context, scope memory.Scope,
 	fn func(current *profile.Profile) (profile.Profile, error),
 ) (profile.Profile, error) {
 	var out profile.Profile
 	err := s.db.WriteTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+		if err := s.db.guardWrite(ctx, tx, scope); err != nil {
+			return err
+		}
 		var rows []profileRow
 		q := tx.NewSelect().Model(&rows).
 			Where("up.tenant_id = ?", scope.Tenant).

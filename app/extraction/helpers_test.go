@@ -86,6 +86,7 @@ type envOptions struct {
 	similar   extraction.SimilarMemories
 	gate      extraction.Gate
 	budget    ports.LLMBudget
+	profiles  extraction.ProfileSlots
 	runner    extraction.RunnerOptions
 	opts      extraction.Options
 	memories  ports.MemoryStore
@@ -135,7 +136,7 @@ func newEnv(t *testing.T, o envOptions) *env {
 	p := extraction.New(extraction.Deps{
 		Extractor: o.extractor, Refiner: o.refiner, FallbackRefiner: o.fallback,
 		Memories: o.memories, Messages: o.messages, Clock: clock, IDs: ids, Similar: o.similar,
-		Gate: o.gate, Budget: o.budget, Summaries: o.summaries,
+		Gate: o.gate, Budget: o.budget, Summaries: o.summaries, Profiles: o.profiles,
 	}, o.opts)
 	log := &reportLog{}
 	return &env{

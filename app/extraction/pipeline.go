@@ -8,6 +8,8 @@
 //	screen     instruction-like text (domain/instruction) dropped, seed 000's
 //	           boundaries, minimum confidence, grounding in what the user said
 //	           (assistant text is never a source of facts)
+//	route      identity slots (nickname, AI name, emoji, language, tone) applied
+//	           to the profile, never to long-term memory
 //	similar    the user's memories near the candidates, and how alike, from the
 //	           stored vectors (only the candidates are embedded)
 //	refine     stage 2, only for candidates that collide with an existing memory
@@ -114,6 +116,9 @@ type Deps struct {
 	// Gate skips messages that state nothing worth a model call; nil: none (the
 	// offline rules cost no call).
 	Gate Gate
+	// Profiles receives the identity slots users say ("call me Captain"); nil:
+	// slot candidates are dropped as profile_slot.
+	Profiles ProfileSlots
 	// Budget is each tenant's allowance of model calls; nil: unlimited (and the
 	// stages are not metered: the offline rules).
 	Budget ports.LLMBudget
@@ -226,8 +231,11 @@ func (p *Pipeline) run(ctx context.Context, triggers []conversation.Message, rep
 		return err
 	}
 	kept := p.screen(cands, triggers, earlier, rep)
-	// route: candidates for identity-profile fields will go to profiles here
-	// (step 8, F8); until then every kept candidate is a memory candidate.
+	// route: identity-slot candidates go to the profile (step 8, F8), the rest on
+	// to the memory stages.
+	if kept, err = p.route(xctx, kept, triggers, rep); err != nil {
+		return err
+	}
 	if len(kept) == 0 {
 		return nil
 	}

@@ -23,15 +23,19 @@ type Report struct {
 	Unchanged      int                    // decisions the store already reflected
 	Reused         int                    // written under a similar memory's key
 	Merged         int                    // redundant copies folded after the write
-	Err            error                  // why the run failed; nil on success
-	Wait           *Wait                  // the run waits for the model (budget, 429); nil otherwise
-	Duration       time.Duration          // set by the Runner
+	// RoutedToProfile counts the identity-slot candidates applied to the profile
+	// (never to long-term memory).
+	RoutedToProfile int
+	Err             error         // why the run failed; nil on success
+	Wait            *Wait         // the run waits for the model (budget, 429); nil otherwise
+	Duration        time.Duration // set by the Runner
 	// InstructionLike counts the trigger messages found instruction-like (in a part
 	// or in what was extracted from them), by reason "instruction_like:<rule>".
 	InstructionLike map[string]int
 
-	screened map[string]string // message id → the instruction_like reason it gets
-	keptFrom map[string]bool   // message ids a candidate passed the screen from
+	screened   map[string]string // message id → the instruction_like reason it gets
+	keptFrom   map[string]bool   // message ids a candidate passed the screen from
+	routedFrom map[string]bool   // message ids an identity slot was applied from
 }
 
 // Call is one stage's extractor or refiner call. Fallback marks the deterministic
@@ -50,7 +54,7 @@ type Observer interface {
 
 func newReport(msgs []conversation.Message) Report {
 	r := Report{Skipped: map[string]int{}, Dropped: map[string]int{}, InstructionLike: map[string]int{},
-		screened: map[string]string{}, keptFrom: map[string]bool{}}
+		screened: map[string]string{}, keptFrom: map[string]bool{}, routedFrom: map[string]bool{}}
 	if len(msgs) > 0 {
 		r.Scope, r.ConversationID = msgs[0].Scope, msgs[0].ConversationID
 	}

@@ -65,10 +65,14 @@ func (p *Pipeline) screen(cands []candidate.Candidate, triggers, earlier []conve
 
 // outcome is how a trigger ends after a run without error: PROCESSED, or SKIPPED as
 // instruction_like when it was screened and nothing was taken from it, or PROCESSED
-// with that reason when a clean part of it was used.
+// with that reason when a clean part of it was used. A clean message that set an
+// identity slot is PROCESSED with routed_to_profile: that part went to the
+// profile, not to long-term memory.
 func outcome(m conversation.Message, rep *Report, now time.Time) conversation.Message {
 	reason, screened := rep.screened[m.ID]
 	switch {
+	case !screened && rep.routedFrom[m.ID]:
+		return m.ProcessedExcept(string(candidate.ReasonRoutedToProfile), now)
 	case !screened:
 		return m.Processed(now)
 	case rep.keptFrom[m.ID]:

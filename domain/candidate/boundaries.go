@@ -68,6 +68,7 @@ var reasonText = map[Reason]string{
 	ReasonNotStatement:       "a question states nothing to remember",
 	ReasonWrongSlotValue:     "the value cannot be right for this slot",
 	ReasonLowConfidence:      "confidence is below the minimum for writing",
+	ReasonRoutedToProfile:    "an identity-profile slot: it set the user's profile instead of becoming a long-term memory",
 	ReasonInstructionLike:    "it reads as an instruction to the assistant (an override, a role marker, a fake delimiter…), not as something about the user",
 	ReasonEmptyMessage:       "the message is empty",
 	ReasonTooShort:           "the message is too short to state anything",
@@ -86,7 +87,7 @@ var Reasons = []Reason{
 	ReasonToolList, ReasonSystemState, ReasonStreaming, ReasonShortTermCondition,
 	ReasonWeatherSnapshot, ReasonPeriodFinance, ReasonPeriodSummary, ReasonReminder, ReasonTodo,
 	ReasonSteps, ReasonTimeWindow, ReasonNotStatement, ReasonWrongSlotValue, ReasonLowConfidence,
-	ReasonInstructionLike,
+	ReasonInstructionLike, ReasonRoutedToProfile,
 	ReasonEmptyMessage, ReasonTooShort, ReasonGreeting, ReasonThanks, ReasonAck, ReasonFarewell,
 	ReasonQuestion, ReasonCommand,
 }
@@ -145,8 +146,9 @@ func (b Boundaries) withDefaults() Boundaries {
 	return b
 }
 
-// Screen reports whether the candidate may become a long-term memory, and if not,
-// the machine-readable reason (a Reason as a string). Check gives the detail too.
+// Screen reports whether the candidate may become a long-term memory (or, for an
+// identity-slot candidate, a profile update: see Route), and if not, the
+// machine-readable reason (a Reason as a string). Check gives the detail too.
 func (b Boundaries) Screen(c Candidate) (ok bool, reason string) {
 	s := b.Check(c)
 	return s.Kept, string(s.Reason)
@@ -159,8 +161,13 @@ func (b Boundaries) Screen(c Candidate) (ok bool, reason string) {
 // as time-bound: what it says matters more to the metrics than how sure the model was.
 //
 // A DELETE candidate only needs a valid key: retracting a memory is always allowed.
+// An identity-slot candidate (TypeProfile) is checked as a slot instead (checkSlot):
+// it is kept for Route, which sends it to the profile, never to memory.
 func (b Boundaries) Check(c Candidate) Screening {
 	b = b.withDefaults()
+	if c.IsSlot() {
+		return b.checkSlot(c)
+	}
 	switch c.Op {
 	case "", OpAdd, OpUpdate, OpAppend, OpDelete:
 	default:

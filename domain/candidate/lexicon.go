@@ -175,6 +175,12 @@ var standingEN = []string{"remember", "don't forget", "do not forget", "keep in 
 var standingZH = []string{"记住", "记得我", "别忘了", "不要忘记", "不要忘了", "以后", "今后", "从现在起", "从现在开始", "从今天起", "从今天开始", "每次", "永远", "一律", "总是", "一直都", "往后",
 	"所有回复", "所有回答", "所有的回复", "所有的回答", "全部回复"}
 
+// identityEN/ZH set an identity slot of the profile (a name, the assistant's name,
+// an emoji): never skipped, although they read like requests ("use 🐱 as my
+// emoji", "stop calling me Captain", "请称呼我陈博士").
+var identityEN = []string{"calling me", "call you", "name you", "call yourself", "your name is", "your name will be", "my emoji", "as my emoji", "my nickname", "i go by", "address me as", "refer to me as", "to be called"}
+var identityZH = []string{"称呼我", "喊我", "叫你", "你就叫", "你以后就叫", "给你起", "给你取名", "你的名字就", "我的昵称", "我的外号", "我的小名", "我的表情", "我的专属", "当我的表情"}
+
 // selfEN/ZH say something about the speaker; a message containing one is worth an
 // extraction even if it ends in a question ("I'm vegetarian, what should I cook?").
 var selfEN = []string{"i'm a", "i am a", "i'm an", "i am an", "as a", "i have a", "i have an", "i have two", "i have three", "i've got", "i live", "i'm living", "i work", "i'm working", "i am working", "i'm allergic", "i am allergic", "allergic", "vegetarian", "vegan", "my name", "call me", "i'm called", "i like", "i love", "i enjoy", "i prefer", "i hate", "i dislike", "i don't like", "i do not like", "i don't eat", "i can't eat", "i cannot eat", "my wife", "my husband", "my son", "my daughter", "my kids", "my children", "my partner", "my favorite", "my favourite", "my birthday", "my goal", "my dream", "i'm building", "i am building", "i was born", "i'm from", "i am from", "i come from", "i moved", "i usually", "i always", "i never", "i often", "i'm learning", "i am learning", "i'm studying", "i am studying", "i'm into", "i'm a fan", "i've been", "i am currently", "i'm currently", "i plan", "i want to become", "i'm planning", "i am planning", "my job", "my work", "my project", "my hobby", "my hobbies", "i'm married", "i am married", "i'm retired", "i speak", "i'm afraid of", "i am afraid of"}

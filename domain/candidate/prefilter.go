@@ -30,7 +30,7 @@ func PrefilterReason(text string) Reason {
 	if contentRunes(low) < 2 {
 		return ReasonTooShort
 	}
-	if firstMatch(low, standingEN, standingZH) != "" || firstMatch(low, selfEN, selfZH) != "" {
+	if firstMatch(low, standingEN, standingZH) != "" || firstMatch(low, selfEN, selfZH) != "" || firstMatch(low, identityEN, identityZH) != "" {
 		return ""
 	}
 	if firstMatch(low, reminderEN, reminderZH) != "" &&

@@ -33,6 +33,12 @@ func TestPrefilter_passesMessagesThatMayStateSomething(t *testing.T) {
 		"我周末喜欢去爬山",
 		"Thanks, I will check out these movies. I'm having some difficulty studying Chinese lately, can you think of any ways?",
 		"你知道吗？我最近开始学做菜了，你也喜欢做菜吗？",
+		// Identity slots read like requests but set the profile.
+		"use 🐱 as my emoji",
+		"stop calling me Captain",
+		"I'll call you Jarvis",
+		"请称呼我陈博士",
+		"你就叫小助手吧",
 	}
 	for _, text := range cases {
 		t.Run(text, func(t *testing.T) {

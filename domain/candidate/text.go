@@ -65,6 +65,9 @@ func IsCJK(r rune) bool {
 	return unicode.Is(unicode.Han, r) || unicode.In(r, unicode.Hiragana, unicode.Katakana, unicode.Hangul)
 }
 
+// HasCJK reports whether s holds a Han, kana or Hangul character.
+func HasCJK(s string) bool { return hasCJK(s) }
+
 func hasCJK(s string) bool {
 	for _, r := range s {
 		if IsCJK(r) {

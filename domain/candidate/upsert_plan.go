@@ -116,6 +116,10 @@ func (p UpsertPolicy) PlanWrites(decisions []Decision, n Neighbourhood, now time
 		if !d.TargetKey.IsZero() {
 			c.Key = d.TargetKey.String()
 		}
+		if c.IsSlot() { // a refiner turned it into a slot: Route's, never a write
+			plan.Dropped = append(plan.Dropped, string(ReasonProfileSlot))
+			continue
+		}
 		if s := p.Boundaries.Check(c); !s.Kept {
 			plan.Dropped = append(plan.Dropped, string(s.Reason))
 			continue

@@ -33,7 +33,7 @@ func ParseSlot(s string) (Slot, error) {
 			return slot, nil
 		}
 	}
-	return "", invalid.FieldValue("slot", s, "must be one of nickname, preferred_name, ai_name, emoji, language, tone")
+	return "", invalid.FieldValue("slot", s, slotNames)
 }
 
 // SlotUpdate is one identity slot value and where it was said. An empty value
@@ -51,22 +51,9 @@ func (p Profile) ApplySlots(updates []SlotUpdate) (Profile, []Field, error) {
 	var changed []Field
 	next := p
 	for i, u := range updates {
-		var patch Patch
-		switch u.Slot {
-		case SlotNickname:
-			patch.Nickname = Value(u.Value)
-		case SlotPreferredName:
-			patch.PreferredName = Value(u.Value)
-		case SlotAIName:
-			patch.AIName = Value(u.Value)
-		case SlotEmoji:
-			patch.Emoji = Value(u.Value)
-		case SlotLanguage:
-			patch.Language = Value(u.Value)
-		case SlotTone:
-			patch.Tone = Value(u.Value)
-		default:
-			return p, nil, invalid.FieldValue(slotsField(i, "slot"), string(u.Slot), "must be one of nickname, preferred_name, ai_name, emoji, language, tone")
+		patch, ok := u.patch()
+		if !ok {
+			return p, nil, invalid.FieldValue(slotsField(i, "slot"), string(u.Slot), slotNames)
 		}
 		applied, fields, err := next.Apply(patch, u.Source)
 		if err != nil {
@@ -83,6 +70,47 @@ func (p Profile) ApplySlots(updates []SlotUpdate) (Profile, []Field, error) {
 		next.s.Version = p.s.Version + 1 // one stored change, however many slots
 	}
 	return next, changed, nil
+}
+
+// Validate checks the update as ApplySlots would, without a profile: the slot is
+// known and the value fits its field (length, printable, a language tag). The
+// extraction's screen uses it to drop a bad value alone instead of failing the
+// whole batch.
+func (u SlotUpdate) Validate() error {
+	patch, ok := u.patch()
+	if !ok {
+		return invalid.FieldValue("slot", string(u.Slot), slotNames)
+	}
+	for _, f := range patch.textFields(&Declared{}) {
+		if f.patch.Set {
+			return f.check(f.field, strings.TrimSpace(f.patch.Value))
+		}
+	}
+	return nil
+}
+
+const slotNames = "must be one of nickname, preferred_name, ai_name, emoji, language, tone"
+
+// patch is the declared-field patch that sets the update's slot; ok is false for
+// an unknown slot.
+func (u SlotUpdate) patch() (patch Patch, ok bool) {
+	switch u.Slot {
+	case SlotNickname:
+		patch.Nickname = Value(u.Value)
+	case SlotPreferredName:
+		patch.PreferredName = Value(u.Value)
+	case SlotAIName:
+		patch.AIName = Value(u.Value)
+	case SlotEmoji:
+		patch.Emoji = Value(u.Value)
+	case SlotLanguage:
+		patch.Language = Value(u.Value)
+	case SlotTone:
+		patch.Tone = Value(u.Value)
+	default:
+		return Patch{}, false
+	}
+	return patch, true
 }
 
 func slotsField(i int, name string) string {

@@ -112,6 +112,8 @@ func runErasure(t *testing.T, b backend) {
 		{"conversation_id": "alice-conv", "message_id": "alice-m1", "role": "user", "content": "Please remember that I am allergic to zebrafinch feathers."},
 		{"conversation_id": "alice-conv", "message_id": "alice-m2", "role": "assistant", "content": "Noted: zebrafinch feathers are off limits."},
 		{"conversation_id": "alice-conv", "message_id": "alice-m3", "role": "user", "content": "I play the theremin every evening."},
+		// An identity slot: the profile's nickname and a name key of the org graph.
+		{"conversation_id": "alice-conv", "message_id": "alice-m4", "role": "user", "content": "Please call me Numbatcaptain from now on."},
 	}
 	postBatch(t, srv, "alice", aliceMsgs)
 	if code := srv.Do(http.MethodPut, "/v1/users/alice/memories/alice-instrument", map[string]any{"type": "fact", "content": "plays the theremin with a quokka"}, nil); code != http.StatusCreated {
@@ -187,7 +189,10 @@ func runErasure(t *testing.T, b backend) {
 	if b.vectors != nil && len(rowsOf(b.vectors(), "alice")) == 0 {
 		t.Fatal("alice has no vector in the vector store before the erasure")
 	}
-	needles := append([]string{"alice", "zebrafinch", "theremin", "quokka", "marimba", "Quokkason", "wombatlounge", "alice-s1"}, ids(t, db, "alice")...)
+	if n := count(t, db, `SELECT count(*) FROM user_profiles WHERE user_id = 'alice' AND nickname = 'Numbatcaptain'`); n != 1 {
+		t.Fatal("alice's nickname did not reach her profile; the erasure would not be tested on identity slots")
+	}
+	needles := append([]string{"alice", "zebrafinch", "theremin", "quokka", "marimba", "Quokkason", "wombatlounge", "alice-s1", "Numbatcaptain"}, ids(t, db, "alice")...)
 	srv.Stop()
 
 	// An api-only process: the erasure is accepted, and waits for a worker.
@@ -222,6 +227,9 @@ func runErasure(t *testing.T, b backend) {
 	}
 	if code := api.Do(http.MethodPost, "/v1/users/alice/messages", map[string]any{"conversation_id": "c", "role": "user", "content": "hello"}, nil); code != http.StatusConflict {
 		t.Errorf("post while erasing = %d, want 409", code)
+	}
+	if code := api.Do(http.MethodPatch, "/v1/users/alice/profile", map[string]any{"nickname": "Numbatcaptain"}, nil, "X-Acting-User", "alice"); code != http.StatusConflict {
+		t.Errorf("profile patch while erasing = %d, want 409", code)
 	}
 	if got := search(t, api, "bob", "cats", "all"); len(got.Items) == 0 {
 		t.Error("bob's search found nothing while alice is erased")

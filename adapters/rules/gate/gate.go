@@ -14,18 +14,22 @@
 // your sources"). It errs on the side of passing: a missed message is a memory
 // lost, a passed one only a call.
 //
-// It imports the domain's text folding only; no model, no I/O.
+// A message that sets an identity slot (adapters/rules/slots) always passes.
+//
+// It imports the domain's text folding, ruledata and the slot rules only; no
+// model, no I/O.
 package gate
 
 import (
 	"embed"
 	"fmt"
 	"regexp"
-	"slices"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
 
+	"engram/adapters/rules/ruledata"
+	"engram/adapters/rules/slots"
 	"engram/domain/candidate"
 )
 
@@ -69,6 +73,7 @@ func (r Rule) matches(c string) bool {
 // Gate holds the compiled rules of both languages. It is safe for concurrent use.
 type Gate struct {
 	en, zh language
+	slots  *slots.Recognizer
 }
 
 type language struct {
@@ -88,7 +93,7 @@ func New() (*Gate, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Gate{en: en, zh: zh}, nil
+	return &Gate{en: en, zh: zh, slots: slots.Default()}, nil
 }
 
 // Rules lists every rule, English first, in file order.
@@ -110,12 +115,17 @@ func (g *Gate) Reason(text string) string {
 	return ReasonNothingAboutTheUser
 }
 
-// Passes reports whether some clause of text counts.
+// Passes reports whether some clause of text counts, or text sets an identity
+// slot of the profile (adapters/rules/slots: "I'll call you Jarvis", "use 🐱 as my
+// emoji"), which reads like a request but is lasting.
 func (g *Gate) Passes(text string) bool {
+	if len(g.slots.Find(text)) > 0 {
+		return true
+	}
 	selfSeen := false
 	for _, c := range clauses(normalize(text)) {
 		lang := &g.en
-		if hasCJK(c.text) {
+		if candidate.HasCJK(c.text) {
 			lang = &g.zh
 		}
 		hasSelf := lang.self.MatchString(c.text)
@@ -174,10 +184,7 @@ func load(lang string) (language, error) {
 	if err := dec.Decode(&f); err != nil {
 		return language{}, fmt.Errorf("gate: %s.yaml: %w", lang, err)
 	}
-	fragments := make(map[string]string, len(f.Lists))
-	for name, words := range f.Lists {
-		fragments[name] = alternatives(words)
-	}
+	fragments := ruledata.NewLists(f.Lists)
 	l := language{name: lang}
 	if l.self, err = compile(lang, "{self}", fragments); err != nil {
 		return language{}, err
@@ -207,37 +214,17 @@ func load(lang string) (language, error) {
 	return l, nil
 }
 
-// fragmentRef is a {list} reference in a pattern.
-var fragmentRef = regexp.MustCompile(`\{([a-z_]+)\}`)
-
 // compile splices the lists into a pattern; English patterns match between word
 // boundaries.
-func compile(lang, pattern string, fragments map[string]string) (*regexp.Regexp, error) {
-	var missing []string
-	expanded := fragmentRef.ReplaceAllStringFunc(pattern, func(ref string) string {
-		name := ref[1 : len(ref)-1]
-		frag, ok := fragments[name]
-		if !ok {
-			missing = append(missing, name)
-		}
-		return frag
-	})
-	if len(missing) > 0 {
-		return nil, fmt.Errorf("pattern %q names unknown lists %v", pattern, missing)
+func compile(lang, pattern string, fragments ruledata.Lists) (*regexp.Regexp, error) {
+	expanded, err := fragments.Splice(pattern)
+	if err != nil {
+		return nil, err
 	}
-	expanded = strings.ReplaceAll(expanded, " ", `\s+`)
 	if lang == "en" {
 		expanded = `(?:^|[^\p{L}\p{N}'])(?:` + expanded + `)(?:$|[^\p{L}\p{N}'])`
 	}
 	return regexp.Compile(expanded)
-}
-
-// alternatives joins a list's entries (regular expressions themselves), longest
-// first so the longest form wins.
-func alternatives(words []string) string {
-	sorted := slices.Clone(words)
-	slices.SortStableFunc(sorted, func(a, b string) int { return len(b) - len(a) })
-	return "(?:" + strings.Join(sorted, "|") + ")"
 }
 
 // normalize folds full-width forms and curly quotes, lower-cases and trims.
@@ -283,13 +270,4 @@ func clauses(s string) []clause {
 	}
 	emit(len(s), false)
 	return out
-}
-
-func hasCJK(s string) bool {
-	for _, r := range s {
-		if candidate.IsCJK(r) {
-			return true
-		}
-	}
-	return false
 }

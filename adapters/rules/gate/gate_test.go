@@ -65,6 +65,10 @@ func TestGate_messages(t *testing.T) {
 		{"好的，谢谢你的建议。", false},                                          //
 		{"今天天气真好。", false},                                             //
 		{"我朋友喜欢爵士乐", false},                                            //
+		{"I'll call you Jarvis, if that's ok.", true},                  // an identity slot, whatever vetoes say
+		{"use 🐱 as my emoji", true},                                    //
+		{"你就叫小助手吧", true},                                              //
+		{"Call me tomorrow.", false},                                   // a phone call, bound to tomorrow
 	} {
 		if got := g.Passes(tt.text); got != tt.passes {
 			t.Errorf("Passes(%q) = %v, want %v", tt.text, got, tt.passes)

@@ -191,7 +191,7 @@ func RegisterMemories(api *API, svc Memories) {
 		}
 		if in.Purge {
 			if api.erasure == nil {
-				return nil, huma.Error501NotImplemented("purge is not available in this process")
+				return nil, problem(ctx, log, errNoPurge, "query")
 			}
 			_, err := api.erasure.PurgeMemory(ctx, erasure.PurgeMemory{Scope: sc, Key: in.Key})
 			return nil, problem(ctx, log, err, "path")

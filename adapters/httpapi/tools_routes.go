@@ -3,18 +3,13 @@ package httpapi
 import (
 	"context"
 	"encoding/json"
-	"errors"
-	"log/slog"
 	"net/http"
 	"reflect"
-	"strings"
 
 	"github.com/danielgtaylor/huma/v2"
 
 	"engram/app/tools"
-	"engram/domain/invalid"
 	"engram/domain/memory"
-	"engram/ports"
 )
 
 // OpenAITool is one tool in OpenAI's function-calling format (chat completions'
@@ -134,7 +129,7 @@ func RegisterTools(api *API, tb *Toolbox) {
 		}
 		res, err := tb.Call(ctx, tools.Call{Tenant: tenantFrom(ctx), Name: in.Name, Arguments: arguments, User: in.User})
 		if err != nil {
-			return nil, toolProblem(ctx, log, err)
+			return nil, problem(ctx, log, &toolCallError{err: err}, "body")
 		}
 		return &anyBody{Body: res}, nil
 	})
@@ -142,26 +137,4 @@ func RegisterTools(api *API, tb *Toolbox) {
 
 func jsonResponse(description string, schema *huma.Schema) *huma.Response {
 	return &huma.Response{Description: description, Content: map[string]*huma.MediaType{"application/json": {Schema: schema}}}
-}
-
-// toolProblem is problem for tool calls: argument errors are explained for the
-// model (tools.Explain) and located under body.arguments; a not-found keeps the
-// advice the toolbox added.
-func toolProblem(ctx context.Context, log *slog.Logger, err error) error {
-	var (
-		ve       *invalid.Error
-		notFound *ports.NotFoundError
-	)
-	switch {
-	case errors.As(err, &ve):
-		details := make([]error, 0, len(ve.Fields))
-		for _, f := range ve.Fields {
-			location := strings.TrimSuffix("body.arguments."+f.Field, ".")
-			details = append(details, &huma.ErrorDetail{Location: location, Message: f.Problem, Value: f.Value})
-		}
-		return huma.Error422UnprocessableEntity(tools.Explain(ve), details...)
-	case errors.As(err, &notFound):
-		return huma.Error404NotFound(err.Error())
-	}
-	return problem(ctx, log, err, "body")
 }

@@ -194,11 +194,11 @@ func RegisterProfiles(api *API, svc Profiles) {
 	register(api, huma.Operation{
 		OperationID: "profile_patch", Method: http.MethodPatch, Path: "/users/{user}/profile",
 		Summary: "Declare profile fields (JSON merge patch)", Tags: tags,
-		Errors: []int{http.StatusBadRequest, http.StatusForbidden, http.StatusRequestEntityTooLarge, http.StatusUnprocessableEntity},
+		Errors: []int{http.StatusBadRequest, http.StatusForbidden, refusedWhileErasing, http.StatusRequestEntityTooLarge, http.StatusUnprocessableEntity},
 		Description: "RFC 7386 semantics: a field left out stays as it is, null clears it, a value replaces it (lists " +
 			"whole). Unknown fields are refused. The first PATCH creates the profile. Derived fields (topics, work hours, " +
 			"task statistics…) cannot be set: the worker derives them. Display name, department and position are " +
-			"overwritten by the next PUT /v1/org/users/{user}.",
+			"overwritten by the next PUT /v1/org/users/{user}. 409 while the user is being erased, naming the erasure job.",
 	}, func(ctx context.Context, in *patchProfileInput) (*profileOutput, error) {
 		sc, err := scope(ctx, in.User)
 		if err != nil {
@@ -276,7 +276,7 @@ func RegisterProfiles(api *API, svc Profiles) {
 		Summary: "Record an activity event (task or workflow run)", Tags: tags, DefaultStatus: http.StatusAccepted,
 		Errors: []int{http.StatusBadRequest, http.StatusConflict, http.StatusRequestEntityTooLarge, http.StatusUnprocessableEntity},
 		Description: "Idempotent on event_id: the same event again is 202 with created false; the same event_id with " +
-			"other content is 409. The task statistics and favourite workflows are derived by the worker after a short " +
+			"other content is 409, as is any event while the user is being erased. The task statistics and favourite workflows are derived by the worker after a short " +
 			"debounce (ENGRAM_PROFILE_REFRESH_DEBOUNCE_SEC), never on this request.",
 	}, func(ctx context.Context, in *activityInput) (*activityOutput, error) {
 		sc, err := scope(ctx, in.User)

@@ -116,9 +116,10 @@ func RegisterTools(api *API, tb *Toolbox) {
 		Description: "Pass the model's tool call straight through: the result is the tool's (memory_save and memory_append: the memory; " +
 			"memory_delete: {key, deleted}; memory_list: {items, next_cursor}; memory_search: the search result). " +
 			"Arguments that do not fit the tool's schema are a 422 whose detail names each argument and is worded for the model " +
-			"to correct itself; hand it back as the tool's result. An unknown tool is a 404 listing the tools.",
+			"to correct itself; hand it back as the tool's result. An unknown tool is a 404 listing the tools. A tool that " +
+			"writes (memory_save, memory_append, memory_delete) is 409 while the user is being erased.",
 		Responses: map[string]*huma.Response{"200": jsonResponse("The tool's result.", &huma.Schema{OneOf: results})},
-		Errors:    []int{http.StatusNotFound, http.StatusUnprocessableEntity},
+		Errors:    []int{http.StatusNotFound, refusedWhileErasing, http.StatusUnprocessableEntity},
 	}, func(ctx context.Context, in *toolCallInput) (*anyBody, error) {
 		if _, err := memory.ParseScope(tenantFrom(ctx), in.User); err != nil {
 			return nil, problem(ctx, log, err, "path")

@@ -111,6 +111,10 @@ func TestOpenAPI_everyOperationOfAnErasingUserAnswersADocumentedStatus(t *testin
 				params[k] = v
 			}
 			target := fillPath(path, params)
+			if strings.Contains(target, "{") {
+				t.Errorf("%s: no probe value for a parameter of %s: add it to probeParameters", op.OperationID, path)
+				continue
+			}
 			if probe.query != "" {
 				target += "?" + probe.query
 			}
@@ -228,9 +232,6 @@ func (c probeClient) seedAndErase() (event, job string) {
 func fillPath(path string, params map[string]string) string {
 	for name, value := range params {
 		path = strings.ReplaceAll(path, "{"+name+"}", value)
-	}
-	if i := strings.Index(path, "{"); i >= 0 {
-		panic("no probe value for a parameter of " + path)
 	}
 	return path
 }

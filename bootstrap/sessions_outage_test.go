@@ -72,13 +72,7 @@ func TestSessions_redisKilledReadsAndContextServeTheOutagesTurns_Redis(t *testin
 	t.Parallel()
 	redis := testenv.StartRedis(t)
 	addr := freeAddr(t)
-	cfg, err := config.Load("", []string{"ENGRAM_DATA_DIR=" + t.TempDir(), "ENGRAM_ROLES=api,scheduler",
-		"ENGRAM_HTTP_ADDR=" + addr, "ENGRAM_LOG_LEVEL=error", "ENGRAM_REDIS_ADDR=" + redis.Addr,
-		"ENGRAM_REDIS_TIMEOUT_MS=300", "ENGRAM_REDIS_PROBE_INTERVAL_MS=50",
-		"ENGRAM_SESSION_MAX_HISTORY=1000", "ENGRAM_SESSION_SUMMARY_THRESHOLD=1000"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg := redisOutageConfig(t, addr, redis.Addr)
 	var stores *sessionStores
 	app := fxtest.New(t, appOptions(cfg), fx.Populate(&stores))
 	app.RequireStart()
@@ -119,6 +113,20 @@ func TestSessions_redisKilledReadsAndContextServeTheOutagesTurns_Redis(t *testin
 	if r := c.readSession(); r.listed != 2*len(want) || !slices.Equal(r.session, want) || !slices.Equal(r.context, want) {
 		t.Errorf("after redis came back: %+v, want %d messages and the turns %v", r, 2*len(want), want)
 	}
+}
+
+// redisOutageConfig is an api and scheduler process on addr whose sessions live
+// in the Redis at redisAddr, quick to notice it gone and back, never folding.
+func redisOutageConfig(t *testing.T, addr, redisAddr string) config.Config {
+	t.Helper()
+	cfg, err := config.Load("", []string{"ENGRAM_DATA_DIR=" + t.TempDir(), "ENGRAM_ROLES=api,scheduler",
+		"ENGRAM_HTTP_ADDR=" + addr, "ENGRAM_LOG_LEVEL=error", "ENGRAM_REDIS_ADDR=" + redisAddr,
+		"ENGRAM_REDIS_TIMEOUT_MS=300", "ENGRAM_REDIS_PROBE_INTERVAL_MS=50",
+		"ENGRAM_SESSION_MAX_HISTORY=1000", "ENGRAM_SESSION_SUMMARY_THRESHOLD=1000"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg
 }
 
 // containsInOrder reports whether every id of want is in got, in want's order.

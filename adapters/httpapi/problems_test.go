@@ -21,14 +21,16 @@ import (
 
 // fullProblem is every field of a problem a client reads, the request id aside.
 type fullProblem struct {
-	Title  string `json:"title"`
-	Status int    `json:"status"`
-	Detail string `json:"detail"`
-	Errors []struct {
-		Message  string `json:"message"`
-		Location string `json:"location"`
-		Value    any    `json:"value"`
-	} `json:"errors"`
+	Title  string         `json:"title"`
+	Status int            `json:"status"`
+	Detail string         `json:"detail"`
+	Errors []problemError `json:"errors"`
+}
+
+type problemError struct {
+	Message  string `json:"message"`
+	Location string `json:"location"`
+	Value    any    `json:"value"`
 }
 
 func problemOf(t *testing.T, resp *httptest.ResponseRecorder) fullProblem {
@@ -95,11 +97,7 @@ func TestProblems_conflictsAndEmptyInputSayWhatToChange(t *testing.T) {
 		h := newProfileHarness(t)
 		want := fullProblem{Title: "Unprocessable Entity", Status: http.StatusUnprocessableEntity,
 			Detail: "the patch names no field: send at least one declared field to set, or null to clear it"}
-		want.Errors = append(want.Errors, struct {
-			Message  string `json:"message"`
-			Location string `json:"location"`
-			Value    any    `json:"value"`
-		}{Message: "must name at least one declared field", Location: "body"})
+		want.Errors = []problemError{{Message: "must name at least one declared field", Location: "body"}}
 		expectExactProblem(t, h.api.Patch("/v1/users/dev/profile", append(as(acmeKey, ""), map[string]any{})...), want)
 	})
 	t.Run("a purge where this process cannot purge", func(t *testing.T) {
@@ -122,11 +120,7 @@ func TestProblems_conflictsAndEmptyInputSayWhatToChange(t *testing.T) {
 		api, _ := newToolsHarness(t)
 		want := fullProblem{Title: "Unprocessable Entity", Status: http.StatusUnprocessableEntity,
 			Detail: "argument `type` must be one of preference, fact, goal, project, constraint; you sent `profile`"}
-		want.Errors = append(want.Errors, struct {
-			Message  string `json:"message"`
-			Location string `json:"location"`
-			Value    any    `json:"value"`
-		}{Message: "must be one of preference, fact, goal, project, constraint", Location: "body.arguments.type", Value: "profile"})
+		want.Errors = []problemError{{Message: "must be one of preference, fact, goal, project, constraint", Location: "body.arguments.type", Value: "profile"}}
 		expectExactProblem(t, api.Post("/v1/users/alice/tools/memory_save", acme,
 			map[string]any{"arguments": map[string]any{"key": "diet", "type": "profile", "content": "x"}}), want)
 	})

@@ -11,6 +11,7 @@ import (
 	"engram/adapters/httpapi"
 	"engram/adapters/llm"
 	"engram/adapters/mcpserver"
+	"engram/adapters/metrics"
 	"engram/adapters/pinyin"
 	"engram/adapters/sqlstore"
 	"engram/app/extraction"
@@ -68,9 +69,10 @@ func newProfileStores(s *storage) profileStores {
 	}
 }
 
-// newReportWriter is the model that writes evaluation reports; nil offline
-// (ENGRAM_LLM_PROVIDER=rules), when reports are written by rules.
-func newReportWriter(cfg config.Config) (ports.ReportWriter, error) {
+// newReportWriter is the model that writes evaluation reports, its cost counted
+// (stage report); nil offline (ENGRAM_LLM_PROVIDER=rules), when reports are
+// written by rules.
+func newReportWriter(cfg config.Config, m *metrics.Metrics) (ports.ReportWriter, error) {
 	if cfg.LLM.Provider == "rules" {
 		return nil, nil
 	}
@@ -86,7 +88,7 @@ func newReportWriter(cfg config.Config) (ports.ReportWriter, error) {
 	if err != nil {
 		return nil, fmt.Errorf("ENGRAM_LLM_PROVIDER %s: %w", cfg.LLM.Provider, err)
 	}
-	return llm.NewReportWriter(client, client.Model(), llm.ReportWriterOptions{Prompts: set}), nil
+	return m.LLMCost().ReportWriter(llm.NewReportWriter(client, client.Model(), llm.ReportWriterOptions{Prompts: set})), nil
 }
 
 type profilesParams struct {

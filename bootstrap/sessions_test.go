@@ -108,13 +108,7 @@ func TestSessions_redisKilledMidRunFallsBackToSQLAndRecovers_Redis(t *testing.T)
 	t.Parallel()
 	redis := testenv.StartRedis(t)
 	addr := freeAddr(t)
-	cfg, err := config.Load("", []string{"ENGRAM_DATA_DIR=" + t.TempDir(), "ENGRAM_ROLES=api,scheduler",
-		"ENGRAM_HTTP_ADDR=" + addr, "ENGRAM_LOG_LEVEL=error", "ENGRAM_REDIS_ADDR=" + redis.Addr,
-		"ENGRAM_REDIS_TIMEOUT_MS=300", "ENGRAM_REDIS_PROBE_INTERVAL_MS=50",
-		"ENGRAM_SESSION_MAX_HISTORY=1000", "ENGRAM_SESSION_SUMMARY_THRESHOLD=1000"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg := redisOutageConfig(t, addr, redis.Addr)
 	var (
 		stores *sessionStores
 		msgs   ports.MessageStore

@@ -19,12 +19,12 @@ type Authenticator interface {
 
 func authenticate(api huma.API, authn Authenticator, log *slog.Logger) func(huma.Context, func(huma.Context)) {
 	return func(ctx huma.Context, next func(huma.Context)) {
-		tenant, status, msg := checkKey(ctx.Context(), authn, log, ctx.Header("Authorization"))
-		if status != 0 {
-			if status == http.StatusUnauthorized {
+		tenant, failure, msg := checkKey(ctx.Context(), authn, log, ctx.Header("Authorization"))
+		if failure != 0 {
+			if failure == noValidKey {
 				ctx.SetHeader("WWW-Authenticate", `Bearer realm="engram"`)
 			}
-			_ = huma.WriteErr(api, ctx, status, msg)
+			_ = huma.WriteErr(api, ctx, failure.status(), msg)
 			return
 		}
 		next(huma.WithValue(ctx, tenantKey, tenant))
@@ -34,36 +34,36 @@ func authenticate(api huma.API, authn Authenticator, log *slog.Logger) func(huma
 // authenticated is authenticate for a handler outside huma (the MCP endpoint).
 func authenticated(authn Authenticator, log *slog.Logger, h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		tenant, status, msg := checkKey(r.Context(), authn, log, r.Header.Get("Authorization"))
-		if status != 0 {
-			if status == http.StatusUnauthorized {
+		tenant, failure, msg := checkKey(r.Context(), authn, log, r.Header.Get("Authorization"))
+		if failure != 0 {
+			if failure == noValidKey {
 				w.Header().Set("WWW-Authenticate", `Bearer realm="engram"`)
 			}
-			writeProblem(w, r, status, msg)
+			writeProblem(w, r, failure.status(), msg)
 			return
 		}
 		h.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), tenantKey, tenant)))
 	})
 }
 
-// checkKey authenticates the Authorization header's key: the tenant, or the status
-// and detail of the refusal. The access log learns the tenant.
-func checkKey(ctx context.Context, authn Authenticator, log *slog.Logger, header string) (tenant string, status int, msg string) {
+// checkKey authenticates the Authorization header's key: the tenant, or the
+// failure and detail of the refusal. The access log learns the tenant.
+func checkKey(ctx context.Context, authn Authenticator, log *slog.Logger, header string) (tenant string, failure edgeFailure, msg string) {
 	presented := ""
 	if header != "" {
 		scheme, token, ok := strings.Cut(header, " ")
 		if !ok || !strings.EqualFold(scheme, "Bearer") {
-			return "", http.StatusUnauthorized, "the Authorization header must be \"Bearer <api key>\""
+			return "", noValidKey, "the Authorization header must be \"Bearer <api key>\""
 		}
 		presented = strings.TrimSpace(token)
 	}
 	tenant, err := authn.Authenticate(ctx, presented)
 	if err != nil {
 		if errors.Is(err, ports.ErrUnauthenticated) {
-			return "", http.StatusUnauthorized, "a valid API key is required: send \"Authorization: Bearer <api key>\""
+			return "", noValidKey, "a valid API key is required: send \"Authorization: Bearer <api key>\""
 		}
 		log.ErrorContext(ctx, "authenticate", "error", err, "request_id", RequestID(ctx))
-		return "", http.StatusServiceUnavailable, "cannot check the API key right now; retry shortly"
+		return "", keyUncheckable, "cannot check the API key right now; retry shortly"
 	}
 	if x := exchangeFrom(ctx); x != nil {
 		x.tenant = tenant

@@ -13,7 +13,10 @@ import (
 
 	"github.com/danielgtaylor/huma/v2"
 
+	"engram/app/sessions"
+	"engram/app/tools"
 	"engram/domain/invalid"
+	"engram/domain/profile"
 	"engram/ports"
 )
 
@@ -53,38 +56,19 @@ const (
 // of that name, else in in ("body" or "query"), so that the problem points at what
 // the client must change.
 func problem(ctx context.Context, log *slog.Logger, err error, in string) error {
-	var (
-		ve       *invalid.Error
-		notFound *ports.NotFoundError
-		erasing  *ports.ErasingError
-	)
-	switch {
-	case err == nil:
+	if err == nil {
 		return nil
-	case errors.As(err, &ve):
-		details := make([]error, 0, len(ve.Fields))
-		x := exchangeFrom(ctx)
-		for _, f := range ve.Fields {
-			where := in
-			if x != nil && x.inPath[f.Field] {
-				where = "path"
-			}
-			details = append(details, &huma.ErrorDetail{Message: f.Problem, Location: where + "." + f.Field, Value: f.Value})
-		}
-		return huma.Error422UnprocessableEntity(describe(ve), details...)
-	case errors.As(err, &notFound):
-		return huma.Error404NotFound(notFound.Error())
-	case errors.Is(err, ports.ErrNotFound):
-		// A store's not-found that no use case named: say what, never which layer.
-		return huma.Error404NotFound("the requested object was not found")
-	case errors.As(err, &erasing):
-		return huma.Error409Conflict(erasing.Error() + "; follow it with GET /v1/jobs/" + erasing.JobID)
-	case errors.Is(err, ports.ErrConflict):
-		return huma.Error409Conflict("the write conflicted with a concurrent change; retry the request")
+	}
+	if p := mistakeProblem(ctx, err, in); p != nil {
+		return p
+	}
+	switch {
 	case errors.Is(err, ports.ErrUnauthenticated):
 		return huma.Error401Unauthorized("a valid API key is required")
 	case errors.Is(err, ports.ErrForbidden):
 		return huma.Error403Forbidden(err.Error())
+	case errors.Is(err, errNoPurge):
+		return huma.Error501NotImplemented(err.Error())
 	case errors.Is(err, ports.ErrUnavailable), errors.Is(err, context.DeadlineExceeded):
 		log.WarnContext(ctx, "dependency unavailable", "error", err, "request_id", RequestID(ctx))
 		return huma.Error503ServiceUnavailable("a dependency is unavailable; retry shortly")
@@ -94,6 +78,107 @@ func problem(ctx context.Context, log *slog.Logger, err error, in string) error 
 		log.ErrorContext(ctx, "internal error", "error", err, "request_id", RequestID(ctx))
 		return huma.Error500InternalServerError(internalDetail(RequestID(ctx)))
 	}
+}
+
+// mistakeProblem is the problem of an error the client can fix by changing the
+// request (422, 404, 409), nil for any other error.
+func mistakeProblem(ctx context.Context, err error, in string) error {
+	var (
+		ve       *invalid.Error
+		notFound *ports.NotFoundError
+		tool     *toolCallError
+	)
+	switch {
+	case errors.As(err, &tool) && errors.As(err, &ve):
+		return huma.Error422UnprocessableEntity(tools.Explain(ve), argumentDetails(ve)...)
+	case errors.As(err, &tool) && errors.As(err, &notFound):
+		return huma.Error404NotFound(tool.Error()) // with the toolbox's advice
+	case errors.As(err, &ve):
+		return huma.Error422UnprocessableEntity(describe(ve), fieldDetails(ctx, ve, in)...)
+	case errors.Is(err, profile.ErrEmptyPatch):
+		return huma.Error422UnprocessableEntity("the patch names no field: send at least one declared field to set, or null to clear it",
+			&huma.ErrorDetail{Location: in, Message: "must name at least one declared field"})
+	case errors.As(err, &notFound):
+		return huma.Error404NotFound(notFound.Error())
+	case errors.Is(err, ports.ErrNotFound):
+		// A store's not-found that no use case named: say what, never which layer.
+		return huma.Error404NotFound("the requested object was not found")
+	}
+	return conflictProblem(err)
+}
+
+// conflictProblem is the 409 of a conflict, saying what to send instead; nil when
+// err is no conflict.
+func conflictProblem(err error) error {
+	var (
+		erasing  *ports.ErasingError
+		exchange *sessions.ExchangeConflictError
+		message  *ports.MessageConflictError
+		activity *ports.ActivityConflictError
+	)
+	switch {
+	case errors.As(err, &erasing):
+		return huma.Error409Conflict(erasing.Error() + "; follow it with GET /v1/jobs/" + erasing.JobID)
+	case errors.As(err, &exchange): // before message: it wraps the conflict of the turn's messages
+		return huma.Error409Conflict(exchange.Error() + "; an exchange_id names one turn, so send a new turn with a new exchange_id")
+	case errors.As(err, &message):
+		// Not a race to retry: the id was used for another message.
+		return huma.Error409Conflict(message.Error() + "; a message_id names one message, so send new content with a new message_id")
+	case errors.As(err, &activity):
+		return huma.Error409Conflict(activity.Error() + "; an event_id names one event, so send a new event with a new event_id")
+	case errors.Is(err, ports.ErrConflict):
+		return huma.Error409Conflict("the write conflicted with a concurrent change; retry the request")
+	}
+	return nil
+}
+
+// fieldDetails locates each field of a validation error: in the path when the
+// operation has a path parameter of that name, else in in.
+func fieldDetails(ctx context.Context, ve *invalid.Error, in string) []error {
+	details := make([]error, 0, len(ve.Fields))
+	x := exchangeFrom(ctx)
+	for _, f := range ve.Fields {
+		where := in
+		if x != nil && x.inPath[f.Field] {
+			where = "path"
+		}
+		details = append(details, &huma.ErrorDetail{Message: f.Problem, Location: where + "." + f.Field, Value: f.Value})
+	}
+	return details
+}
+
+// argumentDetails locates each field of a tool call's validation error under
+// body.arguments (a field named "" is the arguments as a whole).
+func argumentDetails(ve *invalid.Error) []error {
+	details := make([]error, 0, len(ve.Fields))
+	for _, f := range ve.Fields {
+		location := strings.TrimSuffix("body.arguments."+f.Field, ".")
+		details = append(details, &huma.ErrorDetail{Location: location, Message: f.Problem, Value: f.Value})
+	}
+	return details
+}
+
+// errNoPurge is memory_delete?purge=true on an API that was given no erasure
+// (RegisterErasure): the process cannot purge.
+var errNoPurge = errors.New("purge is not available in this process")
+
+// toolCallError is the failure of a tool call over HTTP (tools_call): problem
+// words its argument errors for the model that made the call (tools.Explain) and
+// keeps the advice the toolbox added to a not-found; any other error maps as it
+// would without the tool.
+type toolCallError struct{ err error }
+
+func (e *toolCallError) Error() string { return e.err.Error() }
+func (e *toolCallError) Unwrap() error { return e.err }
+
+// StatusOf is the status problem answers err with. Tests and the documentation
+// of the operations use it, so that none restates the mapping.
+func StatusOf(err error) int {
+	var se huma.StatusError
+	if errors.As(problem(context.Background(), slog.New(slog.DiscardHandler), err, "body"), &se) {
+		return se.GetStatus()
+	}
+	return http.StatusOK
 }
 
 // edgeFailure is what the edge finds wrong with a request before any operation runs.
@@ -107,6 +192,8 @@ const (
 	wrongMethod                           // a known path, another method
 	noRoute                               // no such path
 	panicked                              // a handler panicked
+	noValidKey                            // no API key, another scheme, or a key nobody issued
+	keyUncheckable                        // the key store cannot answer
 )
 
 // status maps each failure of the edge to its status code, next to problem's
@@ -125,6 +212,10 @@ func (f edgeFailure) status() int {
 		return http.StatusMethodNotAllowed
 	case noRoute:
 		return http.StatusNotFound
+	case noValidKey:
+		return http.StatusUnauthorized
+	case keyUncheckable:
+		return http.StatusServiceUnavailable
 	}
 	return http.StatusInternalServerError
 }

@@ -63,7 +63,8 @@ func RegisterLifecycle(api *API, svc Lifecycle) {
 		Summary: "Consolidate the user's memories in the background", Tags: tags, DefaultStatus: http.StatusAccepted,
 		Description: "Merges near-duplicates, deletes noise-key and expired memories and folds key variants, each " +
 			"change an event with channel consolidation. A worker runs the job; follow it with GET /v1/jobs/{job_id}. " +
-			"A request while one is queued returns that job.",
+			"A request while one is queued returns that job; 409 while the user is being erased.",
+		Errors: []int{refusedWhileErasing},
 	}, func(ctx context.Context, in *UserPath) (*jobAcceptedOutput, error) {
 		sc, err := memory.ParseScope(tenantFrom(ctx), in.User)
 		if err != nil {

@@ -140,9 +140,10 @@ func RegisterMemories(api *API, svc Memories) {
 	register(api, huma.Operation{
 		OperationID: "memory_save", Method: http.MethodPut, Path: "/users/{user}/memories/{key}",
 		Summary: "Save a memory (create or overwrite by key)", Tags: tags, DefaultStatus: http.StatusOK,
-		Description: "201 when the key is new to the user (or was deleted), 200 when replaced. Noise keys are refused with 422.",
-		Responses:   map[string]*huma.Response{"201": {Description: "Created"}},
-		Errors:      []int{http.StatusBadRequest, http.StatusRequestEntityTooLarge, http.StatusUnprocessableEntity},
+		Description: "201 when the key is new to the user (or was deleted), 200 when replaced. Noise keys are refused with 422; " +
+			"409 while the user is being erased (DELETE /v1/users/{user}), naming the erasure job.",
+		Responses: map[string]*huma.Response{"201": {Description: "Created"}},
+		Errors:    []int{http.StatusBadRequest, refusedWhileErasing, http.StatusRequestEntityTooLarge, http.StatusUnprocessableEntity},
 	}, func(ctx context.Context, in *saveInput) (*saveOutput, error) {
 		sc, err := scope(ctx, in.User)
 		if err != nil {
@@ -163,8 +164,9 @@ func RegisterMemories(api *API, svc Memories) {
 		OperationID: "memory_append", Method: http.MethodPost, Path: "/users/{user}/memories/{key}/append",
 		Summary: "Append to a memory", Tags: tags,
 		Description: "Adds the text to the live memory with this key, on a new line; 404 when the key is absent, " +
-			"deleted or expired (save it instead), 422 when the result would exceed 1000 characters.",
-		Errors: []int{http.StatusNotFound, http.StatusUnprocessableEntity},
+			"deleted or expired (save it instead), 422 when the result would exceed 1000 characters, 409 while the user " +
+			"is being erased.",
+		Errors: []int{http.StatusNotFound, refusedWhileErasing, http.StatusUnprocessableEntity},
 	}, func(ctx context.Context, in *appendInput) (*memoryOutput, error) {
 		sc, err := scope(ctx, in.User)
 		if err != nil {
@@ -182,8 +184,9 @@ func RegisterMemories(api *API, svc Memories) {
 		Summary: "Delete a memory", Tags: tags, DefaultStatus: http.StatusNoContent,
 		Description: "The memory is deactivated; its history keeps it and it can be reverted. With ?purge=true it is " +
 			"erased instead: the memory, the content of its history, its vector and lexical document; one PURGE event " +
-			"without content stays in its history.",
-		Errors: []int{http.StatusNotFound, http.StatusConflict},
+			"without content stays in its history. 409 while the user is being erased; 501 for ?purge=true on a server " +
+			"built without erasure (the engram binary always has it).",
+		Errors: []int{http.StatusNotFound, http.StatusConflict, StatusOf(errNoPurge)},
 	}, func(ctx context.Context, in *deleteInput) (*struct{}, error) {
 		sc, err := scope(ctx, in.User)
 		if err != nil {
@@ -191,7 +194,7 @@ func RegisterMemories(api *API, svc Memories) {
 		}
 		if in.Purge {
 			if api.erasure == nil {
-				return nil, huma.Error501NotImplemented("purge is not available in this process")
+				return nil, problem(ctx, log, errNoPurge, "query")
 			}
 			_, err := api.erasure.PurgeMemory(ctx, erasure.PurgeMemory{Scope: sc, Key: in.Key})
 			return nil, problem(ctx, log, err, "path")
@@ -261,8 +264,9 @@ func RegisterMemories(api *API, svc Memories) {
 		OperationID: "memory_revert", Method: http.MethodPost, Path: "/users/{user}/memories/{key}/revert",
 		Summary: "Return a memory to what it was after an event", Tags: tags,
 		Description: "Records a REVERT event whose result is the memory as that event left it (a deleted memory " +
-			"comes back), so an undo can itself be undone. event_id is an id from the key's history.",
-		Errors: []int{http.StatusNotFound, http.StatusUnprocessableEntity},
+			"comes back), so an undo can itself be undone. event_id is an id from the key's history. 409 while the user " +
+			"is being erased.",
+		Errors: []int{http.StatusNotFound, refusedWhileErasing, http.StatusUnprocessableEntity},
 	}, func(ctx context.Context, in *revertInput) (*memoryOutput, error) {
 		sc, err := scope(ctx, in.User)
 		if err != nil {

@@ -2,7 +2,6 @@ package httpapi
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/http"
 	"time"
@@ -13,7 +12,6 @@ import (
 	"engram/domain/conversation"
 	"engram/domain/invalid"
 	"engram/domain/memory"
-	"engram/ports"
 )
 
 // PostMessageRequest is one message of a conversation (API.md "Conversation messages").
@@ -111,14 +109,6 @@ func RegisterMessages(api *API, svc Messages) {
 		s, err := memory.ParseScope(tenantFrom(ctx), user)
 		return s, problem(ctx, log, err, "path")
 	}
-	fail := func(ctx context.Context, err error, in string) error {
-		var conflict *ports.MessageConflictError
-		if errors.As(err, &conflict) {
-			// Not a race to retry: the id was used for another message.
-			return huma.Error409Conflict(conflict.Error() + "; a message_id names one message, so send new content with a new message_id")
-		}
-		return problem(ctx, log, err, in)
-	}
 
 	register(api, huma.Operation{
 		OperationID: "message_post", Method: http.MethodPost, Path: "/users/{user}/messages",
@@ -139,7 +129,7 @@ func RegisterMessages(api *API, svc Messages) {
 		}
 		res, err := svc.Post(ctx, messages.Post{Scope: sc, Message: msg})
 		if err != nil {
-			return nil, fail(ctx, err, "body")
+			return nil, problem(ctx, log, err, "body")
 		}
 		status := http.StatusAccepted
 		if !res.Created {
@@ -169,7 +159,7 @@ func RegisterMessages(api *API, svc Messages) {
 		}
 		res, err := svc.PostBatch(ctx, messages.PostBatch{Scope: sc, Messages: inputs})
 		if err != nil {
-			return nil, fail(ctx, err, "body")
+			return nil, problem(ctx, log, err, "body")
 		}
 		out := &postMessagesOutput{Body: PostedMessages{Items: make([]PostedMessage, len(res))}}
 		for i, r := range res {
@@ -191,7 +181,7 @@ func RegisterMessages(api *API, svc Messages) {
 		}
 		v, err := svc.Get(ctx, messages.Get{Scope: sc, MessageID: in.MessageID})
 		if err != nil {
-			return nil, fail(ctx, err, "path")
+			return nil, problem(ctx, log, err, "path")
 		}
 		return &messageOutput{Body: fromView(v)}, nil
 	})

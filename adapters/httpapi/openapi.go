@@ -8,6 +8,8 @@ import (
 	"strconv"
 
 	"github.com/danielgtaylor/huma/v2"
+
+	"engram/ports"
 )
 
 // The errors every /v1 operation can return, whatever it does: a missing or wrong
@@ -21,6 +23,10 @@ var errorsOfEveryOperation = []int{http.StatusUnauthorized, http.StatusUnprocess
 // one that is not JSON (415).
 var errorsOfABody = []int{http.StatusBadRequest, http.StatusRequestTimeout,
 	http.StatusRequestEntityTooLarge, http.StatusUnsupportedMediaType}
+
+// refusedWhileErasing is the answer to a write of a user being erased (problem of
+// a *ports.ErasingError): every operation that writes a user's data lists it.
+var refusedWhileErasing = StatusOf(&ports.ErasingError{})
 
 // documentCommonErrors is the /v1 group's modifier: it marks the operation as
 // authenticated and documents, with the problem schema, each status the edge can

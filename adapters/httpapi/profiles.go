@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"net/http"
 	"reflect"
 	"time"
@@ -15,7 +14,6 @@ import (
 	"engram/domain/memory"
 	"engram/domain/org"
 	"engram/domain/profile"
-	"engram/ports"
 )
 
 // ActingUserHeader is the required X-Acting-User of the profile and report reads.
@@ -173,14 +171,6 @@ func RegisterProfiles(api *API, svc Profiles) {
 		s, err := memory.ParseScope(tenantFrom(ctx), user)
 		return s, problem(ctx, log, err, "path")
 	}
-	// fail places X-Acting-User errors in the header and the rest where in says.
-	fail := func(ctx context.Context, err error, in string) error {
-		var conflict *ports.ActivityConflictError
-		if errors.As(err, &conflict) {
-			return huma.Error409Conflict(conflict.Error() + "; an event_id names one event, so send a new event with a new event_id")
-		}
-		return problem(ctx, log, err, in)
-	}
 	readErrors := []int{http.StatusForbidden, http.StatusNotFound, http.StatusUnprocessableEntity}
 
 	register(api, huma.Operation{
@@ -196,7 +186,7 @@ func RegisterProfiles(api *API, svc Profiles) {
 		}
 		v, err := svc.Get(ctx, profiles.Get{Scope: sc, Actor: in.ActingUser})
 		if err != nil {
-			return nil, fail(ctx, err, "header")
+			return nil, problem(ctx, log, err, "header")
 		}
 		return &profileOutput{Body: fromProfile(v.Profile, v.Access)}, nil
 	})
@@ -204,24 +194,19 @@ func RegisterProfiles(api *API, svc Profiles) {
 	register(api, huma.Operation{
 		OperationID: "profile_patch", Method: http.MethodPatch, Path: "/users/{user}/profile",
 		Summary: "Declare profile fields (JSON merge patch)", Tags: tags,
-		Errors: []int{http.StatusBadRequest, http.StatusForbidden, http.StatusRequestEntityTooLarge, http.StatusUnprocessableEntity},
+		Errors: []int{http.StatusBadRequest, http.StatusForbidden, refusedWhileErasing, http.StatusRequestEntityTooLarge, http.StatusUnprocessableEntity},
 		Description: "RFC 7386 semantics: a field left out stays as it is, null clears it, a value replaces it (lists " +
 			"whole). Unknown fields are refused. The first PATCH creates the profile. Derived fields (topics, work hours, " +
 			"task statistics…) cannot be set: the worker derives them. Display name, department and position are " +
-			"overwritten by the next PUT /v1/org/users/{user}.",
+			"overwritten by the next PUT /v1/org/users/{user}. 409 while the user is being erased, naming the erasure job.",
 	}, func(ctx context.Context, in *patchProfileInput) (*profileOutput, error) {
 		sc, err := scope(ctx, in.User)
 		if err != nil {
 			return nil, err
 		}
-		patch := in.Body.toPatch()
-		if patch.IsEmpty() {
-			return nil, huma.Error422UnprocessableEntity("the patch names no field: send at least one declared field to set, or null to clear it",
-				&huma.ErrorDetail{Location: "body", Message: "must name at least one declared field"})
-		}
-		p, err := svc.Patch(ctx, profiles.Patch{Scope: sc, Actor: in.ActingUser, Patch: patch})
+		p, err := svc.Patch(ctx, profiles.Patch{Scope: sc, Actor: in.ActingUser, Patch: in.Body.toPatch()})
 		if err != nil {
-			return nil, fail(ctx, err, "body")
+			return nil, problem(ctx, log, err, "body")
 		}
 		readAs := org.Access{Relation: org.RelationSelf}
 		if in.ActingUser != "" && in.ActingUser != in.User {
@@ -245,7 +230,7 @@ func RegisterProfiles(api *API, svc Profiles) {
 		}
 		r, err := svc.RequestReport(ctx, profiles.RequestReport{Scope: sc, Actor: in.ActingUser})
 		if err != nil {
-			return nil, fail(ctx, err, "header")
+			return nil, problem(ctx, log, err, "header")
 		}
 		return &reportOutput{Body: fromReport(r)}, nil
 	})
@@ -261,7 +246,7 @@ func RegisterProfiles(api *API, svc Profiles) {
 		}
 		rs, next, err := svc.Reports(ctx, profiles.ListReports{Scope: sc, Actor: in.ActingUser, Before: in.Cursor, Limit: in.Limit})
 		if err != nil {
-			return nil, fail(ctx, err, "header")
+			return nil, problem(ctx, log, err, "header")
 		}
 		out := &reportsOutput{Body: ReportList{Items: make([]Report, 0, len(rs)), NextCursor: next}}
 		for _, r := range rs {
@@ -281,7 +266,7 @@ func RegisterProfiles(api *API, svc Profiles) {
 		}
 		r, err := svc.Report(ctx, profiles.GetReport{Scope: sc, Actor: in.ActingUser, ID: in.ReportID})
 		if err != nil {
-			return nil, fail(ctx, err, "header")
+			return nil, problem(ctx, log, err, "header")
 		}
 		return &reportOutput{Body: fromReport(r)}, nil
 	})
@@ -291,7 +276,7 @@ func RegisterProfiles(api *API, svc Profiles) {
 		Summary: "Record an activity event (task or workflow run)", Tags: tags, DefaultStatus: http.StatusAccepted,
 		Errors: []int{http.StatusBadRequest, http.StatusConflict, http.StatusRequestEntityTooLarge, http.StatusUnprocessableEntity},
 		Description: "Idempotent on event_id: the same event again is 202 with created false; the same event_id with " +
-			"other content is 409. The task statistics and favourite workflows are derived by the worker after a short " +
+			"other content is 409, as is any event while the user is being erased. The task statistics and favourite workflows are derived by the worker after a short " +
 			"debounce (ENGRAM_PROFILE_REFRESH_DEBOUNCE_SEC), never on this request.",
 	}, func(ctx context.Context, in *activityInput) (*activityOutput, error) {
 		sc, err := scope(ctx, in.User)
@@ -303,7 +288,7 @@ func RegisterProfiles(api *API, svc Profiles) {
 			EventID: b.EventID, Kind: b.Kind, At: b.At, FlowID: b.FlowID, FlowName: b.FlowName, DurationH: b.DurationH,
 		}})
 		if err != nil {
-			return nil, fail(ctx, err, "body")
+			return nil, problem(ctx, log, err, "body")
 		}
 		return &activityOutput{Body: ActivityAccepted{EventID: a.EventID, Created: created}}, nil
 	})

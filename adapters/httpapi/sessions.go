@@ -2,8 +2,6 @@ package httpapi
 
 import (
 	"context"
-	"errors"
-	"log/slog"
 	"net/http"
 	"time"
 
@@ -12,7 +10,6 @@ import (
 	"engram/app/sessions"
 	"engram/domain/memory"
 	"engram/domain/session"
-	"engram/ports"
 )
 
 // SessionPath is {user} and {session}.
@@ -156,7 +153,7 @@ func RegisterSessions(api *API, svc Sessions) {
 		res, err := svc.Record(ctx, sessions.Record{Scope: sc, SessionID: in.Session, FlowID: b.FlowID, Exchange: session.ExchangeInput{
 			ExchangeID: b.ExchangeID, FlowName: b.FlowName, UserMessage: b.UserMessage, AssistantMessage: b.AssistantMessage}})
 		if err != nil {
-			return nil, sessionProblem(ctx, log, err, "body")
+			return nil, problem(ctx, log, err, "body")
 		}
 		status := http.StatusAccepted
 		if res.Duplicate {
@@ -222,17 +219,6 @@ func RegisterSessions(api *API, svc Sessions) {
 		}
 		return nil, nil
 	})
-}
-
-// sessionProblem is problem with the message store's conflict said plainly: an
-// exchange_id reused for another turn.
-func sessionProblem(ctx context.Context, log *slog.Logger, err error, in string) error {
-	var conflict *ports.MessageConflictError
-	if errors.As(err, &conflict) {
-		return huma.Error409Conflict("exchange_id is already recorded in this session with other messages; " +
-			"an exchange_id names one turn, so send a new turn with a new exchange_id")
-	}
-	return problem(ctx, log, err, in)
 }
 
 func fromSessionView(v session.View) SessionView {

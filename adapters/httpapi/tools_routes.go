@@ -3,18 +3,13 @@ package httpapi
 import (
 	"context"
 	"encoding/json"
-	"errors"
-	"log/slog"
 	"net/http"
 	"reflect"
-	"strings"
 
 	"github.com/danielgtaylor/huma/v2"
 
 	"engram/app/tools"
-	"engram/domain/invalid"
 	"engram/domain/memory"
-	"engram/ports"
 )
 
 // OpenAITool is one tool in OpenAI's function-calling format (chat completions'
@@ -121,9 +116,10 @@ func RegisterTools(api *API, tb *Toolbox) {
 		Description: "Pass the model's tool call straight through: the result is the tool's (memory_save and memory_append: the memory; " +
 			"memory_delete: {key, deleted}; memory_list: {items, next_cursor}; memory_search: the search result). " +
 			"Arguments that do not fit the tool's schema are a 422 whose detail names each argument and is worded for the model " +
-			"to correct itself; hand it back as the tool's result. An unknown tool is a 404 listing the tools.",
+			"to correct itself; hand it back as the tool's result. An unknown tool is a 404 listing the tools. A tool that " +
+			"writes (memory_save, memory_append, memory_delete) is 409 while the user is being erased.",
 		Responses: map[string]*huma.Response{"200": jsonResponse("The tool's result.", &huma.Schema{OneOf: results})},
-		Errors:    []int{http.StatusNotFound, http.StatusUnprocessableEntity},
+		Errors:    []int{http.StatusNotFound, refusedWhileErasing, http.StatusUnprocessableEntity},
 	}, func(ctx context.Context, in *toolCallInput) (*anyBody, error) {
 		if _, err := memory.ParseScope(tenantFrom(ctx), in.User); err != nil {
 			return nil, problem(ctx, log, err, "path")
@@ -134,7 +130,7 @@ func RegisterTools(api *API, tb *Toolbox) {
 		}
 		res, err := tb.Call(ctx, tools.Call{Tenant: tenantFrom(ctx), Name: in.Name, Arguments: arguments, User: in.User})
 		if err != nil {
-			return nil, toolProblem(ctx, log, err)
+			return nil, problem(ctx, log, &toolCallError{err: err}, "body")
 		}
 		return &anyBody{Body: res}, nil
 	})
@@ -142,26 +138,4 @@ func RegisterTools(api *API, tb *Toolbox) {
 
 func jsonResponse(description string, schema *huma.Schema) *huma.Response {
 	return &huma.Response{Description: description, Content: map[string]*huma.MediaType{"application/json": {Schema: schema}}}
-}
-
-// toolProblem is problem for tool calls: argument errors are explained for the
-// model (tools.Explain) and located under body.arguments; a not-found keeps the
-// advice the toolbox added.
-func toolProblem(ctx context.Context, log *slog.Logger, err error) error {
-	var (
-		ve       *invalid.Error
-		notFound *ports.NotFoundError
-	)
-	switch {
-	case errors.As(err, &ve):
-		details := make([]error, 0, len(ve.Fields))
-		for _, f := range ve.Fields {
-			location := strings.TrimSuffix("body.arguments."+f.Field, ".")
-			details = append(details, &huma.ErrorDetail{Location: location, Message: f.Problem, Value: f.Value})
-		}
-		return huma.Error422UnprocessableEntity(tools.Explain(ve), details...)
-	case errors.As(err, &notFound):
-		return huma.Error404NotFound(err.Error())
-	}
-	return problem(ctx, log, err, "body")
 }

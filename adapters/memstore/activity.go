@@ -14,6 +14,7 @@ import (
 
 // ActivityStore is an in-memory ports.ActivityStore.
 type ActivityStore struct {
+	guard  ports.ErasureGuard // nil: no erasures (GuardErasures)
 	mu     sync.Mutex
 	events map[memory.Scope]map[string]profile.Activity // by event id
 }
@@ -25,12 +26,20 @@ func NewActivityStore() *ActivityStore {
 	return &ActivityStore{events: map[memory.Scope]map[string]profile.Activity{}}
 }
 
-// RecordActivity stores an event, idempotently on its id.
+// GuardErasures makes the store refuse events of users being erased, as the SQL
+// store does. Call it once, before the store is used.
+func (s *ActivityStore) GuardErasures(g ports.ErasureGuard) { s.guard = g }
+
+// RecordActivity stores an event, idempotently on its id; an event of a user
+// being erased is refused (*ports.ErasingError).
 func (s *ActivityStore) RecordActivity(ctx context.Context, a profile.Activity) (profile.Activity, bool, error) {
 	if err := ctx.Err(); err != nil {
 		return profile.Activity{}, false, fmt.Errorf("memstore: record activity: %w: %w", ports.ErrUnavailable, err)
 	}
 	a.At, a.ReceivedAt = normTime(a.At), normTime(a.ReceivedAt)
+	if err := guardWrite(ctx, s.guard, a.Scope); err != nil {
+		return profile.Activity{}, false, err
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	byID := s.events[a.Scope]

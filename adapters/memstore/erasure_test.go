@@ -18,8 +18,10 @@ func TestErasure_Memstore(t *testing.T) {
 		messages.GuardErasures(jobs)
 		graph := memstore.NewOrgStore()
 		graph.GuardErasures(jobs)
+		activity := memstore.NewActivityStore()
+		activity.GuardErasures(jobs)
 		return contract.ErasureStores{
-			Org:      graph,
+			Org: graph, Activity: activity,
 			Erasures: jobs, Jobs: jobs, Memories: memories, Messages: messages,
 			Sync:  memstore.NewVectorSyncStore(memories, messages),
 			Truth: memstore.NewUserPurger(memories, messages, jobs, clock),

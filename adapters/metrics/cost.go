@@ -8,8 +8,9 @@ import (
 	"engram/ports"
 )
 
-// Stages of model calls in the cost metrics: extraction's two, and the session
-// summary and the manager's report, which record through LLMCost.Record.
+// Stages of model calls in the cost metrics: extraction's two (LLMCost.extraction),
+// the session summary (SessionEvents.Folded) and the manager's report
+// (LLMCost.ReportWriter), all recorded through LLMCost.Record.
 const (
 	StageExtract   = extraction.StageExtract
 	StageRefine    = extraction.StageRefine

@@ -29,9 +29,11 @@ type SessionRecords struct {
 	exchanges *prometheus.CounterVec
 }
 
-// SessionEvents observes folds (sessions.FoldObserver) and the Redis fallback
+// SessionEvents observes folds (sessions.FoldObserver: their outcomes, times and
+// the summarizer's cost, stage summarise of LLMCost) and the Redis fallback
 // (sessions.FailoverObserver).
 type SessionEvents struct {
+	cost      *LLMCost
 	relayed   *prometheus.CounterVec
 	folds     *prometheus.CounterVec
 	foldTime  *prometheus.HistogramVec
@@ -76,6 +78,7 @@ func (m *Metrics) SessionRecords(next SessionService) *SessionRecords {
 // Metrics.
 func (m *Metrics) SessionEvents() *SessionEvents {
 	s := &SessionEvents{
+		cost: m.LLMCost(),
 		relayed: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "engram_session_relayed_turns_total", Help: "Turns queued in Redis and written to the extraction channel by the relay (written), or dropped because the message store refused them for good (dropped).",
 		}, []string{"outcome"}),
@@ -149,9 +152,10 @@ func (s *SessionRecords) Delete(ctx context.Context, cmd sessions.Delete) error 
 }
 
 // Folded implements sessions.FoldObserver.
-func (s *SessionEvents) Folded(outcome string, elapsed time.Duration, _ ports.LLMUsage) {
+func (s *SessionEvents) Folded(ref session.Ref, outcome string, elapsed time.Duration, usage ports.LLMUsage) {
 	s.folds.WithLabelValues(outcome).Inc()
 	s.foldTime.WithLabelValues(outcome).Observe(elapsed.Seconds())
+	s.cost.Record(StageSummarise, ref.Scope.Tenant, usage)
 }
 
 // Fallback implements sessions.FailoverObserver.

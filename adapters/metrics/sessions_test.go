@@ -9,6 +9,7 @@ import (
 	"engram/adapters/metrics"
 	"engram/app/sessions"
 	"engram/domain/invalid"
+	"engram/domain/memory"
 	"engram/domain/session"
 	"engram/ports"
 )
@@ -60,8 +61,9 @@ func TestSessions_recordStagesOutcomesFoldsAndFallbacks(t *testing.T) {
 	}
 
 	e := m.SessionEvents()
-	e.Folded(sessions.FoldDone, time.Second, ports.LLMUsage{Calls: 1})
-	e.Folded(sessions.FoldFailed, time.Second, ports.LLMUsage{})
+	ref := session.Ref{Scope: memory.Scope{Tenant: "acme", User: "u1"}, FlowID: "f", SessionID: "s"}
+	e.Folded(ref, sessions.FoldDone, time.Second, ports.LLMUsage{Calls: 1})
+	e.Folded(ref, sessions.FoldFailed, time.Second, ports.LLMUsage{})
 	e.Fallback("append")
 	e.PrimaryUp(false)
 	if value(t, m, "engram_session_redis_up") != 0 || value(t, m, "engram_session_redis_fallbacks_total", "op", "append") != 1 ||

@@ -23,7 +23,9 @@ var _ ports.ActivityStore = (*ActivityStore)(nil)
 func NewActivityStore(db *DB) *ActivityStore { return &ActivityStore{db: db} }
 
 // RecordActivity inserts the event unless its id is stored; a stored one is
-// compared with it.
+// compared with it. An event of a user being erased is refused
+// (*ports.ErasingError), in the transaction, as every write of the truth: the
+// purge would otherwise miss an event written after it passed the table.
 func (s *ActivityStore) RecordActivity(ctx context.Context, a profile.Activity) (profile.Activity, bool, error) {
 	row := toActivityRow(a)
 	var (
@@ -31,6 +33,9 @@ func (s *ActivityStore) RecordActivity(ctx context.Context, a profile.Activity) 
 		created bool
 	)
 	err := s.db.WriteTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+		if err := s.db.guardWrite(ctx, tx, a.Scope); err != nil {
+			return err
+		}
 		res, err := tx.NewInsert().Model(&row).On("CONFLICT (tenant_id, user_id, event_id) DO NOTHING").Exec(ctx)
 		if err != nil {
 			return wrapErr("insert activity", err)

@@ -14,6 +14,7 @@ func erasureStores(db *DB, clock ports.Clock) contract.ErasureStores {
 	return contract.ErasureStores{
 		Erasures: NewErasureStore(db), Jobs: NewJobStore(db), Memories: NewMemoryStore(db), Messages: NewMessageStore(db),
 		Sync: NewVectorSyncStore(db), Truth: NewUserPurger(db, clock), Org: NewOrgStore(db),
+		Activity: NewActivityStore(db),
 	}
 }
 

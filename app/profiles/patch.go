@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 
-	"engram/domain/invalid"
 	"engram/domain/memory"
 	"engram/domain/org"
 	"engram/domain/profile"
@@ -23,11 +22,10 @@ type Patch struct {
 
 // Patch applies declared fields, creating the profile when it is the first, and
 // re-indexes the user's names when a name changed. Fields it does not name stay
-// as they are; an empty patch is refused.
+// as they are; an empty patch is refused (profile.ErrEmptyPatch).
 func (s *Service) Patch(ctx context.Context, cmd Patch) (profile.Profile, error) {
 	if cmd.Patch.IsEmpty() {
-		return profile.Profile{}, invalid.Field("body", "must name at least one declared field (display_name, department, "+
-			"position, role_tags, work_style_tags, preferred_model, language, tone, time_zone, nickname, preferred_name, ai_name, emoji)")
+		return profile.Profile{}, profile.ErrEmptyPatch
 	}
 	if cmd.Actor != "" {
 		if err := s.mayDeclare(ctx, cmd.Scope, cmd.Actor); err != nil {

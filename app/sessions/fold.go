@@ -19,9 +19,11 @@ const (
 	FoldSkipped  = "skipped"  // nothing to fold any more (deleted, expired, below the threshold)
 )
 
-// FoldObserver hears about every fold (metrics).
+// FoldObserver hears about every fold (metrics): the session's, its outcome, its
+// time and what the summarizers cost (the model's calls and tokens, those of a
+// failed attempt included).
 type FoldObserver interface {
-	Folded(outcome string, elapsed time.Duration, usage ports.LLMUsage)
+	Folded(ref session.Ref, outcome string, elapsed time.Duration, usage ports.LLMUsage)
 }
 
 // FolderOptions shape the folder.
@@ -108,29 +110,29 @@ func (f *Folder) foldOne(ctx context.Context, store ports.SessionFolds, v sessio
 	plan, ok := f.opts.Policy.Plan(v)
 	if !ok {
 		f.release(ctx, store, v.Meta.Ref, time.Time{})
-		f.observe(FoldSkipped, start, ports.LLMUsage{})
+		f.observe(v.Meta.Ref, FoldSkipped, start, ports.LLMUsage{})
 		return false
 	}
 	text, usage, outcome, err := f.summarize(ctx, plan)
 	if err != nil {
 		f.opts.Logger.WarnContext(ctx, "session fold: no summary; retrying later", "session", plan.Ref.String(), "error", err)
 		f.release(ctx, store, plan.Ref, f.opts.Policy.RetryAt(f.clock.Now()))
-		f.observe(FoldFailed, start, usage)
+		f.observe(plan.Ref, FoldFailed, start, usage)
 		return false
 	}
 	err = store.ApplyFold(ctx, plan.Fold(text, f.opts.Holder, f.opts.Policy.Threshold, f.clock.Now()))
 	switch {
 	case err == nil:
-		f.observe(outcome, start, usage)
+		f.observe(plan.Ref, outcome, start, usage)
 		return true
 	case errors.Is(err, ports.ErrConflict):
 		// The session moved on; fold it again from what it is now.
 		f.release(ctx, store, plan.Ref, f.clock.Now())
-		f.observe(FoldConflict, start, usage)
+		f.observe(plan.Ref, FoldConflict, start, usage)
 	default:
 		f.opts.Logger.WarnContext(ctx, "session fold: apply failed; retrying later", "session", plan.Ref.String(), "error", err)
 		f.release(ctx, store, plan.Ref, f.opts.Policy.RetryAt(f.clock.Now()))
-		f.observe(FoldFailed, start, usage)
+		f.observe(plan.Ref, FoldFailed, start, usage)
 	}
 	return false
 }
@@ -163,9 +165,9 @@ func (f *Folder) release(ctx context.Context, store ports.SessionFolds, ref sess
 	}
 }
 
-func (f *Folder) observe(outcome string, start time.Time, usage ports.LLMUsage) {
+func (f *Folder) observe(ref session.Ref, outcome string, start time.Time, usage ports.LLMUsage) {
 	if f.opts.Observer != nil {
-		f.opts.Observer.Folded(outcome, time.Since(start), usage)
+		f.opts.Observer.Folded(ref, outcome, time.Since(start), usage)
 	}
 }
 

@@ -41,13 +41,17 @@ func (j *joiner) Summarize(_ context.Context, in ports.SummaryInput) (string, po
 }
 
 type outcomes struct {
-	mu  sync.Mutex
-	got []string
+	mu    sync.Mutex
+	got   []string
+	refs  []session.Ref
+	calls int // the model calls the observer was told of
 }
 
-func (o *outcomes) Folded(outcome string, _ time.Duration, _ ports.LLMUsage) {
+func (o *outcomes) Folded(ref session.Ref, outcome string, _ time.Duration, usage ports.LLMUsage) {
 	o.mu.Lock()
 	o.got = append(o.got, outcome)
+	o.refs = append(o.refs, ref)
+	o.calls += usage.Calls
 	o.mu.Unlock()
 }
 
@@ -95,6 +99,11 @@ func TestFolder_foldsRecursivelyAndKeepsTheMostRecentTurns(t *testing.T) {
 	if !slices.Equal(obs.got, []string{sessions.FoldDone, sessions.FoldDone}) {
 		t.Errorf("outcomes %v", obs.got)
 	}
+	// The observer hears whose session it was and what the summarizer cost.
+	want := session.Ref{Scope: scope, FlowID: "flow", SessionID: "s"}
+	if len(obs.refs) != 2 || obs.refs[0] != want || obs.refs[1] != want || obs.calls != 2 {
+		t.Errorf("observed sessions %v and %d model calls, want %v twice and 2", obs.refs, obs.calls, want)
+	}
 }
 
 func TestFolder_theOfflineSummarizerWritesAFoldTheModelCouldNot(t *testing.T) {
@@ -110,6 +119,10 @@ func TestFolder_theOfflineSummarizerWritesAFoldTheModelCouldNot(t *testing.T) {
 	}
 	if len(broken.calls) != 1 || len(offline.calls) != 1 || !slices.Equal(obs.got, []string{sessions.FoldFallback}) {
 		t.Errorf("calls %d/%d, outcomes %v", len(broken.calls), len(offline.calls), obs.got)
+	}
+	// The failed call is a cost too, and so is the fallback's.
+	if obs.calls != 2 {
+		t.Errorf("observed %d model calls, want the failed one and the fallback's", obs.calls)
 	}
 }
 

@@ -55,7 +55,7 @@ func (s *Service) Record(ctx context.Context, cmd Record) (Recorded, error) {
 	}
 	appended, timings, err := s.store(ctx, x)
 	if err != nil {
-		return Recorded{}, err
+		return Recorded{}, exchangeConflict(x, err)
 	}
 	if appended.FoldQueued && s.deps.Notifier != nil {
 		s.deps.Notifier.Notify()
@@ -64,6 +64,30 @@ func (s *Service) Record(ctx context.Context, cmd Record) (Recorded, error) {
 		s.deps.Exchanges.ExchangeRecorded(cmd.Scope)
 	}
 	return Recorded{Exchange: x, Meta: appended.Meta, Duplicate: appended.Duplicate, Timings: timings}, nil
+}
+
+// ExchangeConflictError is an exchange id recorded before with other messages: a
+// client that reused the id for another turn, not a retry. It wraps the message
+// store's *ports.MessageConflictError (and so ports.ErrConflict).
+type ExchangeConflictError struct {
+	ExchangeID string
+	err        error
+}
+
+func (e *ExchangeConflictError) Error() string {
+	return "exchange_id is already recorded in this session with other messages"
+}
+
+func (e *ExchangeConflictError) Unwrap() error { return e.err }
+
+// exchangeConflict says a message conflict of the turn in the turn's terms: the
+// client sent exchange ids, never the message ids derived from them.
+func exchangeConflict(x session.Exchange, err error) error {
+	var mc *ports.MessageConflictError
+	if errors.As(err, &mc) {
+		return &ExchangeConflictError{ExchangeID: x.ID, err: err}
+	}
+	return err
 }
 
 // store writes the turn. A store that queues turns itself (Redis) is written

@@ -171,6 +171,27 @@ func TestRecord_failsWhenTheExtractionChannelFails(t *testing.T) {
 	}
 }
 
+// A message conflict of the turn (the exchange id was used for another turn) is
+// said in the turn's terms, and is still the message store's conflict.
+func TestRecord_aReusedExchangeIDIsAnExchangeConflict(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, session.Policy{})
+	f.turns.err = &ports.MessageConflictError{MessageID: "sx-0123-u"}
+	_, err := f.svc.Record(context.Background(), sessions.Record{Scope: scope, SessionID: "s", FlowID: "f",
+		Exchange: session.ExchangeInput{ExchangeID: "x1", UserMessage: "u", AssistantMessage: "a"}})
+	var conflict *sessions.ExchangeConflictError
+	var message *ports.MessageConflictError
+	if !errors.As(err, &conflict) || conflict.ExchangeID != "x1" || !errors.As(err, &message) || !errors.Is(err, ports.ErrConflict) {
+		t.Fatalf("err %v (%T), want an exchange conflict of x1 wrapping the message conflict", err, err)
+	}
+	f.turns.err = fmt.Errorf("sql down: %w", ports.ErrUnavailable)
+	_, err = f.svc.Record(context.Background(), sessions.Record{Scope: scope, SessionID: "s", FlowID: "f",
+		Exchange: session.ExchangeInput{ExchangeID: "x2", UserMessage: "u", AssistantMessage: "a"}})
+	if errors.As(err, &conflict) || !errors.Is(err, ports.ErrUnavailable) {
+		t.Errorf("an outage is %v (%T), not a conflict", err, err)
+	}
+}
+
 func TestRecord_wakesTheFolderWhenASessionIsQueued(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t, session.Policy{Threshold: 4, Keep: 2})

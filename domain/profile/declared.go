@@ -1,6 +1,7 @@
 package profile
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -84,6 +85,10 @@ func (p Patch) tagsFields(d *Declared) []tagsField {
 		{FieldWorkStyleTags, p.WorkStyleTags, &d.WorkStyleTags},
 	}
 }
+
+// ErrEmptyPatch refuses a patch that names no field: it would change nothing, so
+// the caller meant something else (a field to set, or null to clear one).
+var ErrEmptyPatch = errors.New("the patch names no field")
 
 // IsEmpty reports whether the patch names no field.
 func (p Patch) IsEmpty() bool {

@@ -11,6 +11,7 @@ import (
 	"engram/domain/conversation"
 	"engram/domain/memory"
 	"engram/domain/org"
+	"engram/domain/profile"
 	"engram/ports"
 	"engram/test/fakeclock"
 )
@@ -45,13 +46,15 @@ type ErasureStores struct {
 	Sync     ports.VectorSyncStore
 	Truth    ports.UserPurger
 	Org      ports.OrgStore
+	Activity ports.ActivityStore
 }
 
 // RunErasure is the contract of erasure on a truth store: ports.ErasureStore,
 // ports.UserPurger of the truth tables, ports.MemoryPurger, ports.MessageDeleter,
 // ports.MessageLister, ports.UserActivity and the erasure-related behaviour of
 // ports.JobStore (RecordJobCounts, FinishJob of an erasure) and ports.OrgStore
-// (PutMember of a user being erased is refused). open returns empty
+// (PutMember of a user being erased is refused) and ports.ActivityStore
+// (RecordActivity of a user being erased is refused). open returns empty
 // stores whose purger reads clock; each case opens its own.
 //
 // Behaviour the suite pins down:
@@ -225,6 +228,16 @@ func RunErasure(t *testing.T, open func(t *testing.T, clock ports.Clock) Erasure
 				erasing(t, err, "put org member")
 			} else if err != nil {
 				t.Errorf("put org member of bob, who is not erased: %v", err)
+			}
+			a, err := profile.NewActivity(sc, profile.ActivityInput{EventID: "e1", Kind: "task_created", At: t0}, t0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, _, err = w.Activity.RecordActivity(w.ctx, a)
+			if sc == alice {
+				erasing(t, err, "record activity")
+			} else if err != nil {
+				t.Errorf("record activity of bob, who is not erased: %v", err)
 			}
 		}
 

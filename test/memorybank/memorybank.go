@@ -1,7 +1,8 @@
 // Package memorybank reads the MemoryBank / SiliconFriend evaluation data
 // (zhongwanjun/MemoryBank-SiliconFriend eval_data, kept outside the repository in
-// ../shared/datasets/memorybank) for tests and benchmarks: each user's dated
-// conversations of query/response turns.
+// the memorybank directory of testenv.DatasetsPath: ENGRAM_TEST_DATASETS_DIR, else
+// ../shared/datasets) for tests and benchmarks: each user's dated conversations of
+// query/response turns.
 package memorybank
 
 import (
@@ -13,6 +14,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"engram/test/testenv"
 )
 
 // Files of the data set.
@@ -22,7 +25,8 @@ const (
 )
 
 // ErrMissing says the data is not where it was looked for.
-var ErrMissing = errors.New("MemoryBank data not found (the eval_data of zhongwanjun/MemoryBank-SiliconFriend, in ../shared/datasets/memorybank)")
+var ErrMissing = errors.New("MemoryBank data not found (put the eval_data directory of github.com/zhongwanjun/MemoryBank-SiliconFriend " +
+	"at memorybank/ of the datasets directory: " + testenv.DatasetsVar + ", else ../shared/datasets next to the repository)")
 
 // Day is one user's conversation of one day.
 type Day struct {
@@ -33,22 +37,13 @@ type Day struct {
 // Turn is one user query and the assistant's response.
 type Turn struct{ Query, Response string }
 
-// Dir finds the data directory next to the repository, from any directory inside it.
+// Dir is the data directory: memorybank/ of testenv.DatasetsPath.
 func Dir() (string, error) {
-	dir, err := os.Getwd()
+	dir, _, err := testenv.DatasetsPath()
 	if err != nil {
 		return "", err
 	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return filepath.Join(dir, "..", "shared", "datasets", "memorybank"), nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", fmt.Errorf("no go.mod above %s", dir)
-		}
-		dir = parent
-	}
+	return filepath.Join(dir, "memorybank"), nil
 }
 
 // Load reads one file: users (spaces in names become "_") and days in order, days

@@ -155,11 +155,16 @@ func (s *Server) toolError(ctx context.Context, name string, err error) (*mcp.Ca
 	var (
 		ve       *invalid.Error
 		notFound *ports.NotFoundError
+		erasing  *ports.ErasingError
 		text     string
 	)
 	switch {
 	case errors.As(err, &ve):
 		text = tools.Explain(ve)
+	case errors.As(err, &erasing):
+		// Not a failure of engram's: the user asked to be forgotten, and the model
+		// should say so rather than retry or blame the memory.
+		text = erasing.Error() + "; do not retry: tell the user their memory is being erased"
 	case errors.As(err, &notFound), errors.Is(err, ports.ErrForbidden):
 		text = err.Error()
 	case errors.Is(err, context.Canceled):

@@ -8,17 +8,15 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
+	"engram/test/engramproc"
 	"engram/test/logbuf"
 )
 
@@ -31,14 +29,8 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	binary = filepath.Join(dir, "engram")
-	if runtime.GOOS == "windows" {
-		binary += ".exe"
-	}
-	build := exec.Command("go", "build", "-o", binary, "engram")
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "build engram:", err)
+	if binary, err = engramproc.Build(dir); err != nil {
+		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
 	code := m.Run()
@@ -49,7 +41,7 @@ func TestMain(m *testing.M) {
 // Server is a running engram process.
 type Server struct {
 	t    *testing.T
-	cmd  *exec.Cmd
+	proc *engramproc.Process
 	Base string
 	logs *logbuf.Buffer
 }
@@ -59,12 +51,10 @@ func (s *Server) Logs() string { return s.logs.String() }
 
 func freeAddr(t *testing.T) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	addr, err := engramproc.FreeAddr()
 	if err != nil {
 		t.Fatal(err)
 	}
-	addr := ln.Addr().String()
-	_ = ln.Close()
 	return addr
 }
 
@@ -72,55 +62,25 @@ func freeAddr(t *testing.T) string {
 // the truth store is up.
 func Start(t *testing.T, env ...string) *Server {
 	t.Helper()
-	addr := freeAddr(t)
-	cmd := exec.Command(binary, "serve")
-	cmd.Env = append(os.Environ(), append([]string{"ENGRAM_HTTP_ADDR=" + addr}, env...)...)
-	logs := &logbuf.Buffer{}
-	cmd.Stdout, cmd.Stderr = logs, logs
-	if err := cmd.Start(); err != nil {
+	p, err := engramproc.Start(binary, 30*time.Second, nil, env...)
+	if err != nil {
 		t.Fatal(err)
 	}
-	s := &Server{t: t, cmd: cmd, Base: "http://" + addr, logs: logs}
+	s := &Server{t: t, proc: p, Base: p.Base, logs: p.Logs}
 	t.Cleanup(func() {
-		if s.cmd.ProcessState == nil {
-			_ = s.cmd.Process.Kill()
-			_ = s.cmd.Wait()
-		}
+		p.Kill()
 		if t.Failed() {
 			t.Logf("server logs:\n%s", s.logs.String())
 		}
 	})
-	deadline := time.Now().Add(30 * time.Second)
-	for time.Now().Before(deadline) {
-		resp, err := http.Get(s.Base + "/readyz")
-		if err == nil {
-			_ = resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return s
-			}
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	t.Fatalf("engram did not become ready on %s; logs:\n%s", addr, logs.String())
-	return nil
+	return s
 }
 
 // Stop sends SIGTERM and waits for a clean exit.
 func (s *Server) Stop() {
 	s.t.Helper()
-	if err := s.cmd.Process.Signal(syscall.SIGTERM); err != nil {
-		s.t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- s.cmd.Wait() }()
-	select {
-	case err := <-done:
-		if err != nil {
-			s.t.Fatalf("engram exited with %v after SIGTERM; logs:\n%s", err, s.logs.String())
-		}
-	case <-time.After(30 * time.Second):
-		_ = s.cmd.Process.Kill()
-		s.t.Fatal("engram did not stop within 30s of SIGTERM")
+	if err := s.proc.Stop(30 * time.Second); err != nil {
+		s.t.Fatalf("engram after SIGTERM: %v; logs:\n%s", err, s.logs.String())
 	}
 }
 

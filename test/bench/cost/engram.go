@@ -7,82 +7,30 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
+
+	"engram/test/engramproc"
 )
 
 // server is an engram process started from the binary built for the run.
-type server struct {
-	cmd  *exec.Cmd
-	base string
-	logs *bytes.Buffer
-}
+type server struct{ *engramproc.Process }
 
 // build compiles engram once into dir.
-func build(dir string) (string, error) {
-	bin := filepath.Join(dir, "engram")
-	cmd := exec.Command("go", "build", "-o", bin, "engram")
-	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
-	if err := cmd.Run(); err != nil {
-		return "", fmt.Errorf("build engram: %w", err)
-	}
-	return bin, nil
-}
-
-func freeAddr() (string, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", err
-	}
-	defer ln.Close()
-	return ln.Addr().String(), nil
-}
+func build(dir string) (string, error) { return engramproc.Build(dir) }
 
 // start runs `engram serve` with env and waits for /readyz.
 func start(bin string, env []string) (*server, error) {
-	addr, err := freeAddr()
+	p, err := engramproc.Start(bin, 60*time.Second, nil, env...)
 	if err != nil {
 		return nil, err
 	}
-	cmd := exec.Command(bin, "serve")
-	cmd.Env = append(os.Environ(), append([]string{"ENGRAM_HTTP_ADDR=" + addr}, env...)...)
-	logs := &bytes.Buffer{}
-	cmd.Stdout, cmd.Stderr = logs, logs
-	if err := cmd.Start(); err != nil {
-		return nil, err
-	}
-	s := &server{cmd: cmd, base: "http://" + addr, logs: logs}
-	deadline := time.Now().Add(60 * time.Second)
-	for time.Now().Before(deadline) {
-		if resp, err := http.Get(s.base + "/readyz"); err == nil {
-			_ = resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return s, nil
-			}
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	s.stop()
-	return nil, fmt.Errorf("engram did not become ready; logs:\n%s", logs.String())
+	return &server{p}, nil
 }
 
-func (s *server) stop() {
-	_ = s.cmd.Process.Signal(os.Interrupt)
-	done := make(chan struct{})
-	go func() { _ = s.cmd.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(30 * time.Second):
-		_ = s.cmd.Process.Kill()
-		<-done
-	}
-}
+func (s *server) stop() { _ = s.Stop(30 * time.Second) }
 
 // do sends JSON and decodes the answer into out.
 func (s *server) do(method, path string, body, out any) (int, error) {
@@ -96,7 +44,7 @@ func (s *server) do(method, path string, body, out any) (int, error) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, method, s.base+path, r)
+	req, err := http.NewRequestWithContext(ctx, method, s.Base+path, r)
 	if err != nil {
 		return 0, err
 	}
@@ -121,7 +69,7 @@ func (s *server) do(method, path string, body, out any) (int, error) {
 
 // metrics reads /metrics into "name{labels}" → value.
 func (s *server) metrics() (map[string]float64, error) {
-	resp, err := http.Get(s.base + "/metrics")
+	resp, err := http.Get(s.Base + "/metrics")
 	if err != nil {
 		return nil, err
 	}

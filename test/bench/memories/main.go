@@ -14,10 +14,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -25,6 +23,7 @@ import (
 	"time"
 
 	"engram/test/bench/latency"
+	"engram/test/engramproc"
 )
 
 func main() {
@@ -48,28 +47,17 @@ func run(db string, clients, saves, preload, gets int) error {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	bin := filepath.Join(dir, "engram")
-	build := exec.Command("go", "build", "-o", bin, "engram")
-	build.Stderr = os.Stderr
-	if err := build.Run(); err != nil {
-		return fmt.Errorf("build: %w", err)
-	}
-	addr, err := freeAddr()
+	bin, err := engramproc.Build(dir)
 	if err != nil {
 		return err
 	}
-	srv := exec.Command(bin, "serve", "--roles", "api")
-	srv.Env = append(os.Environ(), "ENGRAM_HTTP_ADDR="+addr, "ENGRAM_DATA_DIR="+filepath.Join(dir, "data"),
-		"ENGRAM_DATABASE_URL="+db, "ENGRAM_LOG_LEVEL=warn", "ENGRAM_API_KEYS=")
-	srv.Stderr = os.Stderr
-	if err := srv.Start(); err != nil {
+	srv, err := engramproc.Start(bin, 30*time.Second, []string{"--roles", "api"},
+		"ENGRAM_DATA_DIR="+filepath.Join(dir, "data"), "ENGRAM_DATABASE_URL="+db, "ENGRAM_LOG_LEVEL=warn", "ENGRAM_API_KEYS=")
+	if err != nil {
 		return err
 	}
-	defer func() { _ = srv.Process.Signal(os.Interrupt); _ = srv.Wait() }()
-	base := "http://" + addr
-	if err := waitReady(base); err != nil {
-		return err
-	}
+	defer func() { _ = srv.Stop(30 * time.Second) }()
+	base := srv.Base
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: clients * 2}}
 	store := "SQLite (embedded)"
 	if db != "" {
@@ -135,27 +123,4 @@ func do(c *http.Client, method, url string, body any, want int) error {
 		return fmt.Errorf("%s %s: %d %s", method, url, resp.StatusCode, strings.TrimSpace(string(data)))
 	}
 	return nil
-}
-
-func freeAddr() (string, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", err
-	}
-	defer ln.Close()
-	return ln.Addr().String(), nil
-}
-
-func waitReady(base string) error {
-	deadline := time.Now().Add(30 * time.Second)
-	for time.Now().Before(deadline) {
-		if resp, err := http.Get(base + "/readyz"); err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return nil
-			}
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	return fmt.Errorf("server at %s not ready", base)
 }

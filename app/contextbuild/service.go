@@ -182,9 +182,6 @@ func New(deps Deps, opts Options) *Service {
 
 // erasing reports whether the user is being erased.
 func (s *Service) erasing(ctx context.Context, scope memory.Scope) (bool, error) {
-	if s.deps.Erasures == nil {
-		return false, nil
-	}
-	job, err := s.deps.Erasures.Erasing(ctx, scope)
+	job, err := ports.ErasingJob(ctx, s.deps.Erasures, scope)
 	return job != "", err
 }

@@ -73,7 +73,8 @@ type SessionReader interface {
 }
 
 // ProfileSection writes the user's profile block (profiles.Service satisfies it):
-// seed 003's format, "" when nothing is known.
+// seed 003's format, "" when nothing is known. It need not ask the erasure guard:
+// Build does, after every read.
 type ProfileSection interface {
 	Section(ctx context.Context, scope memory.Scope) (string, error)
 }

@@ -16,6 +16,28 @@ type ErasureGuard interface {
 	Erasing(ctx context.Context, scope memory.Scope) (jobID string, err error)
 }
 
+// ErasingJob is g's open erasure job of the user, "" when there is none or g is
+// nil (no erasure configured): the check of use cases whose guard is optional.
+func ErasingJob(ctx context.Context, g ErasureGuard, scope memory.Scope) (string, error) {
+	if g == nil {
+		return "", nil
+	}
+	return g.Erasing(ctx, scope)
+}
+
+// RefuseErasing is the *ErasingError of a write of a user being erased, nil when
+// the user is not (or g is nil): the check a use case makes before it writes.
+func RefuseErasing(ctx context.Context, g ErasureGuard, scope memory.Scope) error {
+	job, err := ErasingJob(ctx, g, scope)
+	if err != nil {
+		return err
+	}
+	if job != "" {
+		return &ErasingError{JobID: job}
+	}
+	return nil
+}
+
 // ErasureStore starts erasures (DELETE /v1/users/{user}). The erasure job is a
 // JobEraseUser in the JobStore; while it is open it is the user's tombstone.
 type ErasureStore interface {

@@ -73,7 +73,8 @@ type SessionReader interface {
 }
 
 // ProfileSection writes the user's profile block (profiles.Service satisfies it):
-// seed 003's format, "" when nothing is known.
+// seed 003's format, "" when nothing is known. It need not ask the erasure guard:
+// Build does, after every read.
 type ProfileSection interface {
 	Section(ctx context.Context, scope memory.Scope) (string, error)
 }
@@ -182,9 +183,6 @@ func New(deps Deps, opts Options) *Service {
 
 // erasing reports whether the user is being erased.
 func (s *Service) erasing(ctx context.Context, scope memory.Scope) (bool, error) {
-	if s.deps.Erasures == nil {
-		return false, nil
-	}
-	job, err := s.deps.Erasures.Erasing(ctx, scope)
+	job, err := ports.ErasingJob(ctx, s.deps.Erasures, scope)
 	return job != "", err
 }

@@ -159,12 +159,3 @@ func (ix *Indexer) observe(r Report) {
 		ix.observer.Batch(r)
 	}
 }
-
-// clip keeps an error message storable.
-func clip(s string) string {
-	r := []rune(s)
-	if len(r) <= maxErrorLen {
-		return s
-	}
-	return string(r[:maxErrorLen-1]) + "…"
-}

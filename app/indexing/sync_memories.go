@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"engram/domain/clip"
 	"engram/domain/invalid"
 	"engram/domain/memory"
 	"engram/ports"
@@ -53,7 +54,7 @@ func (ix *Indexer) SyncMemories(ctx context.Context) (Report, error) {
 		attempts := c.Attempts + 1
 		outcomes[i] = ports.MemoryVectorOutcome{
 			ID: c.Memory.ID(), Version: c.Memory.Version(),
-			Vector:   c.Memory.MarkVectorFailed(clip(reason), now).Vector(),
+			Vector:   c.Memory.MarkVectorFailed(clip.Runes(reason, maxErrorLen), now).Vector(),
 			Attempts: attempts, NextAttempt: now.Add(ix.opts.Retry.Delay(attempts)),
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"engram/domain/clip"
 	"engram/domain/conversation"
 	"engram/domain/memory"
 	"engram/domain/ranking"
@@ -52,7 +53,7 @@ func (ix *Indexer) SyncMessages(ctx context.Context) (Report, error) {
 	failed := func(i int, reason string) {
 		attempts := claimed[i].Attempts + 1
 		outcomes[i] = ports.MessageVectorOutcome{
-			Seq: claimed[i].Message.Seq, Status: memory.VectorFailed, Error: clip(reason),
+			Seq: claimed[i].Message.Seq, Status: memory.VectorFailed, Error: clip.Runes(reason, maxErrorLen),
 			Attempts: attempts, NextAttempt: now.Add(ix.opts.Retry.Delay(attempts)),
 		}
 	}

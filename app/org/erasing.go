@@ -4,9 +4,7 @@ import (
 	"context"
 	"slices"
 
-	"engram/domain/memory"
 	"engram/domain/org"
-	"engram/ports"
 )
 
 // The erasure guard of the organisation use cases: reads are checked after they
@@ -31,21 +29,6 @@ func (s *Service) erasingOf(ctx context.Context, tenant string, users []string) 
 		}
 	}
 	return out, nil
-}
-
-// refuseErasing is the *ports.ErasingError of a user being erased.
-func (s *Service) refuseErasing(ctx context.Context, scope memory.Scope) error {
-	if s.erasures == nil {
-		return nil
-	}
-	job, err := s.erasures.Erasing(ctx, scope)
-	if err != nil {
-		return err
-	}
-	if job != "" {
-		return &ports.ErasingError{JobID: job}
-	}
-	return nil
 }
 
 // withoutErased drops the items of users being erased and clears the references

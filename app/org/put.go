@@ -27,7 +27,7 @@ func (s *Service) Put(ctx context.Context, cmd Put) (org.Member, bool, error) {
 	if err != nil {
 		return org.Member{}, false, err
 	}
-	if err := s.refuseErasing(ctx, cmd.Scope); err != nil {
+	if err := ports.RefuseErasing(ctx, s.erasures, cmd.Scope); err != nil {
 		return org.Member{}, false, err
 	}
 	keys := org.NameKeys([]string{m.DisplayName}, nil, s.syllable())

@@ -99,10 +99,7 @@ func (s *Service) subject(ctx context.Context, scope memory.Scope) (subject, err
 
 // hideErased is ports.NotFound when the user is being erased.
 func (s *Service) hideErased(ctx context.Context, scope memory.Scope) error {
-	if s.deps.Erasures == nil {
-		return nil
-	}
-	job, err := s.deps.Erasures.Erasing(ctx, scope)
+	job, err := ports.ErasingJob(ctx, s.deps.Erasures, scope)
 	if err != nil {
 		return err
 	}

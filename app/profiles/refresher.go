@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"time"
 
+	"engram/app/runloop"
 	"engram/ports"
 )
 
@@ -88,16 +89,9 @@ func (r *Refresher) refresh(ctx context.Context, sp ports.StaleProfile) bool {
 
 // Run ticks every PollInterval until ctx ends.
 func (r *Refresher) Run(ctx context.Context) {
-	t := time.NewTicker(r.opts.PollInterval)
-	defer t.Stop()
-	for {
+	runloop.Every(ctx, r.opts.PollInterval, func(ctx context.Context) {
 		if _, err := r.Tick(ctx); err != nil && ctx.Err() == nil {
 			r.opts.Logger.Warn("claiming profile refreshes failed; retrying at the next poll", "error", err)
 		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-	}
+	})
 }

@@ -45,7 +45,7 @@ func (s *Service) Get(ctx context.Context, q Get) (session.View, error) {
 	}
 	// Asked after the read, so a read that began before an erasure was requested
 	// cannot return after it.
-	if job, err := s.erasingJob(ctx, q.Scope); err != nil || job != "" {
+	if job, err := ports.ErasingJob(ctx, s.deps.Erasures, q.Scope); err != nil || job != "" {
 		return session.View{}, errors.Join(err, notFound(q.SessionID, q.FlowID))
 	}
 	v.Meta.Ref = ref
@@ -88,7 +88,7 @@ func (s *Service) List(ctx context.Context, q List) ([]session.Meta, error) {
 	if err != nil {
 		return nil, err
 	}
-	if job, err := s.erasingJob(ctx, q.Scope); err != nil || job != "" {
+	if job, err := ports.ErasingJob(ctx, s.deps.Erasures, q.Scope); err != nil || job != "" {
 		return nil, err
 	}
 	return found, nil

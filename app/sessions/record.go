@@ -48,10 +48,8 @@ func (s *Service) Record(ctx context.Context, cmd Record) (Recorded, error) {
 	if err != nil {
 		return Recorded{}, err
 	}
-	if job, err := s.erasingJob(ctx, cmd.Scope); err != nil {
+	if err := ports.RefuseErasing(ctx, s.deps.Erasures, cmd.Scope); err != nil {
 		return Recorded{}, err
-	} else if job != "" {
-		return Recorded{}, &ports.ErasingError{JobID: job}
 	}
 	appended, timings, err := s.store(ctx, x)
 	if err != nil {

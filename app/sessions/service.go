@@ -64,11 +64,3 @@ func New(deps Deps, opts Options) *Service {
 	opts.Policy = opts.Policy.WithDefaults()
 	return &Service{deps: deps, opts: opts}
 }
-
-// erasingJob is the id of the user's open erasure job, "" when there is none.
-func (s *Service) erasingJob(ctx context.Context, scope memory.Scope) (string, error) {
-	if s.deps.Erasures == nil {
-		return "", nil
-	}
-	return s.deps.Erasures.Erasing(ctx, scope)
-}

@@ -3,6 +3,7 @@ package users
 import (
 	"context"
 	"encoding/base64"
+	"slices"
 	"strings"
 	"time"
 
@@ -56,11 +57,7 @@ func parseMessageQuery(q ListMessages) (ports.MessageQuery, error) {
 	}
 	if q.Status != "" {
 		status := conversation.Status(strings.ToUpper(strings.TrimSpace(q.Status)))
-		known := false
-		for _, s := range conversation.Statuses {
-			known = known || s == status
-		}
-		if !known {
+		if !slices.Contains(conversation.Statuses, status) {
 			errs = append(errs, invalid.FieldValue("status", q.Status, "must be one of PENDING, PROCESSED, FAILED, SKIPPED"))
 		}
 		out.Status = status

@@ -53,10 +53,6 @@ func (s *Service) ListUsers(ctx context.Context, q ListUsers) (UserPage, error) 
 	if len(page) == 0 {
 		return UserPage{}, nil
 	}
-	erasing, err := s.erasing.ErasingUsers(ctx, q.Tenant, page)
-	if err != nil {
-		return UserPage{}, fmt.Errorf("users being erased: %w", err)
-	}
 	summaries := make(map[string]*UserSummary, len(page))
 	for _, u := range page {
 		summaries[u] = &UserSummary{User: u, Counts: map[string]int64{KindMemories: 0, KindMessages: 0, KindSessions: 0}}
@@ -74,6 +70,12 @@ func (s *Service) ListUsers(ctx context.Context, q ListUsers) (UserPage, error) 
 				}
 			}
 		}
+	}
+	// Asked after the reads, so a read that began before an erasure was requested
+	// cannot return after it.
+	erasing, err := s.erasing.ErasingUsers(ctx, q.Tenant, page)
+	if err != nil {
+		return UserPage{}, fmt.Errorf("users being erased: %w", err)
 	}
 	out := UserPage{Items: make([]UserSummary, 0, len(page))}
 	for _, u := range page {

@@ -3,6 +3,8 @@ package conversation
 import (
 	"strings"
 	"time"
+
+	"engram/domain/clip"
 )
 
 // Deferred records that extraction did not run for a reason that is not the
@@ -13,7 +15,7 @@ import (
 func (m Message) Deferred(until time.Time, note string) Message {
 	m.Status = StatusPending
 	m.SkipReason = ""
-	m.Error = clip(strings.TrimSpace(note), MaxErrorLen)
+	m.Error = clip.Runes(strings.TrimSpace(note), MaxErrorLen)
 	m.ProcessAfter = until.UTC()
 	return m
 }

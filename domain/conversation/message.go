@@ -11,6 +11,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"engram/domain/clip"
 	"engram/domain/invalid"
 	"engram/domain/memory"
 )
@@ -203,7 +204,7 @@ func (m Message) Failed(reason string, now time.Time, p RetryPolicy) Message {
 	m.Status = StatusFailed
 	m.SkipReason = ""
 	m.Attempts++
-	m.Error = clip(strings.TrimSpace(reason), MaxErrorLen)
+	m.Error = clip.Runes(strings.TrimSpace(reason), MaxErrorLen)
 	m.ProcessedAt = now.UTC()
 	m.ProcessAfter = time.Time{}
 	if m.Attempts < p.maxAttempts() {
@@ -316,11 +317,4 @@ func Before(a, b Message) bool {
 		return a.CreatedAt.Before(b.CreatedAt)
 	}
 	return a.Seq < b.Seq
-}
-
-func clip(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	return string([]rune(s)[:n-1]) + "…"
 }

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"engram/domain/clip"
 )
 
 // Verdict says whether a text, or one part of it, is instruction-like, and which rule
@@ -86,7 +88,7 @@ type analysis struct {
 
 func (a *analysis) verdict(h hit) Verdict {
 	r := rules[h.rule]
-	return Verdict{Rule: r.Name, Lang: r.Lang, Match: clip(strings.TrimSpace(a.norm[h.start:h.end]), MaxMatchLen)}
+	return Verdict{Rule: r.Name, Lang: r.Lang, Match: clip.Runes(strings.TrimSpace(a.norm[h.start:h.end]), MaxMatchLen)}
 }
 
 // partAt is the index of the span holding offset i (the nearest before it when i
@@ -269,11 +271,4 @@ func sentenceSpans(s string) []span {
 	}
 	emit(len(s))
 	return out
-}
-
-func clip(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	return string([]rune(s)[:n-1]) + "…"
 }

@@ -48,7 +48,13 @@ func ValidateUserID(field, user string) error {
 	if strings.TrimSpace(user) == "" {
 		return invalid.FieldValue(field, user, "must not be only spaces")
 	}
-	for _, r := range user {
+	return ValidatePrintable(field, user)
+}
+
+// ValidatePrintable checks that a text a client sent has no control characters
+// and is valid UTF-8 (the rule of ids, names and other short fields).
+func ValidatePrintable(field, s string) error {
+	for _, r := range s {
 		if r < 0x20 || r == 0x7f || r == utf8.RuneError {
 			return invalid.Field(field, "must not contain control characters or invalid UTF-8")
 		}

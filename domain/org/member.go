@@ -78,10 +78,5 @@ func ValidateText(field, s string, required bool) error {
 	if n > MaxTextLen {
 		return invalid.Field(field, "must be at most %d characters, got %d", MaxTextLen, n)
 	}
-	for _, r := range s {
-		if r < 0x20 || r == 0x7f || r == utf8.RuneError {
-			return invalid.Field(field, "must not contain control characters or invalid UTF-8")
-		}
-	}
-	return nil
+	return memory.ValidatePrintable(field, s)
 }

@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"engram/domain/invalid"
+	"engram/domain/memory"
 )
 
 // Limits of declared fields (seed 003's column sizes where it has them).
@@ -166,14 +167,7 @@ func textCheck(max int) func(Field, string) error {
 	}
 }
 
-func checkPrintable(field Field, v string) error {
-	for _, r := range v {
-		if r < 0x20 || r == 0x7f || r == utf8.RuneError {
-			return invalid.Field(string(field), "must not contain control characters or invalid UTF-8")
-		}
-	}
-	return nil
-}
+func checkPrintable(field Field, v string) error { return memory.ValidatePrintable(string(field), v) }
 
 // checkLanguage accepts a BCP 47-shaped tag: letters, digits and hyphens, starting
 // with a 2–3 letter language ("zh", "en-US", "zh-Hans-CN").

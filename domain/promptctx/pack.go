@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"unicode/utf8"
+
+	"engram/domain/clip"
 )
 
 // Item is one candidate for the block.
@@ -199,7 +201,7 @@ func (p *packer) fit(it Item, avail int, mayCut bool) (text string, truncated bo
 		return "", false, 0, false
 	}
 	clean := []rune(Clean(it.Text))
-	cut := func(n int) string { return strings.TrimRightFunc(string(clean[:n]), isSpaceRune) + ellipsis }
+	cut := func(n int) string { return strings.TrimRightFunc(string(clean[:n]), isSpaceRune) + clip.Ellipsis }
 	lo, hi := MinTruncated, len(clean)-1 // the longest n whose cut fits
 	if lo > hi || p.cost(it.Label, cut(lo)) > avail {
 		return "", false, 0, false

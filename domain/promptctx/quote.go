@@ -5,6 +5,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"engram/domain/clip"
 )
 
 // Quoting stored text. Text from a store (a memory, a message, a summary, a profile
@@ -142,7 +144,7 @@ const MaxLabelLen = 80
 // " > " that ends the label.
 func (q quoter) label(label string) string {
 	label = q.neutralise(strings.Join(strings.Fields(Clean(label)), " "))
-	return clip(strings.ReplaceAll(label, ">", "›"), MaxLabelLen)
+	return clip.Runes(strings.ReplaceAll(label, ">", "›"), MaxLabelLen)
 }
 
 // SnippetLen is how much of an item's text a trace keeps.
@@ -150,16 +152,5 @@ const SnippetLen = 160
 
 // Snippet is the start of text on one line, as a trace shows it.
 func Snippet(text string) string {
-	return clip(strings.Join(strings.Fields(Clean(text)), " "), SnippetLen)
+	return clip.Runes(strings.Join(strings.Fields(Clean(text)), " "), SnippetLen)
 }
-
-// clip cuts s to at most n characters, the last being "…" when it was cut.
-func clip(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	r := []rune(s)
-	return string(r[:n-1]) + ellipsis
-}
-
-const ellipsis = "…"

@@ -2,6 +2,7 @@ package memstore
 
 import (
 	"context"
+	"maps"
 
 	"engram/domain/memory"
 	"engram/ports"
@@ -44,4 +45,18 @@ func guardWrite(ctx context.Context, g ports.ErasureGuard, scope memory.Scope) e
 		return &ports.ErasingError{JobID: id}
 	}
 	return nil
+}
+
+// deleteOfScope deletes the values of m that belong to scope and says how many
+// went (the purge of a store keyed by id).
+func deleteOfScope[T any](m map[string]T, scope memory.Scope, scopeOf func(T) memory.Scope) int64 {
+	var n int64
+	maps.DeleteFunc(m, func(_ string, v T) bool {
+		if scopeOf(v) != scope {
+			return false
+		}
+		n++
+		return true
+	})
+	return n
 }

@@ -66,13 +66,7 @@ func (s *ReportStore) Reports(_ context.Context, scope memory.Scope, beforeID st
 func (s *ReportStore) PurgeUser(_ context.Context, scope memory.Scope) (map[string]int64, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var n int64
-	for id, r := range s.reports {
-		if r.Scope == scope {
-			delete(s.reports, id)
-			n++
-		}
-	}
+	n := deleteOfScope(s.reports, scope, func(r profile.Report) memory.Scope { return r.Scope })
 	return map[string]int64{"profile_reports": n}, nil
 }
 

@@ -96,13 +96,7 @@ func (s *TraceStore) DeleteTracesBefore(_ context.Context, cutoff time.Time, lim
 func (s *TraceStore) PurgeUser(_ context.Context, scope memory.Scope) (map[string]int64, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var n int64
-	for id, t := range s.traces {
-		if t.Scope == scope {
-			delete(s.traces, id)
-			n++
-		}
-	}
+	n := deleteOfScope(s.traces, scope, func(t promptctx.Trace) memory.Scope { return t.Scope })
 	return map[string]int64{ports.PurgedTraces: n}, nil
 }
 

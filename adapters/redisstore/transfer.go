@@ -82,8 +82,8 @@ func (s *Store) replaceArgs(k sessionKeys, st session.State, rev int64) ([]strin
 
 // PurgeUser deletes the keys of every session in the user's index, then scans
 // the user's key space for anything the index no longer names (an entry trimmed
-// while a summary lived on), then the index and the user's entries in the
-// tenant's user sets, so erasure leaves nothing. Erasure is rare and runs
+// while a summary lived on), then the index, the user's entries in the tenant's
+// user sets and their turns still queued for the relay, so erasure leaves nothing. Erasure is rare and runs
 // in the background: the scan is bounded by the user's own keys.
 func (s *Store) PurgeUser(ctx context.Context, scope memory.Scope) (map[string]int64, error) {
 	c, err := s.conn()
@@ -123,7 +123,44 @@ func (s *Store) PurgeUser(ctx context.Context, scope memory.Scope) (map[string]i
 			return counts, wrapErr("purge session index", err)
 		}
 	}
-	return counts, nil
+	turns, err := s.purgeTurns(ctx, scope)
+	counts["queued_turns"] = turns
+	return counts, err
+}
+
+// purgeTurns deletes the user's entries of the turns stream, which holds only the
+// turns still on their way to the extraction channel: a turn the relay has not
+// written yet would otherwise bring the user's messages back after the erasure.
+func (s *Store) purgeTurns(ctx context.Context, scope memory.Scope) (int64, error) {
+	c, err := s.conn()
+	if err != nil {
+		return 0, err
+	}
+	var removed int64
+	start := "-"
+	for {
+		entries, err := c.Do(ctx, c.B().Xrange().Key(s.turnsKey()).Start(start).End("+").Count(1000).Build()).AsXRange()
+		if err != nil {
+			return removed, wrapErr("read queued turns", err)
+		}
+		var ids []string
+		for _, t := range turnsFrom(entries) {
+			if t.Err == nil && t.Exchange.Ref.Scope == scope {
+				ids = append(ids, t.ID)
+			}
+		}
+		if len(ids) > 0 {
+			n, err := c.Do(ctx, c.B().Xdel().Key(s.turnsKey()).Id(ids...).Build()).AsInt64()
+			if err != nil {
+				return removed, wrapErr("purge queued turns", err)
+			}
+			removed += n
+		}
+		if len(entries) < 1000 {
+			return removed, nil
+		}
+		start = "(" + entries[len(entries)-1].ID
+	}
 }
 
 // scanUser lists every key under the user's prefix.

@@ -15,11 +15,12 @@ import (
 
 // After PurgeUser nothing of the user is left anywhere under the store's prefix:
 // no key of theirs, no member of a shared set (the tenant's user sets, the fold
-// queue) and no value that names them. The test walks every key of its own prefix
-// with SCAN; the store itself never scans to list users.
+// queue) and no value that names them, not even a turn still queued for the relay.
+// The test walks every key of its own prefix with SCAN; the store itself never
+// scans to list users.
 func TestPurgeUser_leavesNoKeyOrMemberOfTheUser_Redis(t *testing.T) {
 	t.Parallel()
-	s := openForTest(t, session.Limits{}, false)
+	s := openWith(t, Options{RelayTurns: true})
 	ctx := context.Background()
 	erased := memory.Scope{Tenant: "acme", User: "erased:9f"}
 	stays := memory.Scope{Tenant: "acme", User: "stays"}
@@ -56,11 +57,18 @@ func TestPurgeUser_leavesNoKeyOrMemberOfTheUser_Redis(t *testing.T) {
 	if found := userTraces(t, s, needles); len(found) < 5 {
 		t.Fatalf("before the purge the user is in only %d places: %v", len(found), found)
 	}
-	if _, err := s.PurgeUser(ctx, erased); err != nil {
+	counts, err := s.PurgeUser(ctx, erased)
+	if err != nil {
 		t.Fatal(err)
+	}
+	if counts["queued_turns"] != 4 {
+		t.Errorf("purge counted %v, want the erased user's 4 queued turns", counts)
 	}
 	if found := userTraces(t, s, needles); len(found) > 0 {
 		t.Errorf("after the purge the user is still in:\n%s", strings.Join(found, "\n"))
+	}
+	if n, err := s.TurnBacklog(ctx); err != nil || n != 2 {
+		t.Errorf("queued turns left: %d %v, want the other user's 2", n, err)
 	}
 	if got, err := s.Activity(ctx, "acme", []string{"stays"}); err != nil || got["stays"].Count != 1 {
 		t.Errorf("the other user's sessions: %v %v", got, err)
@@ -132,6 +140,14 @@ func keyValues(t *testing.T, c rueidis.Client, key string) []string {
 		var v string
 		v, err = c.Do(ctx, c.B().Get().Key(key).Build()).ToString()
 		vals = []string{v}
+	case "stream":
+		var entries []rueidis.XRangeEntry
+		entries, err = c.Do(ctx, c.B().Xrange().Key(key).Start("-").End("+").Build()).AsXRange()
+		for _, e := range entries {
+			for k, v := range e.FieldValues {
+				vals = append(vals, k, v)
+			}
+		}
 	case "none":
 	default:
 		t.Fatalf("%s is a %s: the test does not know how to read it", key, kind)

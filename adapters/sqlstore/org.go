@@ -220,17 +220,10 @@ func (s *OrgStore) FindByNameKeys(ctx context.Context, tenant string, keys []str
 func (s *OrgStore) PurgeUser(ctx context.Context, scope memory.Scope) (map[string]int64, error) {
 	counts := map[string]int64{}
 	err := s.db.WriteTx(ctx, func(ctx context.Context, tx bun.Tx) error {
-		res, err := tx.NewDelete().TableExpr("org_members").Where("tenant_id = ?", scope.Tenant).Where("user_id = ?", scope.User).Exec(ctx)
-		if err != nil {
-			return wrapErr("purge member", err)
+		if err := purgeScopeTx(ctx, tx, scope, map[string]string{"org_members": "org_members", "org_name_keys": "org_name_keys"}, counts); err != nil {
+			return err
 		}
-		counts["org_members"], _ = res.RowsAffected()
-		res, err = tx.NewDelete().TableExpr("org_name_keys").Where("tenant_id = ?", scope.Tenant).Where("user_id = ?", scope.User).Exec(ctx)
-		if err != nil {
-			return wrapErr("purge name keys", err)
-		}
-		counts["org_name_keys"], _ = res.RowsAffected()
-		res, err = tx.NewUpdate().TableExpr("org_members").Set("manager_id = NULL").
+		res, err := tx.NewUpdate().TableExpr("org_members").Set("manager_id = NULL").
 			Where("tenant_id = ?", scope.Tenant).Where("manager_id = ?", scope.User).Exec(ctx)
 		if err != nil {
 			return wrapErr("detach reports", err)

@@ -147,18 +147,21 @@ func (s *ProfileStore) PurgeUser(ctx context.Context, scope memory.Scope) (map[s
 // many went, by the name counts gives each table.
 func purgeScope(ctx context.Context, db *DB, scope memory.Scope, tables map[string]string) (map[string]int64, error) {
 	counts := map[string]int64{}
-	err := db.WriteTx(ctx, func(ctx context.Context, tx bun.Tx) error {
-		for name, table := range tables {
-			res, err := tx.NewDelete().TableExpr(table).
-				Where("tenant_id = ?", scope.Tenant).Where("user_id = ?", scope.User).Exec(ctx)
-			if err != nil {
-				return wrapErr("purge "+table, err)
-			}
-			counts[name], _ = res.RowsAffected()
-		}
-		return nil
-	})
+	err := db.WriteTx(ctx, func(ctx context.Context, tx bun.Tx) error { return purgeScopeTx(ctx, tx, scope, tables, counts) })
 	return counts, err
+}
+
+// purgeScopeTx is purgeScope inside tx, counting into counts.
+func purgeScopeTx(ctx context.Context, tx bun.Tx, scope memory.Scope, tables map[string]string, counts map[string]int64) error {
+	for name, table := range tables {
+		res, err := tx.NewDelete().TableExpr(table).
+			Where("tenant_id = ?", scope.Tenant).Where("user_id = ?", scope.User).Exec(ctx)
+		if err != nil {
+			return wrapErr("purge "+table, err)
+		}
+		counts[name], _ = res.RowsAffected()
+	}
+	return nil
 }
 
 // profileRow is one row of user_profiles; lists and sources are JSON.

@@ -72,15 +72,16 @@ func (s *ReportStore) Reports(ctx context.Context, scope memory.Scope, beforeID 
 	return out, nil
 }
 
-// PurgeUser removes the user's reports. Their audit entries stay: they hold no
-// content.
+// PurgeUser removes the user's reports and, in the same transaction, puts the
+// user's fingerprint in place of their id in the audit log. Their audit entries
+// stay: they hold no content.
 func (s *ReportStore) PurgeUser(ctx context.Context, scope memory.Scope) (map[string]int64, error) {
-	counts, err := purgeScope(ctx, s.db, scope, map[string]string{"profile_reports": "profile_reports"})
-	if err != nil {
-		return counts, err
-	}
-	var rewritten int64
-	err = s.db.WriteTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+	counts := map[string]int64{}
+	err := s.db.WriteTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+		if err := purgeScopeTx(ctx, tx, scope, map[string]string{"profile_reports": "profile_reports"}, counts); err != nil {
+			return err
+		}
+		counts["audit_entries"] = 0
 		for _, column := range []string{"target_user", "actor"} {
 			res, err := tx.NewUpdate().TableExpr("profile_audit").
 				Set("? = ?", bun.Ident(column), scope.Fingerprint()).
@@ -89,11 +90,10 @@ func (s *ReportStore) PurgeUser(ctx context.Context, scope memory.Scope) (map[st
 				return wrapErr("pseudonymise audit", err)
 			}
 			n, _ := res.RowsAffected()
-			rewritten += n
+			counts["audit_entries"] += n
 		}
 		return nil
 	})
-	counts["audit_entries"] = rewritten
 	return counts, err
 }
 

@@ -10,32 +10,22 @@ import (
 
 func TestSessionStore_SQLite(t *testing.T) {
 	t.Parallel()
-	contract.RunSessionStore(t, func(t *testing.T, limits session.Limits) contract.SessionBackend {
-		return NewSessionStore(openSQLiteForTest(t), clock.System{}, limits)
-	})
-	contract.RunSessionExporter(t, func(t *testing.T, limits session.Limits) contract.SessionSource {
-		return NewSessionStore(openSQLiteForTest(t), clock.System{}, limits)
-	})
-	contract.RunSessionSweep(t, func(t *testing.T, limits session.Limits) contract.SessionSweeper {
-		return NewSessionStore(openSQLiteForTest(t), clock.System{}, limits)
-	})
-	contract.RunSessionActivity(t, func(t *testing.T, limits session.Limits) contract.SessionActivity {
-		return NewSessionStore(openSQLiteForTest(t), clock.System{}, limits)
-	})
+	runSessionContracts(t, openSQLiteForTest)
 }
 
 func TestSessionStore_Postgres(t *testing.T) {
 	t.Parallel()
-	contract.RunSessionStore(t, func(t *testing.T, limits session.Limits) contract.SessionBackend {
-		return NewSessionStore(openPostgresForTest(t), clock.System{}, limits)
-	})
-	contract.RunSessionExporter(t, func(t *testing.T, limits session.Limits) contract.SessionSource {
-		return NewSessionStore(openPostgresForTest(t), clock.System{}, limits)
-	})
-	contract.RunSessionSweep(t, func(t *testing.T, limits session.Limits) contract.SessionSweeper {
-		return NewSessionStore(openPostgresForTest(t), clock.System{}, limits)
-	})
-	contract.RunSessionActivity(t, func(t *testing.T, limits session.Limits) contract.SessionActivity {
-		return NewSessionStore(openPostgresForTest(t), clock.System{}, limits)
-	})
+	runSessionContracts(t, openPostgresForTest)
+}
+
+// runSessionContracts runs the session contracts on stores over a fresh database
+// from open for each case.
+func runSessionContracts(t *testing.T, open func(testing.TB) *DB) {
+	store := func(t *testing.T, limits session.Limits) *SessionStore {
+		return NewSessionStore(open(t), clock.System{}, limits)
+	}
+	contract.RunSessionStore(t, func(t *testing.T, limits session.Limits) contract.SessionBackend { return store(t, limits) })
+	contract.RunSessionExporter(t, func(t *testing.T, limits session.Limits) contract.SessionSource { return store(t, limits) })
+	contract.RunSessionSweep(t, func(t *testing.T, limits session.Limits) contract.SessionSweeper { return store(t, limits) })
+	contract.RunSessionActivity(t, func(t *testing.T, limits session.Limits) contract.SessionActivity { return store(t, limits) })
 }

@@ -25,26 +25,13 @@ func (s *MessageStore) GuardErasures(g ports.ErasureGuard) { s.guard = g }
 // hidden reports whether the scope is being erased. A failing guard hides nothing
 // (the in-memory job store never fails).
 func hidden(ctx context.Context, g ports.ErasureGuard, scope memory.Scope) bool {
-	if g == nil {
-		return false
-	}
-	id, err := g.Erasing(ctx, scope)
+	id, err := ports.ErasingJob(ctx, g, scope)
 	return err == nil && id != ""
 }
 
 // guardWrite refuses a write of a scope being erased.
 func guardWrite(ctx context.Context, g ports.ErasureGuard, scope memory.Scope) error {
-	if g == nil {
-		return nil
-	}
-	id, err := g.Erasing(ctx, scope)
-	if err != nil {
-		return err
-	}
-	if id != "" {
-		return &ports.ErasingError{JobID: id}
-	}
-	return nil
+	return ports.RefuseErasing(ctx, g, scope)
 }
 
 // deleteOfScope deletes the values of m that belong to scope and says how many

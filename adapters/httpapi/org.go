@@ -98,9 +98,9 @@ func RegisterOrg(api *API, svc Org) {
 			"user is being erased (DELETE /v1/users/{user}) the write is 409 naming the erasure job; send it again once " +
 			"the job is DONE.",
 	}, func(ctx context.Context, in *putOrgMemberInput) (*orgMemberOutput, error) {
-		sc, err := memory.ParseScope(tenantFrom(ctx), in.User)
+		sc, err := in.scope(ctx, log)
 		if err != nil {
-			return nil, problem(ctx, log, err, "path")
+			return nil, err
 		}
 		b := in.Body
 		m, created, err := svc.Put(ctx, apporg.Put{Scope: sc, Member: org.MemberInput{
@@ -122,9 +122,9 @@ func RegisterOrg(api *API, svc Org) {
 		Description: "engram's own addition to API.md. A user being erased is 404, and the chain stops below a " +
 			"manager being erased.",
 	}, func(ctx context.Context, in *UserPath) (*placedOutput, error) {
-		sc, err := memory.ParseScope(tenantFrom(ctx), in.User)
+		sc, err := in.scope(ctx, log)
 		if err != nil {
-			return nil, problem(ctx, log, err, "path")
+			return nil, err
 		}
 		p, err := svc.Get(ctx, sc)
 		if err != nil {

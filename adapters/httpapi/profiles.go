@@ -11,7 +11,6 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 
 	"engram/app/profiles"
-	"engram/domain/memory"
 	"engram/domain/org"
 	"engram/domain/profile"
 )
@@ -167,10 +166,6 @@ func RegisterProfiles(api *API, svc Profiles) {
 	log := api.opts.Logger
 	tags := []string{"profiles"}
 	describeTag(api.Root, "profiles", "User profiles (declared and derived fields), activity events, manager-only evaluation reports and the audit of manager reads.")
-	scope := func(ctx context.Context, user string) (memory.Scope, error) {
-		s, err := memory.ParseScope(tenantFrom(ctx), user)
-		return s, problem(ctx, log, err, "path")
-	}
 	readErrors := []int{http.StatusForbidden, http.StatusNotFound, http.StatusUnprocessableEntity}
 
 	register(api, huma.Operation{
@@ -180,7 +175,7 @@ func RegisterProfiles(api *API, svc Profiles) {
 			"manager, and every refused read, is written to the audit log (GET /v1/audit). A user the tenant does not know " +
 			"(no profile, no org entry) is 404, as is every user of another tenant.",
 	}, func(ctx context.Context, in *profileGetInput) (*profileOutput, error) {
-		sc, err := scope(ctx, in.User)
+		sc, err := in.scope(ctx, log)
 		if err != nil {
 			return nil, err
 		}
@@ -200,7 +195,7 @@ func RegisterProfiles(api *API, svc Profiles) {
 			"task statistics…) cannot be set: the worker derives them. Display name, department and position are " +
 			"overwritten by the next PUT /v1/org/users/{user}. 409 while the user is being erased, naming the erasure job.",
 	}, func(ctx context.Context, in *patchProfileInput) (*profileOutput, error) {
-		sc, err := scope(ctx, in.User)
+		sc, err := in.scope(ctx, log)
 		if err != nil {
 			return nil, err
 		}
@@ -224,7 +219,7 @@ func RegisterProfiles(api *API, svc Profiles) {
 			"The report is stored with every fact it was given. The request is audited; the user themselves and anyone " +
 			"not above them get 403 (audited too).",
 	}, func(ctx context.Context, in *profileGetInput) (*reportOutput, error) {
-		sc, err := scope(ctx, in.User)
+		sc, err := in.scope(ctx, log)
 		if err != nil {
 			return nil, err
 		}
@@ -240,7 +235,7 @@ func RegisterProfiles(api *API, svc Profiles) {
 		Summary: "List a user's evaluation reports, newest first (managers above them only)", Tags: tags, Errors: readErrors,
 		Description: "engram's own addition to API.md: what earlier reports said and the facts they were based on. Audited.",
 	}, func(ctx context.Context, in *reportsInput) (*reportsOutput, error) {
-		sc, err := scope(ctx, in.User)
+		sc, err := in.scope(ctx, log)
 		if err != nil {
 			return nil, err
 		}
@@ -260,7 +255,7 @@ func RegisterProfiles(api *API, svc Profiles) {
 		Summary: "Read one evaluation report with its facts (managers above the user only)", Tags: tags, Errors: readErrors,
 		Description: "engram's own addition to API.md. Audited.",
 	}, func(ctx context.Context, in *reportGetInput) (*reportOutput, error) {
-		sc, err := scope(ctx, in.User)
+		sc, err := in.scope(ctx, log)
 		if err != nil {
 			return nil, err
 		}
@@ -279,7 +274,7 @@ func RegisterProfiles(api *API, svc Profiles) {
 			"other content is 409, as is any event while the user is being erased. The task statistics and favourite workflows are derived by the worker after a short " +
 			"debounce (ENGRAM_PROFILE_REFRESH_DEBOUNCE_SEC), never on this request.",
 	}, func(ctx context.Context, in *activityInput) (*activityOutput, error) {
-		sc, err := scope(ctx, in.User)
+		sc, err := in.scope(ctx, log)
 		if err != nil {
 			return nil, err
 		}

@@ -9,7 +9,6 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 
 	"engram/app/tools"
-	"engram/domain/memory"
 )
 
 // OpenAITool is one tool in OpenAI's function-calling format (chat completions'
@@ -120,8 +119,8 @@ func RegisterTools(api *API, tb *Toolbox) {
 		Responses: map[string]*huma.Response{"200": jsonResponse("The tool's result.", &huma.Schema{OneOf: results})},
 		Errors:    []int{http.StatusNotFound, refusedWhileErasing, http.StatusUnprocessableEntity},
 	}, func(ctx context.Context, in *toolCallInput) (*anyBody, error) {
-		if _, err := memory.ParseScope(tenantFrom(ctx), in.User); err != nil {
-			return nil, problem(ctx, log, err, "path")
+		if _, err := in.scope(ctx, log); err != nil {
+			return nil, err
 		}
 		var arguments []byte
 		if in.Body != nil {

@@ -36,7 +36,7 @@ type deleteInput struct {
 
 // SaveMemoryRequest is the body of memory_save.
 type SaveMemoryRequest struct {
-	Type       string   `json:"type" enum:"preference,fact,goal,project,constraint"`
+	Type       string   `json:"type" enum:"preference,fact,goal,project,constraint" doc:"What kind of memory it is."`
 	Content    string   `json:"content" minLength:"1" maxLength:"1000" doc:"At most 1000 characters."`
 	Importance *int     `json:"importance,omitempty" minimum:"1" maximum:"5" doc:"Default 3."`
 	Confidence *float64 `json:"confidence,omitempty" minimum:"0" maximum:"1" doc:"Default 0.8."`
@@ -115,7 +115,7 @@ type historyOutput struct {
 
 // RevertRequest names the event whose result the memory returns to.
 type RevertRequest struct {
-	EventID string `json:"event_id" minLength:"1" maxLength:"64"`
+	EventID string `json:"event_id" minLength:"1" maxLength:"64" doc:"An event of the memory's history (GET …/history): the memory returns to what that event left."`
 }
 
 type revertInput struct {

@@ -19,7 +19,7 @@ type PostMessageRequest struct {
 	MessageID      string     `json:"message_id,omitempty" maxLength:"128" doc:"The client's id of the message; posting it again is idempotent. Generated (a ULID) when absent."`
 	Role           string     `json:"role" enum:"user,assistant,system" doc:"Only user messages are a source of facts; the others are kept as context and episodic memory."`
 	Name           string     `json:"name,omitempty" maxLength:"128" doc:"The speaker's name."`
-	Content        string     `json:"content" minLength:"1" maxLength:"32000"`
+	Content        string     `json:"content" minLength:"1" maxLength:"32000" doc:"The message's text."`
 	CreatedAt      *time.Time `json:"created_at,omitempty" doc:"When it was said; default: when engram received it."`
 }
 

@@ -14,8 +14,8 @@ import (
 // PutOrgMemberRequest is a user's place in the organisation.
 type PutOrgMemberRequest struct {
 	DisplayName string `json:"display_name" minLength:"1" maxLength:"100" doc:"The name colleagues know the user by (王小明, John Smith); names are found case-insensitively, by given name and by pinyin."`
-	Department  string `json:"department,omitempty" maxLength:"100"`
-	Position    string `json:"position,omitempty" maxLength:"100"`
+	Department  string `json:"department,omitempty" maxLength:"100" doc:"The user's department (研发中心); mirrored into the profile."`
+	Position    string `json:"position,omitempty" maxLength:"100" doc:"The user's position (工程师, Director); mirrored into the profile."`
 	ManagerID   string `json:"manager_id,omitempty" maxLength:"128" doc:"The user's direct manager. Managers see the profiles of everyone below them; a manager that would make a cycle is 422."`
 }
 

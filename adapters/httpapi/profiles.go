@@ -68,19 +68,19 @@ func (f PatchField[T]) opt() profile.Opt[T] {
 
 // PatchProfileRequest is a merge patch of the declared fields.
 type PatchProfileRequest struct {
-	DisplayName    PatchField[string]   `json:"display_name,omitempty" maxLength:"100"`
-	Department     PatchField[string]   `json:"department,omitempty" maxLength:"100"`
-	Position       PatchField[string]   `json:"position,omitempty" maxLength:"100"`
+	DisplayName    PatchField[string]   `json:"display_name,omitempty" maxLength:"100" doc:"The name colleagues know the user by."`
+	Department     PatchField[string]   `json:"department,omitempty" maxLength:"100" doc:"The user's department."`
+	Position       PatchField[string]   `json:"position,omitempty" maxLength:"100" doc:"The user's position."`
 	RoleTags       PatchField[[]string] `json:"role_tags,omitempty" maxItems:"20" doc:"Replaces the list; at most 20 tags of 50 characters."`
 	WorkStyleTags  PatchField[[]string] `json:"work_style_tags,omitempty" maxItems:"20" doc:"Declared tags; derived ones are added when the profile is read."`
-	PreferredModel PatchField[string]   `json:"preferred_model,omitempty" maxLength:"50"`
+	PreferredModel PatchField[string]   `json:"preferred_model,omitempty" maxLength:"50" doc:"The model the user prefers."`
 	Language       PatchField[string]   `json:"language,omitempty" maxLength:"20" doc:"A language tag such as zh, en or en-US; the prompt block is English for any language but Chinese."`
-	Tone           PatchField[string]   `json:"tone,omitempty" maxLength:"50"`
+	Tone           PatchField[string]   `json:"tone,omitempty" maxLength:"50" doc:"The tone the user wants answers in."`
 	TimeZone       PatchField[string]   `json:"time_zone,omitempty" maxLength:"64" doc:"An IANA zone such as Asia/Shanghai; work hours are derived in it (default UTC)."`
 	Nickname       PatchField[string]   `json:"nickname,omitempty" maxLength:"50" doc:"What the user wants to be called."`
-	PreferredName  PatchField[string]   `json:"preferred_name,omitempty" maxLength:"50"`
+	PreferredName  PatchField[string]   `json:"preferred_name,omitempty" maxLength:"50" doc:"The name the user prefers."`
 	AIName         PatchField[string]   `json:"ai_name,omitempty" maxLength:"50" doc:"What the user calls the assistant."`
-	Emoji          PatchField[string]   `json:"emoji,omitempty" maxLength:"16"`
+	Emoji          PatchField[string]   `json:"emoji,omitempty" maxLength:"16" doc:"The user's emoji."`
 }
 
 func (r PatchProfileRequest) toPatch() profile.Patch {
@@ -101,7 +101,7 @@ type patchProfileInput struct {
 // ActivityRequest is one activity event of a user.
 type ActivityRequest struct {
 	EventID   string    `json:"event_id" minLength:"1" maxLength:"128" doc:"The client's id of the event; posting it again is idempotent."`
-	Kind      string    `json:"kind" enum:"task_assigned,task_created,task_completed,workflow_used"`
+	Kind      string    `json:"kind" enum:"task_assigned,task_created,task_completed,workflow_used" doc:"What happened; workflow_used needs flow_id, and only task_completed carries duration_h."`
 	At        time.Time `json:"at" doc:"When it happened."`
 	FlowID    string    `json:"flow_id,omitempty" maxLength:"128" doc:"The workflow; required for workflow_used."`
 	FlowName  string    `json:"flow_name,omitempty" maxLength:"100" doc:"The workflow's name, shown in favourite workflows."`

@@ -188,9 +188,9 @@ func RegisterContext(api *API, svc ContextBuilder) {
 			"trace (trace_id) for ENGRAM_TRACE_RETENTION_DAYS. A user being erased, or unknown to the tenant, gets an empty context.",
 		Errors: []int{http.StatusBadRequest, http.StatusRequestEntityTooLarge, http.StatusUnprocessableEntity, http.StatusServiceUnavailable},
 	}, func(ctx context.Context, in *contextInput) (*contextOutput, error) {
-		sc, err := memory.ParseScope(tenantFrom(ctx), in.User)
+		sc, err := in.scope(ctx, log)
 		if err != nil {
-			return nil, problem(ctx, log, err, "path")
+			return nil, err
 		}
 		res, err := svc.Build(ctx, in.Body.request(sc))
 		if err != nil {
@@ -220,9 +220,9 @@ func RegisterContext(api *API, svc ContextBuilder) {
 			"ENGRAM_TRACE_RETENTION_DAYS, and while the user is being erased.",
 		Errors: []int{http.StatusNotFound, http.StatusUnprocessableEntity},
 	}, func(ctx context.Context, in *latestTraceInput) (*traceOutput, error) {
-		sc, err := memory.ParseScope(tenantFrom(ctx), in.User)
+		sc, err := in.scope(ctx, log)
 		if err != nil {
-			return nil, problem(ctx, log, err, "path")
+			return nil, err
 		}
 		t, err := svc.LatestTrace(ctx, sc)
 		if err != nil {

@@ -57,9 +57,9 @@ var probeRoutes = map[string]bool{"/healthz": true, "/readyz": true, "/metrics":
 // accessLog writes one line per request: never a body, never the raw path (it holds
 // user ids and keys), only the route pattern.
 func (e *edge) accessLog(r *http.Request, x *exchange, rec *statusRecorder, elapsed time.Duration) {
-	route := x.route
-	if route == "" {
-		route = routeOf(r.Pattern)
+	route := routeOf(r.Pattern)
+	if x.op != nil {
+		route = x.op.Path
 	}
 	level := slog.LevelInfo
 	if probeRoutes[route] {
@@ -138,14 +138,8 @@ type readCloser struct {
 // recordRoute is the first huma middleware: it tells the access log which
 // operation served the request.
 func recordRoute(ctx huma.Context, next func(huma.Context)) {
-	if x := exchangeFrom(ctx.Context()); x != nil && ctx.Operation() != nil {
-		x.route = ctx.Operation().Path
-		x.inPath = map[string]bool{}
-		for _, p := range ctx.Operation().Parameters {
-			if p.In == "path" {
-				x.inPath[p.Name] = true
-			}
-		}
+	if x := exchangeFrom(ctx.Context()); x != nil {
+		x.op = ctx.Operation()
 	}
 	next(ctx)
 }

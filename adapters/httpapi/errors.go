@@ -139,7 +139,7 @@ func fieldDetails(ctx context.Context, ve *invalid.Error, in string) []error {
 	x := exchangeFrom(ctx)
 	for _, f := range ve.Fields {
 		where := in
-		if x != nil && x.inPath[f.Field] {
+		if x.inPath(f.Field) {
 			where = "path"
 		}
 		details = append(details, &huma.ErrorDetail{Message: f.Problem, Location: where + "." + f.Field, Value: f.Value})

@@ -88,25 +88,29 @@ func readLimited(r io.Reader, limit int64) (body []byte, failure edgeFailure, ms
 // every query parameter sent, declared or not.
 func badParameters(ctx huma.Context) []error {
 	var bad []error
-	check := func(location, value string) {
+	// The location is built only for a value that fails: this runs on every request.
+	check := func(in, name, value string) {
 		if msg := textProblem(value); msg != "" {
-			bad = append(bad, &huma.ErrorDetail{Location: location, Message: msg, Value: value})
+			bad = append(bad, &huma.ErrorDetail{Location: in + "." + name, Message: msg, Value: value})
 		}
 	}
 	for _, p := range ctx.Operation().Parameters {
 		switch p.In {
 		case "path":
-			check("path."+p.Name, ctx.Param(p.Name))
+			check("path", p.Name, ctx.Param(p.Name))
 		case "header":
-			check("header."+p.Name, ctx.Header(p.Name))
+			check("header", p.Name, ctx.Header(p.Name))
 		}
 	}
 	u := ctx.URL()
+	if u.RawQuery == "" {
+		return bad
+	}
 	query, _ := url.ParseQuery(u.RawQuery) // an undecodable query is huma's 422 to give
 	for name, values := range query {
-		check("query."+name, name)
+		check("query", name, name)
 		for _, v := range values {
-			check("query."+name, v)
+			check("query", name, v)
 		}
 	}
 	return bad

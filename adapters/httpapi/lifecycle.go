@@ -66,9 +66,9 @@ func RegisterLifecycle(api *API, svc Lifecycle) {
 			"A request while one is queued returns that job; 409 while the user is being erased.",
 		Errors: []int{refusedWhileErasing},
 	}, func(ctx context.Context, in *UserPath) (*jobAcceptedOutput, error) {
-		sc, err := memory.ParseScope(tenantFrom(ctx), in.User)
+		sc, err := in.scope(ctx, log)
 		if err != nil {
-			return nil, problem(ctx, log, err, "path")
+			return nil, err
 		}
 		job, err := svc.RequestConsolidation(ctx, sc)
 		if err != nil {

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"context"
+	"log/slog"
 	"net/http"
 
 	"github.com/danielgtaylor/huma/v2"
@@ -16,6 +17,13 @@ type UserPath struct {
 	User string `path:"user" minLength:"1" maxLength:"128" doc:"The tenant's own id for the user."`
 }
 
+// scope is the user of the path in the request's tenant; a bad user id is the
+// problem that locates it in the path.
+func (p UserPath) scope(ctx context.Context, log *slog.Logger) (memory.Scope, error) {
+	s, err := memory.ParseScope(tenantFrom(ctx), p.User)
+	return s, problem(ctx, log, err, "path")
+}
+
 type KeyPath struct {
 	UserPath
 	Key string `path:"key" minLength:"1" maxLength:"512" doc:"Memory key, normalised losslessly before use: Unicode NFKC, lower case, every run of spaces, '/' and '-' becomes one '-' (dropped at either end); letters, marks and digits of any script, '_' and '.' are kept. Any other character, a key without a letter or digit, or one longer than 160 characters once normalised is refused with 422 (never dropped or truncated), so two different keys never become one memory."`
@@ -28,7 +36,7 @@ type deleteInput struct {
 
 // SaveMemoryRequest is the body of memory_save.
 type SaveMemoryRequest struct {
-	Type       string   `json:"type" enum:"preference,fact,goal,project,constraint"`
+	Type       string   `json:"type" enum:"preference,fact,goal,project,constraint" doc:"What kind of memory it is."`
 	Content    string   `json:"content" minLength:"1" maxLength:"1000" doc:"At most 1000 characters."`
 	Importance *int     `json:"importance,omitempty" minimum:"1" maximum:"5" doc:"Default 3."`
 	Confidence *float64 `json:"confidence,omitempty" minimum:"0" maximum:"1" doc:"Default 0.8."`
@@ -107,7 +115,7 @@ type historyOutput struct {
 
 // RevertRequest names the event whose result the memory returns to.
 type RevertRequest struct {
-	EventID string `json:"event_id" minLength:"1" maxLength:"64"`
+	EventID string `json:"event_id" minLength:"1" maxLength:"64" doc:"An event of the memory's history (GET …/history): the memory returns to what that event left."`
 }
 
 type revertInput struct {
@@ -132,11 +140,6 @@ func RegisterMemories(api *API, svc Memories) {
 	tags := []string{"memories"}
 	describeTag(api.Root, "memories", "Long-term memories, one per key of a user: the explicit tools channel "+
 		"(memory_save, memory_append, memory_delete, memory_list) and each memory's history.")
-	scope := func(ctx context.Context, user string) (memory.Scope, error) {
-		s, err := memory.ParseScope(tenantFrom(ctx), user)
-		return s, problem(ctx, log, err, "path")
-	}
-
 	register(api, huma.Operation{
 		OperationID: "memory_save", Method: http.MethodPut, Path: "/users/{user}/memories/{key}",
 		Summary: "Save a memory (create or overwrite by key)", Tags: tags, DefaultStatus: http.StatusOK,
@@ -145,7 +148,7 @@ func RegisterMemories(api *API, svc Memories) {
 		Responses: map[string]*huma.Response{"201": {Description: "Created"}},
 		Errors:    []int{http.StatusBadRequest, refusedWhileErasing, http.StatusRequestEntityTooLarge, http.StatusUnprocessableEntity},
 	}, func(ctx context.Context, in *saveInput) (*saveOutput, error) {
-		sc, err := scope(ctx, in.User)
+		sc, err := in.scope(ctx, log)
 		if err != nil {
 			return nil, err
 		}
@@ -168,7 +171,7 @@ func RegisterMemories(api *API, svc Memories) {
 			"is being erased.",
 		Errors: []int{http.StatusNotFound, refusedWhileErasing, http.StatusUnprocessableEntity},
 	}, func(ctx context.Context, in *appendInput) (*memoryOutput, error) {
-		sc, err := scope(ctx, in.User)
+		sc, err := in.scope(ctx, log)
 		if err != nil {
 			return nil, err
 		}
@@ -188,7 +191,7 @@ func RegisterMemories(api *API, svc Memories) {
 			"built without erasure (the engram binary always has it).",
 		Errors: []int{http.StatusNotFound, http.StatusConflict, StatusOf(errNoPurge)},
 	}, func(ctx context.Context, in *deleteInput) (*struct{}, error) {
-		sc, err := scope(ctx, in.User)
+		sc, err := in.scope(ctx, log)
 		if err != nil {
 			return nil, err
 		}
@@ -211,7 +214,7 @@ func RegisterMemories(api *API, svc Memories) {
 		Description: "The live memory with this key; 404 when it is absent, deleted, expired or a noise key " +
 			"(include_inactive also returns a deleted or expired one).",
 	}, func(ctx context.Context, in *getInput) (*memoryOutput, error) {
-		sc, err := scope(ctx, in.User)
+		sc, err := in.scope(ctx, log)
 		if err != nil {
 			return nil, err
 		}
@@ -227,7 +230,7 @@ func RegisterMemories(api *API, svc Memories) {
 		Summary: "List memories", Tags: tags, Errors: []int{http.StatusUnprocessableEntity},
 		Description: "Ordered by key. Deleted, expired and noise-key memories are left out unless include_inactive (noise keys always).",
 	}, func(ctx context.Context, in *listInput) (*listOutput, error) {
-		sc, err := scope(ctx, in.User)
+		sc, err := in.scope(ctx, log)
 		if err != nil {
 			return nil, err
 		}
@@ -245,7 +248,7 @@ func RegisterMemories(api *API, svc Memories) {
 		Description: "Every event of the key, oldest first, with the memory before and after it and the message " +
 			"or tool call that caused it; 404 only for a key never written.",
 	}, func(ctx context.Context, in *KeyPath) (*historyOutput, error) {
-		sc, err := scope(ctx, in.User)
+		sc, err := in.scope(ctx, log)
 		if err != nil {
 			return nil, err
 		}
@@ -268,7 +271,7 @@ func RegisterMemories(api *API, svc Memories) {
 			"is being erased.",
 		Errors: []int{http.StatusNotFound, refusedWhileErasing, http.StatusUnprocessableEntity},
 	}, func(ctx context.Context, in *revertInput) (*memoryOutput, error) {
-		sc, err := scope(ctx, in.User)
+		sc, err := in.scope(ctx, log)
 		if err != nil {
 			return nil, err
 		}

@@ -11,7 +11,6 @@ import (
 	"engram/app/messages"
 	"engram/domain/conversation"
 	"engram/domain/invalid"
-	"engram/domain/memory"
 )
 
 // PostMessageRequest is one message of a conversation (API.md "Conversation messages").
@@ -20,7 +19,7 @@ type PostMessageRequest struct {
 	MessageID      string     `json:"message_id,omitempty" maxLength:"128" doc:"The client's id of the message; posting it again is idempotent. Generated (a ULID) when absent."`
 	Role           string     `json:"role" enum:"user,assistant,system" doc:"Only user messages are a source of facts; the others are kept as context and episodic memory."`
 	Name           string     `json:"name,omitempty" maxLength:"128" doc:"The speaker's name."`
-	Content        string     `json:"content" minLength:"1" maxLength:"32000"`
+	Content        string     `json:"content" minLength:"1" maxLength:"32000" doc:"The message's text."`
 	CreatedAt      *time.Time `json:"created_at,omitempty" doc:"When it was said; default: when engram received it."`
 }
 
@@ -105,11 +104,6 @@ func RegisterMessages(api *API, svc Messages) {
 	tags := []string{"messages"}
 	describeTag(api.Root, "messages", "Conversation messages: the extraction channel and episodic memory. "+
 		"User messages are mined for facts after the debounce; every message is searchable.")
-	scope := func(ctx context.Context, user string) (memory.Scope, error) {
-		s, err := memory.ParseScope(tenantFrom(ctx), user)
-		return s, problem(ctx, log, err, "path")
-	}
-
 	register(api, huma.Operation{
 		OperationID: "message_post", Method: http.MethodPost, Path: "/users/{user}/messages",
 		Summary: "Post a conversation message", Tags: tags, DefaultStatus: http.StatusAccepted,
@@ -119,7 +113,7 @@ func RegisterMessages(api *API, svc Messages) {
 		Responses: map[string]*huma.Response{"200": {Description: "Already stored"}},
 		Errors:    []int{http.StatusBadRequest, http.StatusConflict, http.StatusRequestEntityTooLarge, http.StatusUnprocessableEntity},
 	}, func(ctx context.Context, in *postMessageInput) (*postMessageOutput, error) {
-		sc, err := scope(ctx, in.User)
+		sc, err := in.scope(ctx, log)
 		if err != nil {
 			return nil, err
 		}
@@ -147,7 +141,7 @@ func RegisterMessages(api *API, svc Messages) {
 			"report the stored message (created false); one that holds other content refuses the batch with 409.",
 		Errors: []int{http.StatusBadRequest, http.StatusConflict, http.StatusRequestEntityTooLarge, http.StatusUnprocessableEntity},
 	}, func(ctx context.Context, in *postMessagesInput) (*postMessagesOutput, error) {
-		sc, err := scope(ctx, in.User)
+		sc, err := in.scope(ctx, log)
 		if err != nil {
 			return nil, err
 		}
@@ -175,7 +169,7 @@ func RegisterMessages(api *API, svc Messages) {
 			"error and the memory events whose source it is, oldest first.",
 		Errors: []int{http.StatusNotFound, http.StatusUnprocessableEntity},
 	}, func(ctx context.Context, in *messagePath) (*messageOutput, error) {
-		sc, err := scope(ctx, in.User)
+		sc, err := in.scope(ctx, log)
 		if err != nil {
 			return nil, err
 		}

@@ -14,8 +14,8 @@ import (
 // PutOrgMemberRequest is a user's place in the organisation.
 type PutOrgMemberRequest struct {
 	DisplayName string `json:"display_name" minLength:"1" maxLength:"100" doc:"The name colleagues know the user by (王小明, John Smith); names are found case-insensitively, by given name and by pinyin."`
-	Department  string `json:"department,omitempty" maxLength:"100"`
-	Position    string `json:"position,omitempty" maxLength:"100"`
+	Department  string `json:"department,omitempty" maxLength:"100" doc:"The user's department (研发中心); mirrored into the profile."`
+	Position    string `json:"position,omitempty" maxLength:"100" doc:"The user's position (工程师, Director); mirrored into the profile."`
 	ManagerID   string `json:"manager_id,omitempty" maxLength:"128" doc:"The user's direct manager. Managers see the profiles of everyone below them; a manager that would make a cycle is 422."`
 }
 
@@ -98,9 +98,9 @@ func RegisterOrg(api *API, svc Org) {
 			"user is being erased (DELETE /v1/users/{user}) the write is 409 naming the erasure job; send it again once " +
 			"the job is DONE.",
 	}, func(ctx context.Context, in *putOrgMemberInput) (*orgMemberOutput, error) {
-		sc, err := memory.ParseScope(tenantFrom(ctx), in.User)
+		sc, err := in.scope(ctx, log)
 		if err != nil {
-			return nil, problem(ctx, log, err, "path")
+			return nil, err
 		}
 		b := in.Body
 		m, created, err := svc.Put(ctx, apporg.Put{Scope: sc, Member: org.MemberInput{
@@ -122,9 +122,9 @@ func RegisterOrg(api *API, svc Org) {
 		Description: "engram's own addition to API.md. A user being erased is 404, and the chain stops below a " +
 			"manager being erased.",
 	}, func(ctx context.Context, in *UserPath) (*placedOutput, error) {
-		sc, err := memory.ParseScope(tenantFrom(ctx), in.User)
+		sc, err := in.scope(ctx, log)
 		if err != nil {
-			return nil, problem(ctx, log, err, "path")
+			return nil, err
 		}
 		p, err := svc.Get(ctx, sc)
 		if err != nil {

@@ -11,7 +11,6 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 
 	"engram/app/profiles"
-	"engram/domain/memory"
 	"engram/domain/org"
 	"engram/domain/profile"
 )
@@ -69,19 +68,19 @@ func (f PatchField[T]) opt() profile.Opt[T] {
 
 // PatchProfileRequest is a merge patch of the declared fields.
 type PatchProfileRequest struct {
-	DisplayName    PatchField[string]   `json:"display_name,omitempty" maxLength:"100"`
-	Department     PatchField[string]   `json:"department,omitempty" maxLength:"100"`
-	Position       PatchField[string]   `json:"position,omitempty" maxLength:"100"`
+	DisplayName    PatchField[string]   `json:"display_name,omitempty" maxLength:"100" doc:"The name colleagues know the user by."`
+	Department     PatchField[string]   `json:"department,omitempty" maxLength:"100" doc:"The user's department."`
+	Position       PatchField[string]   `json:"position,omitempty" maxLength:"100" doc:"The user's position."`
 	RoleTags       PatchField[[]string] `json:"role_tags,omitempty" maxItems:"20" doc:"Replaces the list; at most 20 tags of 50 characters."`
 	WorkStyleTags  PatchField[[]string] `json:"work_style_tags,omitempty" maxItems:"20" doc:"Declared tags; derived ones are added when the profile is read."`
-	PreferredModel PatchField[string]   `json:"preferred_model,omitempty" maxLength:"50"`
+	PreferredModel PatchField[string]   `json:"preferred_model,omitempty" maxLength:"50" doc:"The model the user prefers."`
 	Language       PatchField[string]   `json:"language,omitempty" maxLength:"20" doc:"A language tag such as zh, en or en-US; the prompt block is English for any language but Chinese."`
-	Tone           PatchField[string]   `json:"tone,omitempty" maxLength:"50"`
+	Tone           PatchField[string]   `json:"tone,omitempty" maxLength:"50" doc:"The tone the user wants answers in."`
 	TimeZone       PatchField[string]   `json:"time_zone,omitempty" maxLength:"64" doc:"An IANA zone such as Asia/Shanghai; work hours are derived in it (default UTC)."`
 	Nickname       PatchField[string]   `json:"nickname,omitempty" maxLength:"50" doc:"What the user wants to be called."`
-	PreferredName  PatchField[string]   `json:"preferred_name,omitempty" maxLength:"50"`
+	PreferredName  PatchField[string]   `json:"preferred_name,omitempty" maxLength:"50" doc:"The name the user prefers."`
 	AIName         PatchField[string]   `json:"ai_name,omitempty" maxLength:"50" doc:"What the user calls the assistant."`
-	Emoji          PatchField[string]   `json:"emoji,omitempty" maxLength:"16"`
+	Emoji          PatchField[string]   `json:"emoji,omitempty" maxLength:"16" doc:"The user's emoji."`
 }
 
 func (r PatchProfileRequest) toPatch() profile.Patch {
@@ -102,7 +101,7 @@ type patchProfileInput struct {
 // ActivityRequest is one activity event of a user.
 type ActivityRequest struct {
 	EventID   string    `json:"event_id" minLength:"1" maxLength:"128" doc:"The client's id of the event; posting it again is idempotent."`
-	Kind      string    `json:"kind" enum:"task_assigned,task_created,task_completed,workflow_used"`
+	Kind      string    `json:"kind" enum:"task_assigned,task_created,task_completed,workflow_used" doc:"What happened; workflow_used needs flow_id, and only task_completed carries duration_h."`
 	At        time.Time `json:"at" doc:"When it happened."`
 	FlowID    string    `json:"flow_id,omitempty" maxLength:"128" doc:"The workflow; required for workflow_used."`
 	FlowName  string    `json:"flow_name,omitempty" maxLength:"100" doc:"The workflow's name, shown in favourite workflows."`
@@ -167,10 +166,6 @@ func RegisterProfiles(api *API, svc Profiles) {
 	log := api.opts.Logger
 	tags := []string{"profiles"}
 	describeTag(api.Root, "profiles", "User profiles (declared and derived fields), activity events, manager-only evaluation reports and the audit of manager reads.")
-	scope := func(ctx context.Context, user string) (memory.Scope, error) {
-		s, err := memory.ParseScope(tenantFrom(ctx), user)
-		return s, problem(ctx, log, err, "path")
-	}
 	readErrors := []int{http.StatusForbidden, http.StatusNotFound, http.StatusUnprocessableEntity}
 
 	register(api, huma.Operation{
@@ -180,7 +175,7 @@ func RegisterProfiles(api *API, svc Profiles) {
 			"manager, and every refused read, is written to the audit log (GET /v1/audit). A user the tenant does not know " +
 			"(no profile, no org entry) is 404, as is every user of another tenant.",
 	}, func(ctx context.Context, in *profileGetInput) (*profileOutput, error) {
-		sc, err := scope(ctx, in.User)
+		sc, err := in.scope(ctx, log)
 		if err != nil {
 			return nil, err
 		}
@@ -200,7 +195,7 @@ func RegisterProfiles(api *API, svc Profiles) {
 			"task statistics…) cannot be set: the worker derives them. Display name, department and position are " +
 			"overwritten by the next PUT /v1/org/users/{user}. 409 while the user is being erased, naming the erasure job.",
 	}, func(ctx context.Context, in *patchProfileInput) (*profileOutput, error) {
-		sc, err := scope(ctx, in.User)
+		sc, err := in.scope(ctx, log)
 		if err != nil {
 			return nil, err
 		}
@@ -224,7 +219,7 @@ func RegisterProfiles(api *API, svc Profiles) {
 			"The report is stored with every fact it was given. The request is audited; the user themselves and anyone " +
 			"not above them get 403 (audited too).",
 	}, func(ctx context.Context, in *profileGetInput) (*reportOutput, error) {
-		sc, err := scope(ctx, in.User)
+		sc, err := in.scope(ctx, log)
 		if err != nil {
 			return nil, err
 		}
@@ -240,7 +235,7 @@ func RegisterProfiles(api *API, svc Profiles) {
 		Summary: "List a user's evaluation reports, newest first (managers above them only)", Tags: tags, Errors: readErrors,
 		Description: "engram's own addition to API.md: what earlier reports said and the facts they were based on. Audited.",
 	}, func(ctx context.Context, in *reportsInput) (*reportsOutput, error) {
-		sc, err := scope(ctx, in.User)
+		sc, err := in.scope(ctx, log)
 		if err != nil {
 			return nil, err
 		}
@@ -260,7 +255,7 @@ func RegisterProfiles(api *API, svc Profiles) {
 		Summary: "Read one evaluation report with its facts (managers above the user only)", Tags: tags, Errors: readErrors,
 		Description: "engram's own addition to API.md. Audited.",
 	}, func(ctx context.Context, in *reportGetInput) (*reportOutput, error) {
-		sc, err := scope(ctx, in.User)
+		sc, err := in.scope(ctx, log)
 		if err != nil {
 			return nil, err
 		}
@@ -279,7 +274,7 @@ func RegisterProfiles(api *API, svc Profiles) {
 			"other content is 409, as is any event while the user is being erased. The task statistics and favourite workflows are derived by the worker after a short " +
 			"debounce (ENGRAM_PROFILE_REFRESH_DEBOUNCE_SEC), never on this request.",
 	}, func(ctx context.Context, in *activityInput) (*activityOutput, error) {
-		sc, err := scope(ctx, in.User)
+		sc, err := in.scope(ctx, log)
 		if err != nil {
 			return nil, err
 		}

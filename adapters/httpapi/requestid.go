@@ -4,6 +4,8 @@ import (
 	"context"
 	"crypto/rand"
 	"log/slog"
+
+	"github.com/danielgtaylor/huma/v2"
 )
 
 // RequestIDHeader carries a request's id in and out.
@@ -36,12 +38,11 @@ func acceptRequestID(sent string) string {
 func newRequestID() string { return rand.Text() }
 
 // exchange is what the edge learns about one request while it is served: the
-// layers below fill in the route and the tenant, the access log line reads them.
+// layers below fill in the operation and the tenant, the access log line reads them.
 // It lives in the request's context, so every layer can reach it.
 type exchange struct {
 	id     string
-	route  string          // the operation's path pattern, e.g. /v1/users/{user}/memories
-	inPath map[string]bool // the operation's path parameters, for problem locations
+	op     *huma.Operation // the operation serving it: its path is the log's route (/v1/users/{user}/memories), its path parameters locate problems
 	tenant string
 	log    *slog.Logger
 }
@@ -94,4 +95,18 @@ func hasAttr(r slog.Record, key string) bool {
 		return !found
 	})
 	return found
+}
+
+// inPath reports whether the operation serving the request has a path parameter
+// of that name; it is asked only when a problem is written.
+func (x *exchange) inPath(name string) bool {
+	if x == nil || x.op == nil {
+		return false
+	}
+	for _, p := range x.op.Parameters {
+		if p.In == "path" && p.Name == name {
+			return true
+		}
+	}
+	return false
 }

@@ -89,9 +89,9 @@ func RegisterSearch(api *API, svc Searcher) {
 			"or the query has nothing to embed, dense and auto answer from lexical search with mode_used lexical and a fallback_reason.",
 		Errors: []int{http.StatusBadRequest, http.StatusUnprocessableEntity},
 	}, func(ctx context.Context, in *searchInput) (*searchOutput, error) {
-		sc, err := memory.ParseScope(tenantFrom(ctx), in.User)
+		sc, err := in.scope(ctx, log)
 		if err != nil {
-			return nil, problem(ctx, log, err, "path")
+			return nil, err
 		}
 		res, err := svc.Search(ctx, in.Body.search(sc))
 		if err != nil {

@@ -8,7 +8,6 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 
 	"engram/app/sessions"
-	"engram/domain/memory"
 	"engram/domain/session"
 )
 
@@ -130,11 +129,6 @@ func RegisterSessions(api *API, svc Sessions) {
 	tags := []string{"sessions"}
 	describeTag(api.Root, "sessions", "Short-term sessions (the PLAN8 middleware): each session's recent messages, meta and "+
 		"recursive summary, kept in Redis (SQL when Redis is down or not configured).")
-	scope := func(ctx context.Context, user string) (memory.Scope, error) {
-		s, err := memory.ParseScope(tenantFrom(ctx), user)
-		return s, problem(ctx, log, err, "path")
-	}
-
 	register(api, huma.Operation{
 		OperationID: "session_record_exchange", Method: http.MethodPost, Path: "/users/{user}/sessions/{session}/exchanges",
 		Summary: "Record a turn (record_exchange)", Tags: tags, DefaultStatus: http.StatusAccepted,
@@ -145,7 +139,7 @@ func RegisterSessions(api *API, svc Sessions) {
 		Responses: map[string]*huma.Response{"200": {Description: "Already recorded (same exchange_id)"}},
 		Errors:    []int{http.StatusBadRequest, http.StatusConflict, http.StatusRequestEntityTooLarge, http.StatusUnprocessableEntity, http.StatusServiceUnavailable},
 	}, func(ctx context.Context, in *recordInput) (*recordOutput, error) {
-		sc, err := scope(ctx, in.User)
+		sc, err := in.scope(ctx, log)
 		if err != nil {
 			return nil, err
 		}
@@ -169,7 +163,7 @@ func RegisterSessions(api *API, svc Sessions) {
 		Description: "The user's sessions with live meta, newest activity first, read from the user's session index (no key scans).",
 		Errors:      []int{http.StatusUnprocessableEntity, http.StatusServiceUnavailable},
 	}, func(ctx context.Context, in *listSessionsInput) (*listSessionsOutput, error) {
-		sc, err := scope(ctx, in.User)
+		sc, err := in.scope(ctx, log)
 		if err != nil {
 			return nil, err
 		}
@@ -192,7 +186,7 @@ func RegisterSessions(api *API, svc Sessions) {
 			"has neither live meta nor a summary.",
 		Errors: []int{http.StatusNotFound, http.StatusUnprocessableEntity, http.StatusServiceUnavailable},
 	}, func(ctx context.Context, in *getSessionInput) (*getSessionOutput, error) {
-		sc, err := scope(ctx, in.User)
+		sc, err := in.scope(ctx, log)
 		if err != nil {
 			return nil, err
 		}
@@ -210,7 +204,7 @@ func RegisterSessions(api *API, svc Sessions) {
 			"cannot be deleted without it; retry shortly.",
 		Errors: []int{http.StatusNotFound, http.StatusUnprocessableEntity, http.StatusServiceUnavailable},
 	}, func(ctx context.Context, in *deleteSessionInput) (*struct{}, error) {
-		sc, err := scope(ctx, in.User)
+		sc, err := in.scope(ctx, log)
 		if err != nil {
 			return nil, err
 		}

@@ -9,7 +9,6 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 
 	"engram/app/tools"
-	"engram/domain/memory"
 )
 
 // OpenAITool is one tool in OpenAI's function-calling format (chat completions'
@@ -80,6 +79,14 @@ func RegisterTools(api *API, tb *Toolbox) {
 		"The same tools are served over MCP (streamable HTTP, JSON-RPC) at "+MCPPath+", outside this document: "+
 		"authenticated with the same bearer key, the user in the user_id argument or the "+UserHeader+" header.")
 
+	// The toolbox does not change once built: both formats are made once.
+	defs := tb.Definitions(false)
+	openAITools := make([]OpenAITool, 0, len(defs))
+	anthropicTools := make([]AnthropicTool, 0, len(defs))
+	for _, d := range defs {
+		openAITools = append(openAITools, OpenAITool{Type: "function", Function: OpenAIFunction{Name: d.Name, Description: d.Description, Parameters: d.Parameters}})
+		anthropicTools = append(anthropicTools, AnthropicTool{Name: d.Name, Description: d.Description, InputSchema: d.Parameters})
+	}
 	register(api, huma.Operation{
 		OperationID: "tools_list", Method: http.MethodGet, Path: "/tools",
 		Summary: "Function-calling definitions of the agent tools", Tags: tags,
@@ -91,19 +98,10 @@ func RegisterTools(api *API, tb *Toolbox) {
 				{Type: huma.TypeArray, Description: "format=anthropic", Items: registry.Schema(reflect.TypeFor[AnthropicTool](), true, "")},
 			}})},
 	}, func(ctx context.Context, in *listToolsInput) (*anyBody, error) {
-		defs := tb.Definitions(false)
 		if in.Format == "anthropic" {
-			out := make([]AnthropicTool, 0, len(defs))
-			for _, d := range defs {
-				out = append(out, AnthropicTool{Name: d.Name, Description: d.Description, InputSchema: d.Parameters})
-			}
-			return &anyBody{Body: out}, nil
+			return &anyBody{Body: anthropicTools}, nil
 		}
-		out := make([]OpenAITool, 0, len(defs))
-		for _, d := range defs {
-			out = append(out, OpenAITool{Type: "function", Function: OpenAIFunction{Name: d.Name, Description: d.Description, Parameters: d.Parameters}})
-		}
-		return &anyBody{Body: out}, nil
+		return &anyBody{Body: openAITools}, nil
 	})
 
 	results := make([]*huma.Schema, 0)
@@ -121,8 +119,8 @@ func RegisterTools(api *API, tb *Toolbox) {
 		Responses: map[string]*huma.Response{"200": jsonResponse("The tool's result.", &huma.Schema{OneOf: results})},
 		Errors:    []int{http.StatusNotFound, refusedWhileErasing, http.StatusUnprocessableEntity},
 	}, func(ctx context.Context, in *toolCallInput) (*anyBody, error) {
-		if _, err := memory.ParseScope(tenantFrom(ctx), in.User); err != nil {
-			return nil, problem(ctx, log, err, "path")
+		if _, err := in.scope(ctx, log); err != nil {
+			return nil, err
 		}
 		var arguments []byte
 		if in.Body != nil {

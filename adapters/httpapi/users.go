@@ -97,11 +97,6 @@ func RegisterErasure(api *API, er Erasure, us Users) {
 	describeTag(api.Root, "users", "The tenant's users: what is stored of each, and erasure of everything of one user (GDPR/PIPL).")
 	log := api.opts.Logger
 	api.erasure = er
-	scope := func(ctx context.Context, user string) (memory.Scope, error) {
-		s, err := memory.ParseScope(tenantFrom(ctx), user)
-		return s, problem(ctx, log, err, "path")
-	}
-
 	register(api, huma.Operation{
 		OperationID: "user_erase", Method: http.MethodDelete, Path: "/users/{user}",
 		Summary: "Erase everything of a user", Tags: []string{"users"}, DefaultStatus: http.StatusAccepted,
@@ -112,7 +107,7 @@ func RegisterErasure(api *API, er Erasure, us Users) {
 			"The DONE job stays as the content-free audit record: it names the user by the SHA-256 of tenant and user id.",
 		Errors: []int{http.StatusUnprocessableEntity},
 	}, func(ctx context.Context, in *eraseUserInput) (*jobAcceptedOutput, error) {
-		sc, err := scope(ctx, in.User)
+		sc, err := in.scope(ctx, log)
 		if err != nil {
 			return nil, err
 		}
@@ -150,7 +145,7 @@ func RegisterErasure(api *API, er Erasure, us Users) {
 			"page with next_cursor. A user being erased has none.",
 		Errors: []int{http.StatusUnprocessableEntity},
 	}, func(ctx context.Context, in *listMessagesInput) (*messageListOutput, error) {
-		sc, err := scope(ctx, in.User)
+		sc, err := in.scope(ctx, log)
 		if err != nil {
 			return nil, err
 		}
@@ -176,7 +171,7 @@ func RegisterErasure(api *API, er Erasure, us Users) {
 		Responses: map[string]*huma.Response{"200": {Description: "Deleted with its memories"}},
 		Errors:    []int{http.StatusNotFound, http.StatusConflict, http.StatusUnprocessableEntity},
 	}, func(ctx context.Context, in *deleteMessageInput) (*deleteMessageOutput, error) {
-		sc, err := scope(ctx, in.User)
+		sc, err := in.scope(ctx, log)
 		if err != nil {
 			return nil, err
 		}

@@ -23,7 +23,7 @@ import (
 // its answer is compared with the output printed under it. A changed response fails
 // the test, so the README cannot drift from what the quickstart returns.
 //
-// How the README is written for it (docs/DEVELOPING.md repeats this):
+// How the README is written for it (docs/docs/DEVELOPING.md repeats this):
 //   - Only ```sh blocks run, and in them only commands that start with `curl`; a sample
 //     that cannot be reproduced on the embedded default (a failing embedder) goes in
 //     another kind of block.
@@ -36,7 +36,7 @@ import (
 //     id, and a decimal number for any number that starts with its digits (`0.54`
 //     matches 0.5412): ids, times and the last digits of scores are tolerated, nothing
 //     else. Continuation lines are joined without a space: wrap between JSON values.
-//   - A command's `<job_id>`, `<trace_id>` or `<id from the history>` is filled from
+//   - A command's `<job_id>`, `<trace_id>`, `<report_id>` or `<id from the history>` is filled from
 //     the answers before it (readmePlaceholders).
 //   - A read (GET, search, context) whose output does not match yet is retried for a
 //     while: extraction and indexing run in the background, as the README says.
@@ -185,8 +185,9 @@ func outputPattern(printed string) *regexp.Regexp {
 
 // readmePlaceholders fill a command's <…> from the answers before it, newest first.
 var readmePlaceholders = map[string]func(answers []any) (string, bool){
-	"<job_id>":   field("job_id"),
-	"<trace_id>": field("trace_id"),
+	"<job_id>":    field("job_id"),
+	"<trace_id>":  field("trace_id"),
+	"<report_id>": field("report_id"),
 	// the first event of the latest history: revert goes back to the memory as created
 	"<id from the history>": func(answers []any) (string, bool) {
 		for i := len(answers) - 1; i >= 0; i-- {

@@ -46,14 +46,14 @@ func TestConsole_signsInWithAnAPIKeyAndShowsItsTenantOnly(t *testing.T) {
 
 	b := newBrowser(t, srv)
 	b.run("sign-in form", chromedp.Navigate(srv.Base+"/console"), chromedp.WaitVisible(`#api-key`))
-	b.run("wrong key", chromedp.SendKeys(`#api-key`, "not-a-key-0123456789"), chromedp.Submit(`#api-key`),
+	b.run("wrong key", chromedp.SendKeys(`#api-key`, "not-a-key-0123456789\r"),
 		chromedp.WaitVisible(`form.signin .problem`))
 	var refused string
 	b.run("refusal", chromedp.Text(`form.signin .problem`, &refused))
 	if !strings.Contains(refused, "401") {
 		t.Errorf("a wrong key shows %q, want the 401", refused)
 	}
-	b.run("right key", chromedp.SetValue(`#api-key`, ""), chromedp.SendKeys(`#api-key`, acme+"\r"),
+	b.run("right key", chromedp.Evaluate(`document.getElementById("api-key").value = ""`, nil), chromedp.SendKeys(`#api-key`, acme+"\r"),
 		chromedp.WaitVisible(`tr[data-user="anna"]`))
 	var listed string
 	b.run("users", chromedp.Text(`main`, &listed))
@@ -190,7 +190,7 @@ func runConsole(t *testing.T, srv *Server, name string) {
 	// Traces: the user's latest, and one by id.
 	b.run("traces page", chromedp.Navigate(base+"/users/"+user+"/traces"), chromedp.WaitVisible(`.trace table.candidates`))
 	tr := b.text(`.trace`)
-	for _, want := range []string{"what does alice eat", "kept", "Alice is vegetarian", "What should I cook tonight?"} {
+	for _, want := range []string{"what does alice eat", "kept", "Alice is vegan", "What should I cook tonight?"} {
 		if !strings.Contains(tr, want) {
 			t.Errorf("the latest trace lacks %q:\n%s", want, tr)
 		}
@@ -408,4 +408,3 @@ func (b *browser) shot(run, name string, width int64) {
 	}
 	b.t.Logf("screenshot: %s", path)
 }
-

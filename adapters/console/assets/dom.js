@@ -1,6 +1,6 @@
 // DOM building without markup: every value becomes a text node or an attribute
 // value, so a stored text such as "<img src=x onerror=…>" is shown, never parsed.
-// Nothing in the console assigns innerHTML.
+// Nothing in the console hands a string to the HTML parser (the package test checks).
 
 // h creates an element: attrs are attributes (on* keys are listeners, a non-string
 // value is set as a property), children are nodes or values shown as text.

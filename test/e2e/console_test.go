@@ -71,6 +71,18 @@ func TestConsole_signsInWithAnAPIKeyAndShowsItsTenantOnly(t *testing.T) {
 	if code := srv.Do(http.MethodGet, "/console/ops.json", nil, nil); code != http.StatusUnauthorized {
 		t.Errorf("GET /console/ops.json without a key = %d, want 401", code)
 	}
+	var doc struct {
+		Paths map[string]any `json:"paths"`
+	}
+	srv.Do(http.MethodGet, "/openapi.json", nil, &doc)
+	for path := range doc.Paths {
+		if strings.HasPrefix(path, "/console") {
+			t.Errorf("/openapi.json documents the console's %s: its pages are not API operations", path)
+		}
+	}
+	if len(doc.Paths) == 0 {
+		t.Error("/openapi.json has no paths")
+	}
 	b.checkClean()
 }
 

@@ -95,6 +95,7 @@ func runConsole(t *testing.T, srv *Server, name string) {
 	saveMemory(t, srv, user, "city", "fact", "Alice lives in Wuhan")
 	saveMemory(t, srv, user, "tea", "preference", "Alice likes green tea")
 	saveMemory(t, srv, user, "markup", "fact", markup)
+	saveMemory(t, srv, user, "old", "fact", "Alice once lived in Paris")
 	saveMemory(t, srv, "erin", "city", "fact", "Erin lives in Porto")
 	if code := srv.Do(http.MethodPut, "/v1/org/users/"+user, map[string]any{"display_name": "Alice Wang", "department": "R&D", "position": "engineer", "manager_id": "bob"}, nil); code/100 != 2 {
 		t.Fatalf("org entry: %d", code)
@@ -118,9 +119,10 @@ func runConsole(t *testing.T, srv *Server, name string) {
 
 	// Users: counts, newest first, found by name.
 	b.run("users page", chromedp.Navigate(base), chromedp.WaitVisible(`tr[data-user="alice"]`))
-	row := b.text(`tr[data-user="alice"]`)
-	if !strings.Contains(row, "4") || !strings.Contains(row, "1") {
-		t.Errorf("alice's row %q lacks her memory and session counts", row)
+	var cells []string
+	b.run("alice's row", chromedp.Evaluate(`[...document.querySelectorAll('tr[data-user="alice"] td')].map(td => td.textContent)`, &cells))
+	if len(cells) != 5 || cells[0] != "alice Alice Wang" && cells[0] != "alice" || cells[1] != "5" || cells[2] != "2" || cells[3] != "1" || cells[4] == "—" {
+		t.Errorf("alice's row %q, want her 5 memories, 2 messages, 1 session and a last activity", cells)
 	}
 	b.shot(name, "users", 1280)
 	b.run("find by name", chromedp.SendKeys(`#find`, "Wang\r"), chromedp.WaitNotPresent(`tr[data-user="erin"]`),
@@ -198,6 +200,30 @@ func runConsole(t *testing.T, srv *Server, name string) {
 	if code := srv.Do(http.MethodGet, "/v1/users/"+user+"/memories/city", nil, nil); code != http.StatusNotFound {
 		t.Errorf("GET the deleted memory = %d, want 404", code)
 	}
+
+	// Purge: the memory and its history's content are gone; one PURGE event stays.
+	b.run("purge", chromedp.Click(`article.memory[data-key="old"] button[data-action="purge"]`),
+		chromedp.WaitVisible(`dialog[open] button[data-confirm]`), chromedp.Click(`dialog[open] button[data-confirm]`),
+		chromedp.WaitNotPresent(`article.memory[data-key="old"]`))
+	var hist struct {
+		Events []struct {
+			Op    string `json:"op"`
+			After struct {
+				Content string `json:"content"`
+			} `json:"after"`
+		} `json:"events"`
+	}
+	srv.Do(http.MethodGet, "/v1/users/"+user+"/memories/old/history", nil, &hist)
+	if len(hist.Events) != 1 || hist.Events[0].Op != "PURGE" || hist.Events[0].After.Content != "" {
+		t.Errorf("history after the console's purge: %+v", hist.Events)
+	}
+
+	// Filter by text, then show all again.
+	b.run("filter by text", chromedp.SendKeys(`#mem-q`, "green\r"), chromedp.WaitNotPresent(`article.memory[data-key="diet"]`),
+		chromedp.WaitVisible(`article.memory[data-key="tea"]`))
+	b.run("filter by type", chromedp.Evaluate(`document.getElementById("mem-q").value = ""`, nil),
+		chromedp.SetValue(`#mem-type`, "preference"), chromedp.SendKeys(`#mem-q`, "\r"),
+		chromedp.WaitVisible(`article.memory[data-key="tea"]`), chromedp.WaitNotPresent(`article.memory[data-key="markup"]`))
 
 	// Traces: the user's latest, and one by id.
 	b.run("traces page", chromedp.Navigate(base+"/users/"+user+"/traces"), chromedp.WaitVisible(`.trace table.candidates`))

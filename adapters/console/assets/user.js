@@ -76,12 +76,7 @@ function memoriesSection(user) {
     });
     if (!cursor) replace(list, (res.items || []).length === 0 ? h('p', {}, 'No memories.') : null);
     for (const m of res.items || []) list.append(memoryCard(user, m, () => reload()));
-    replace(more);
-    if (res.next_cursor) {
-      const b = h('button', { type: 'button', class: 'secondary' }, 'More memories');
-      b.addEventListener('click', () => busy(b, more, () => load(res.next_cursor)));
-      more.append(b);
-    }
+    moreButton(more, 'More memories', res.next_cursor, load);
   };
   const reload = () => load('').catch(err => replace(list, problemView(err)));
   const form = h('form', { class: 'inline' },
@@ -92,6 +87,15 @@ function memoriesSection(user) {
   form.addEventListener('submit', ev => { ev.preventDefault(); reload(); });
   reload();
   return section('Memories', 'memories', form, list, more);
+}
+
+// moreButton offers the next page of a listing while there is one.
+function moreButton(more, label, cursor, load) {
+  replace(more);
+  if (!cursor) return;
+  const b = h('button', { type: 'button', class: 'secondary' }, label);
+  b.addEventListener('click', () => busy(b, more, () => load(cursor)));
+  more.append(b);
 }
 
 function memoryCard(user, m, reload) {
@@ -217,12 +221,7 @@ function messagesSection(user) {
           m.attempts ? h('div', { class: 'muted' }, `attempts ${m.attempts}`) : null,
           m.error ? h('div', { class: 'error' }, m.error) : null)));
     }
-    replace(more);
-    if (res.next_cursor) {
-      const b = h('button', { type: 'button', class: 'secondary' }, 'More messages');
-      b.addEventListener('click', () => busy(b, more, () => load(res.next_cursor)));
-      more.append(b);
-    }
+    moreButton(more, 'More messages', res.next_cursor, load);
   };
   const reload = () => load('').catch(err => replace(list, problemView(err)));
   const form = h('form', { class: 'inline' }, h('label', { for: 'msg-status' }, 'Status'), status, h('button', { type: 'submit' }, 'Filter'));

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -288,7 +289,7 @@ func runConsole(t *testing.T, srv *Server, name string) {
 	if code := srv.Do(http.MethodGet, "/v1/users/erin/memories/city", nil, nil); code != http.StatusNotFound {
 		t.Errorf("the erased user's memory: %d, want 404", code)
 	}
-	b.shot(name, "erased", 1280)
+	b.shot(name, "erased", 1280, "#erase")
 
 	// Pin, then unpin.
 	b.run("back to the user", chromedp.Navigate(base+"/users/"+user), chromedp.WaitVisible(`article.memory[data-key="tea"]`))
@@ -424,7 +425,7 @@ func (b *browser) text(sel string) string {
 
 // shot saves a PNG of the whole page as console-<run>-<page>.png in the
 // artifacts directory.
-func (b *browser) shot(run, name string, width int64) {
+func (b *browser) shot(run, name string, width int64, from ...string) {
 	b.t.Helper()
 	dir := os.Getenv("ENGRAM_TEST_ARTIFACTS_DIR")
 	if dir == "" {
@@ -434,10 +435,14 @@ func (b *browser) shot(run, name string, width int64) {
 		b.t.Fatal(err)
 	}
 	var png []byte
+	top := 0.0
+	if len(from) > 0 { // the shot starts at that element
+		b.run("top of "+from[0], chromedp.Evaluate(`document.querySelector(`+strconv.Quote(from[0])+`).getBoundingClientRect().top + window.scrollY`, &top))
+	}
 	b.run("screenshot "+name, chromedp.ActionFunc(func(ctx context.Context) error {
 		var err error
 		png, err = page.CaptureScreenshot().WithFormat(page.CaptureScreenshotFormatPng).WithCaptureBeyondViewport(true).
-			WithClip(&page.Viewport{X: 0, Y: 0, Width: float64(width), Height: 900, Scale: 1}).Do(ctx)
+			WithClip(&page.Viewport{X: 0, Y: top, Width: float64(width), Height: 900, Scale: 1}).Do(ctx)
 		return err
 	}))
 	path := filepath.Join(dir, "console-"+run+"-"+name+".png")

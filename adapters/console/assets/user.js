@@ -11,7 +11,10 @@ export async function userPage(main, user) {
   replace(main,
     h('p', { class: 'crumbs' }, h('a', { href: page() }, 'Users'), ' / '),
     h('h1', {}, user),
-    h('p', {}, h('a', { href: page('users', user, 'traces') }, 'Context traces of this user')),
+    h('nav', { class: 'toc', 'aria-label': 'On this page' },
+      [['search', 'Search'], ['memories', 'Memories'], ['messages', 'Messages'], ['sessions', 'Sessions'], ['profile', 'Profile'], ['erase', 'Erase']]
+        .map(([id, label]) => h('a', { href: '#' + id }, label)),
+      h('a', { href: page('users', user, 'traces') }, 'Context traces')),
     searchSection(user),
     memoriesSection(user),
     messagesSection(user),

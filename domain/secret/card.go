@@ -6,7 +6,7 @@ import "strconv"
 // or in groups, that pass the Luhn check and start as their network's numbers do.
 // An order, tracking or invoice number just before it says it is not a card.
 var card = Detector{
-	Kind: KindCard,
+	Kind:    KindCard,
 	Pattern: `\d{13,19}|\d{4}[ -]\d{4}[ -]\d{4}[ -]\d{1,7}|\d{4}[ -]\d{6}[ -]\d{4,5}`,
 	Valid:   validCard,
 	Unless:  `(?i)(?:order|tracking|invoice|ref(?:erence)?|shipment|parcel|booking|ticket|serial|isbn|account\s+id|订单|快递|运单|单号|编号|流水号|发票)`,
@@ -35,22 +35,22 @@ var cardNetworks = []struct {
 	digits  int // digits in the prefix
 	lengths []int
 }{
-	{4, 4, 1, []int{13, 16, 19}},                     // Visa
-	{51, 55, 2, []int{16}},                           // Mastercard
-	{2221, 2720, 4, []int{16}},                       // Mastercard
-	{34, 34, 2, []int{15}},                           // American Express
-	{37, 37, 2, []int{15}},                           // American Express
-	{6011, 6011, 4, []int{16, 17, 18, 19}},           // Discover
-	{644, 649, 3, []int{16, 17, 18, 19}},             // Discover
-	{65, 65, 2, []int{16, 17, 18, 19}},               // Discover
-	{3528, 3589, 4, []int{16, 17, 18, 19}},           // JCB
-	{62, 62, 2, []int{16, 17, 18, 19}},               // UnionPay
-	{300, 305, 3, []int{14, 15, 16, 17, 18, 19}},     // Diners Club
-	{36, 36, 2, []int{14, 15, 16, 17, 18, 19}},       // Diners Club
-	{38, 39, 2, []int{16, 17, 18, 19}},               // Diners Club
+	{4, 4, 1, []int{13, 16, 19}},                       // Visa
+	{51, 55, 2, []int{16}},                             // Mastercard
+	{2221, 2720, 4, []int{16}},                         // Mastercard
+	{34, 34, 2, []int{15}},                             // American Express
+	{37, 37, 2, []int{15}},                             // American Express
+	{6011, 6011, 4, []int{16, 17, 18, 19}},             // Discover
+	{644, 649, 3, []int{16, 17, 18, 19}},               // Discover
+	{65, 65, 2, []int{16, 17, 18, 19}},                 // Discover
+	{3528, 3589, 4, []int{16, 17, 18, 19}},             // JCB
+	{62, 62, 2, []int{16, 17, 18, 19}},                 // UnionPay
+	{300, 305, 3, []int{14, 15, 16, 17, 18, 19}},       // Diners Club
+	{36, 36, 2, []int{14, 15, 16, 17, 18, 19}},         // Diners Club
+	{38, 39, 2, []int{16, 17, 18, 19}},                 // Diners Club
 	{50, 50, 2, []int{12, 13, 14, 15, 16, 17, 18, 19}}, // Maestro
 	{56, 58, 2, []int{12, 13, 14, 15, 16, 17, 18, 19}}, // Maestro
-	{2200, 2204, 4, []int{16, 17, 18, 19}},           // Mir
+	{2200, 2204, 4, []int{16, 17, 18, 19}},             // Mir
 }
 
 func validCard(v string) bool {

@@ -200,6 +200,9 @@ func Find(text string) []Finding {
 // mayMatch is a cheap test that the text holds what every match of the detector
 // needs: most text holds no digit run and no key prefix at all.
 func (c compiled) mayMatch(text string) bool {
+	if c.context != nil && !c.context.MatchString(text) {
+		return false // no context word anywhere: no match can have one before it
+	}
 	switch c.Kind {
 	case KindPrivateKey:
 		return strings.Contains(text, "PRIVATE KEY")

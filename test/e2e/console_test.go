@@ -26,13 +26,13 @@ import (
 // Screenshots go to ENGRAM_TEST_ARTIFACTS_DIR (a temporary directory if unset).
 
 func TestConsole_everyPageOnTheEmbeddedDefault(t *testing.T) {
-	srv := Start(t, "ENGRAM_DATA_DIR="+t.TempDir())
+	srv := Start(t, "ENGRAM_DATA_DIR="+t.TempDir(), consoleSecrets)
 	runConsole(t, srv, "embedded")
 	srv.Stop()
 }
 
 func TestConsole_everyPageOnPostgresAndRedis_Postgres_Redis(t *testing.T) {
-	srv, _, _ := startOnPostgresAndRedis(t)
+	srv, _, _ := startOnPostgresAndRedis(t, consoleSecrets)
 	runConsole(t, srv, "postgres-redis")
 	srv.Stop()
 }
@@ -89,6 +89,10 @@ func TestConsole_signsInWithAnAPIKeyAndShowsItsTenantOnly(t *testing.T) {
 
 const markup = `<img src=x onerror=alert(1)>`
 
+// consoleSecrets keeps a secret as given and flags its memory, so the console
+// has a flag to show.
+const consoleSecrets = "ENGRAM_SECRETS=flag"
+
 func runConsole(t *testing.T, srv *Server, name string) {
 	const user = "alice"
 	saveMemory(t, srv, user, "diet", "fact", "Alice is vegetarian")
@@ -97,6 +101,7 @@ func runConsole(t *testing.T, srv *Server, name string) {
 	saveMemory(t, srv, user, "tea", "preference", "Alice likes green tea")
 	saveMemory(t, srv, user, "markup", "fact", markup)
 	saveMemory(t, srv, user, "old", "fact", "Alice once lived in Paris")
+	saveMemory(t, srv, user, "card", "fact", "My credit card number is 4111 1111 1111 1111.")
 	saveMemory(t, srv, "erin", "city", "fact", "Erin lives in Porto")
 	if code := srv.Do(http.MethodPut, "/v1/org/users/"+user, map[string]any{"display_name": "Alice Wang", "department": "R&D", "position": "engineer", "manager_id": "bob"}, nil); code/100 != 2 {
 		t.Fatalf("org entry: %d", code)
@@ -122,8 +127,8 @@ func runConsole(t *testing.T, srv *Server, name string) {
 	b.run("users page", chromedp.Navigate(base), chromedp.WaitVisible(`tr[data-user="alice"]`))
 	var cells []string
 	b.run("alice's row", chromedp.Evaluate(`[...document.querySelectorAll('tr[data-user="alice"] td')].map(td => td.textContent)`, &cells))
-	if len(cells) != 5 || cells[0] != "alice Alice Wang" && cells[0] != "alice" || cells[1] != "5" || cells[2] != "2" || cells[3] != "1" || cells[4] == "—" {
-		t.Errorf("alice's row %q, want her 5 memories, 2 messages, 1 session and a last activity", cells)
+	if len(cells) != 5 || cells[0] != "alice Alice Wang" && cells[0] != "alice" || cells[1] != "6" || cells[2] != "2" || cells[3] != "1" || cells[4] == "—" {
+		t.Errorf("alice's row %q, want her 6 memories, 2 messages, 1 session and a last activity", cells)
 	}
 	b.shot(name, "users", 1280)
 	b.run("find by name", chromedp.SendKeys(`#find`, "Wang\r"), chromedp.WaitNotPresent(`tr[data-user="erin"]`),
@@ -140,6 +145,9 @@ func runConsole(t *testing.T, srv *Server, name string) {
 	b.run("no image", chromedp.Evaluate(`document.querySelectorAll('main img').length`, &images))
 	if images != 0 {
 		t.Errorf("the page holds %d <img> elements: stored text was parsed as markup", images)
+	}
+	if got := b.text(`article.memory[data-key="card"] header`); !strings.Contains(got, "secret") {
+		t.Errorf("the memory holding a card number shows no secret flag: %q", got)
 	}
 	if got := b.text(`#memories`); !strings.Contains(got, "Alice is vegan") || !strings.Contains(got, "preference") {
 		t.Errorf("memories section: %q", got)

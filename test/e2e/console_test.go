@@ -113,7 +113,7 @@ func runConsole(t *testing.T, srv *Server, name string) {
 	var ctxOut struct {
 		TraceID string `json:"trace_id"`
 	}
-	if code := srv.Do(http.MethodPost, "/v1/users/"+user+"/context", map[string]any{"query": "what does alice eat", "session_id": "s1", "flow_id": "f1"}, &ctxOut); code != http.StatusOK || ctxOut.TraceID == "" {
+	if code := srv.Do(http.MethodPost, "/v1/users/"+user+"/context", map[string]any{"query": "what does alice eat", "session_id": "s1", "flow_id": "f1", "max_memories": 2}, &ctxOut); code != http.StatusOK || ctxOut.TraceID == "" {
 		t.Fatalf("context: %d %+v", code, ctxOut)
 	}
 	wait.Until(t, 30*time.Second, "the trace is stored", func() bool {
@@ -237,7 +237,7 @@ func runConsole(t *testing.T, srv *Server, name string) {
 	// Traces: the user's latest, and one by id.
 	b.run("traces page", chromedp.Navigate(base+"/users/"+user+"/traces"), chromedp.WaitVisible(`.trace table.candidates`))
 	tr := b.text(`.trace`)
-	for _, want := range []string{"what does alice eat", "kept", "Alice is vegan", "What should I cook tonight?"} {
+	for _, want := range []string{"what does alice eat", "kept", "dropped", "limit", "Alice is vegan", "What should I cook tonight?"} {
 		if !strings.Contains(tr, want) {
 			t.Errorf("the latest trace lacks %q:\n%s", want, tr)
 		}
@@ -247,7 +247,7 @@ func runConsole(t *testing.T, srv *Server, name string) {
 	if segments < 2 {
 		t.Errorf("the budget bar draws %d sections, want recent and memories", segments)
 	}
-	b.shot(name, "traces", 1280)
+	b.shot(name, "traces", 1280, "#latest .trace > h3")
 	b.run("run a context call", chromedp.SendKeys(`#ctx-q`, "green tea\r"), chromedp.WaitVisible(`#run pre.block`))
 	if got := b.text(`#run pre.block`); !strings.Contains(got, "green tea") {
 		t.Errorf("the block of the console's context call: %q", got)

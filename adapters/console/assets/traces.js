@@ -122,8 +122,8 @@ function budgetBar(t, ordered, bySection) {
   return h('div', {},
     h('div', { class: 'bar', role: 'img', 'aria-label': `budget ${budget} characters: ${label || 'nothing used'}` },
       used.map(([s, c]) => sized(h('span', { class: 'seg seg-' + s, title: `${s}: ${c} characters`, 'data-section': s }), c / total))),
-    h('p', { class: 'muted' }, `${num(t.injected_chars)} characters injected of a budget of ${budget ? num(budget) : '—'}`,
-      used.length ? ' · ' + label : ''));
+    h('p', { class: 'legend' }, `${num(t.injected_chars)} characters injected of a budget of ${budget ? num(budget) : '—'}`,
+      used.map(([s, c]) => [' ', h('span', { class: 'swatch seg-' + s, 'aria-hidden': 'true' }), ` ${s} ${c}`])));
 }
 
 function timings(ms) {

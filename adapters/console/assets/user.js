@@ -1,7 +1,7 @@
 // A user: search in every mode, memories with their history and the operator's
 // actions, messages with their extraction state, sessions, profile and org
 // position, and erasure.
-import { call, get, page, u } from './api.js';
+import { ApiError, call, get, page, u } from './api.js';
 import { badge, busy, confirmDialog, dl, h, num, problemView, replace, section, when } from './dom.js';
 
 const memoryTypes = ['preference', 'fact', 'goal', 'project', 'constraint'];
@@ -122,7 +122,7 @@ function memoryCard(user, m, reload) {
   histButton.setAttribute('aria-expanded', 'false');
   if (m.active !== false) {
     act(m.pinned ? 'Unpin' : 'Pin', 'secondary', async () => {
-      await call('PATCH', path, { body: { pinned: !m.pinned } });
+      await setPinned(path, m, !m.pinned);
       reload();
     });
     act('Delete', 'danger', async () => {
@@ -154,6 +154,19 @@ function memoryCard(user, m, reload) {
       src.message_id ? ` message ${src.message_id}` : '',
       m.vector ? ` · vector ${m.vector.status}` : ''),
     actions, status, history);
+}
+
+// setPinned changes only the pin with PATCH. A server without that operation
+// (405) is sent the save instead, with the memory's own type, content, importance
+// and confidence and the new pin: a restatement, so a new version whose expiry
+// restarts.
+async function setPinned(path, m, pinned) {
+  try {
+    await call('PATCH', path, { body: { pinned } });
+  } catch (err) {
+    if (!(err instanceof ApiError) || err.status !== 405) throw err;
+    await call('PUT', path, { body: { type: m.type, content: m.content, importance: m.importance, confidence: m.confidence, pinned } });
+  }
 }
 
 // historyView lists the events, each with the fields it changed, before and after.

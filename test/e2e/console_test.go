@@ -42,8 +42,8 @@ func TestConsole_everyPageOnPostgresAndRedis_Postgres_Redis(t *testing.T) {
 func TestConsole_signsInWithAnAPIKeyAndShowsItsTenantOnly(t *testing.T) {
 	const acme, globex = "acme-console-key-0123456789", "globex-console-key-0123456789"
 	srv := Start(t, "ENGRAM_DATA_DIR="+t.TempDir(), "ENGRAM_API_KEYS=acme="+acme+",globex="+globex)
-	saveMemory(t, srv, "anna", "city", "fact", "Anna lives in Lyon", "Authorization", "Bearer "+acme)
-	saveMemory(t, srv, "gus", "city", "fact", "Gus lives in Oslo", "Authorization", "Bearer "+globex)
+	consoleSave(t, srv, "anna", "city", "fact", "Anna lives in Lyon", "Authorization", "Bearer "+acme)
+	consoleSave(t, srv, "gus", "city", "fact", "Gus lives in Oslo", "Authorization", "Bearer "+globex)
 
 	b := newBrowser(t, srv)
 	b.run("sign-in form", chromedp.Navigate(srv.Base+"/console"), chromedp.WaitVisible(`#api-key`))
@@ -95,14 +95,14 @@ const consoleSecrets = "ENGRAM_SECRETS=flag"
 
 func runConsole(t *testing.T, srv *Server, name string) {
 	const user = "alice"
-	saveMemory(t, srv, user, "diet", "fact", "Alice is vegetarian")
-	saveMemory(t, srv, user, "diet", "fact", "Alice is vegan")
-	saveMemory(t, srv, user, "city", "fact", "Alice lives in Wuhan")
-	saveMemory(t, srv, user, "tea", "preference", "Alice likes green tea")
-	saveMemory(t, srv, user, "markup", "fact", markup)
-	saveMemory(t, srv, user, "old", "fact", "Alice once lived in Paris")
-	saveMemory(t, srv, user, "card", "fact", "My credit card number is 4111 1111 1111 1111.")
-	saveMemory(t, srv, "erin", "city", "fact", "Erin lives in Porto")
+	consoleSave(t, srv, user, "diet", "fact", "Alice is vegetarian")
+	consoleSave(t, srv, user, "diet", "fact", "Alice is vegan")
+	consoleSave(t, srv, user, "city", "fact", "Alice lives in Wuhan")
+	consoleSave(t, srv, user, "tea", "preference", "Alice likes green tea")
+	consoleSave(t, srv, user, "markup", "fact", markup)
+	consoleSave(t, srv, user, "old", "fact", "Alice once lived in Paris")
+	consoleSave(t, srv, user, "card", "fact", "My credit card number is 4111 1111 1111 1111.")
+	consoleSave(t, srv, "erin", "city", "fact", "Erin lives in Porto")
 	if code := srv.Do(http.MethodPut, "/v1/org/users/"+user, map[string]any{"display_name": "Alice Wang", "department": "R&D", "position": "engineer", "manager_id": "bob"}, nil); code/100 != 2 {
 		t.Fatalf("org entry: %d", code)
 	}
@@ -190,7 +190,7 @@ func runConsole(t *testing.T, srv *Server, name string) {
 	b.run("revert", chromedp.Click(`article.memory[data-key="diet"] li[data-event]:first-child button[data-action="revert"]`),
 		chromedp.WaitVisible(`dialog[open] button[data-confirm]`), chromedp.Click(`dialog[open] button[data-confirm]`))
 	wait.Until(t, 30*time.Second, "the API sees the revert", func() bool {
-		return memoryContent(t, srv, user, "diet") == "Alice is vegetarian"
+		return consoleContent(t, srv, user, "diet") == "Alice is vegetarian"
 	})
 	b.run("reverted in the page", chromedp.WaitVisible(`article.memory[data-key="diet"]`))
 	wait.Until(t, 10*time.Second, "the page shows the reverted memory", func() bool {
@@ -200,7 +200,7 @@ func runConsole(t *testing.T, srv *Server, name string) {
 	// Delete, first cancelled with the keyboard, then confirmed.
 	b.run("delete, cancelled", chromedp.Focus(`article.memory[data-key="city"] button[data-action="delete"]`),
 		chromedp.KeyEvent("\r"), chromedp.WaitVisible(`dialog[open]`), chromedp.KeyEvent("\x1b"), chromedp.WaitNotPresent(`dialog`))
-	if memoryContent(t, srv, user, "city") != "Alice lives in Wuhan" {
+	if consoleContent(t, srv, user, "city") != "Alice lives in Wuhan" {
 		t.Fatal("Escape in the confirmation deleted the memory")
 	}
 	b.run("delete", chromedp.Click(`article.memory[data-key="city"] button[data-action="delete"]`),
@@ -303,25 +303,25 @@ func runConsole(t *testing.T, srv *Server, name string) {
 	b.run("back to the user", chromedp.Navigate(base+"/users/"+user), chromedp.WaitVisible(`article.memory[data-key="tea"]`))
 	b.run("pin", chromedp.Click(`article.memory[data-key="tea"] button[data-action="pin"]`),
 		chromedp.WaitVisible(`article.memory[data-key="tea"] .badge.pinned`))
-	if !memoryPinned(t, srv, user, "tea") {
+	if !consolePinned(t, srv, user, "tea") {
 		t.Error("the API does not see the memory pinned")
 	}
 	b.run("unpin", chromedp.Click(`article.memory[data-key="tea"] button[data-action="unpin"]`),
 		chromedp.WaitVisible(`article.memory[data-key="tea"] button[data-action="pin"]`))
-	if memoryPinned(t, srv, user, "tea") {
+	if consolePinned(t, srv, user, "tea") {
 		t.Error("the API still sees the memory pinned")
 	}
 	b.checkClean()
 }
 
-func saveMemory(t *testing.T, srv *Server, user, key, typ, content string, headers ...string) {
+func consoleSave(t *testing.T, srv *Server, user, key, typ, content string, headers ...string) {
 	t.Helper()
 	if code := srv.Do(http.MethodPut, "/v1/users/"+user+"/memories/"+key, map[string]any{"type": typ, "content": content}, nil, headers...); code/100 != 2 {
 		t.Fatalf("save %s/%s: %d", user, key, code)
 	}
 }
 
-func memoryContent(t *testing.T, srv *Server, user, key string) string {
+func consoleContent(t *testing.T, srv *Server, user, key string) string {
 	var m struct {
 		Content string `json:"content"`
 	}
@@ -329,7 +329,7 @@ func memoryContent(t *testing.T, srv *Server, user, key string) string {
 	return m.Content
 }
 
-func memoryPinned(t *testing.T, srv *Server, user, key string) bool {
+func consolePinned(t *testing.T, srv *Server, user, key string) bool {
 	var m struct {
 		Pinned bool `json:"pinned"`
 	}

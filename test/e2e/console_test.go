@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -42,6 +43,9 @@ func TestConsole_everyPageOnPostgresAndRedis_Postgres_Redis(t *testing.T) {
 func TestConsole_signsInWithAnAPIKeyAndShowsItsTenantOnly(t *testing.T) {
 	const acme, globex = "acme-console-key-0123456789", "globex-console-key-0123456789"
 	srv := Start(t, "ENGRAM_DATA_DIR="+t.TempDir(), "ENGRAM_API_KEYS=acme="+acme+",globex="+globex)
+	for i := range 27 {
+		consoleSave(t, srv, fmt.Sprintf("user-%02d", i), "city", "fact", "Lives somewhere", "Authorization", "Bearer "+acme)
+	}
 	consoleSave(t, srv, "anna", "city", "fact", "Anna lives in Lyon", "Authorization", "Bearer "+acme)
 	consoleSave(t, srv, "gus", "city", "fact", "Gus lives in Oslo", "Authorization", "Bearer "+globex)
 
@@ -57,9 +61,19 @@ func TestConsole_signsInWithAnAPIKeyAndShowsItsTenantOnly(t *testing.T) {
 	b.run("right key", chromedp.Evaluate(`document.getElementById("api-key").value = ""`, nil), chromedp.SendKeys(`#api-key`, acme+"\r"),
 		chromedp.WaitVisible(`tr[data-user="anna"]`))
 	var listed string
-	b.run("users", chromedp.Text(`main`, &listed))
+	var first string
+	b.run("users", chromedp.Text(`main`, &listed), chromedp.Evaluate(`document.querySelector('tbody tr').dataset.user`, &first))
 	if strings.Contains(listed, "gus") {
 		t.Errorf("acme's console lists globex's user:\n%s", listed)
+	}
+	// Newest activity first, 25 a page.
+	if first != "anna" || !strings.Contains(listed, "1–25 of 28 users") {
+		t.Errorf("first row %q, want anna (the latest activity); the page says:\n%s", first, listed)
+	}
+	b.run("older", chromedp.Click(`nav.pager button:last-child`), chromedp.WaitVisible(`tr[data-user="user-00"]`),
+		chromedp.Text(`main`, &listed))
+	if !strings.Contains(listed, "26–28 of 28 users") || strings.Contains(listed, "anna") {
+		t.Errorf("the second page:\n%s", listed)
 	}
 	// The key stays with the tab: the next page needs no new sign-in.
 	b.run("next page", chromedp.Navigate(srv.Base+"/console/users/anna"), chromedp.WaitVisible(`article.memory[data-key="city"]`))

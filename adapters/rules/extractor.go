@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"engram/adapters/rules/slots"
+	"engram/adapters/rules/stance"
 	"engram/domain/candidate"
 	"engram/domain/conversation"
 	"engram/domain/memory"
@@ -79,7 +80,9 @@ func (e *Extractor) ExtractMessage(messageID, text string) []candidate.Candidate
 	if worth, _ := candidate.Prefilter(text); !worth {
 		return nil
 	}
-	folded := candidate.Fold(strings.TrimSpace(text))
+	// Fillers go first ("I am allergic to peanuts, seriously." reads as "I am
+	// allergic to peanuts."), so no pattern takes one for its object.
+	folded := stance.Default().Clean(candidate.Fold(strings.TrimSpace(text)))
 	var drafts []draft
 	greeted := false
 	for _, s := range candidate.Sentences(folded) {
@@ -173,7 +176,7 @@ func extractSentence(s string, boost, greeted bool) []draft {
 	for pos := 0; pos < len(s); {
 		ds, next, carryOn := extractClause(s, low, pos, question, boost, greeted, carry)
 		out = append(out, ds...)
-		if len(ds) > 0 {
+		if len(ds) > 0 || carryOn != carryNone {
 			carry = carryOn
 		}
 		if next <= pos {
@@ -272,6 +275,23 @@ func extractClause(s, low string, start int, question, boost, greeted bool, carr
 	if question && candidate.LooksLikeQuestion(low[i:end]) {
 		return nil, end, carryNone
 	}
+	// A clause that denies, supposes, doubts or reports states nothing true about
+	// the user. A denial is still the user's own statement: a subjectless clause
+	// after it is theirs ("我对花生不过敏，但是对海鲜过敏").
+	if carry == carryHypothetical {
+		return nil, end, carryNone
+	}
+	if veto := stance.Default().For(low[i:end]).Veto(low[i:end]); veto != "" {
+		switch {
+		case veto == stance.Negated:
+			return nil, end, carryUser
+		case veto == stance.Hypothetical && len(strings.Fields(low[i:end])) <= 2:
+			// "Hypothetically, I'm allergic to peanuts.": the marker stands alone
+			// and the clause after it is what it supposes.
+			return nil, end, carryHypothetical
+		}
+		return nil, end, carryNone
+	}
 	hypothetical := prefixWord(restLow, hypotheticalEN) != "" || prefixWord(restLow, hypotheticalZH) != ""
 	ds, consumed, carryOn := matchPatterns(rest, restLow, start > 0, question, boost, greeted, hypothetical, false)
 	if len(ds) == 0 && carry != carryNone && !hypothetical {
@@ -351,6 +371,7 @@ const (
 	carryNone     carryMode = iota
 	carryUser               // the user's: a subjectless clause is the user's too
 	carryRelative           // a relative's: only a clause that names another relative is the user's
+	carryHypothetical       // a bare "hypothetically," / "假如说,": the next clause is supposed, not stated
 )
 
 // windowFollows reports whether what follows a statement in its clause, up to the

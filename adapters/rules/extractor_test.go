@@ -38,7 +38,7 @@ func TestExtractMessage_learnsWhatUsersStatePlainly(t *testing.T) {
 		{"You can call me Bob.", []want{{candidate.TypeProfile, "profile.nickname", "Bob"}}}, // a nickname is a profile slot (SPEC F1), not a memory
 		{"I prefer concise answers.", []want{{memory.TypePreference, "reply.length", "User prefers concise answers"}}},
 		{"I prefer tea over coffee.", []want{{memory.TypePreference, "drink.prefers.tea", "User prefers tea over coffee"}}},
-		{"I really like Sichuan food.", []want{{memory.TypePreference, "food.likes.sichuan_food", "User really likes Sichuan food"}}},
+		{"I really like Sichuan food.", []want{{memory.TypePreference, "food.likes.sichuan_food", "User likes Sichuan food"}}},
 		{"I love jazz, especially Miles Davis.", []want{{memory.TypePreference, "music.likes.jazz", "User loves jazz"}}},
 		{"I don't like horror movies.", []want{{memory.TypePreference, "film.dislikes.horror_movies", "User doesn't like horror movies"}}},
 		{"I hate cilantro, it tastes like soap.", []want{{memory.TypePreference, "food.dislikes.cilantro", "User hates cilantro"}}},

@@ -368,10 +368,10 @@ func matchPatterns(rest, restLow string, inside, question, boost, greeted, hypot
 type carryMode int
 
 const (
-	carryNone     carryMode = iota
-	carryUser               // the user's: a subjectless clause is the user's too
-	carryRelative           // a relative's: only a clause that names another relative is the user's
-	carryHypothetical       // a bare "hypothetically," / "假如说,": the next clause is supposed, not stated
+	carryNone         carryMode = iota
+	carryUser                   // the user's: a subjectless clause is the user's too
+	carryRelative               // a relative's: only a clause that names another relative is the user's
+	carryHypothetical           // a bare "hypothetically," / "假如说,": the next clause is supposed, not stated
 )
 
 // windowFollows reports whether what follows a statement in its clause, up to the

@@ -230,8 +230,8 @@ func TestLabelled(t *testing.T) {
 	}
 	t.Logf("%-14s %4s %4s %4s | %6s | %6s %6s | %6s %6s", "slice", "msgs", "pos", "neg", "silent", "msg P", "msg R", "cand P", "cand R")
 	for _, k := range []string{"en dev", "en held-out", "en all", "en memorybank", "en fresh", "en fresh2", "zh dev", "zh held-out", "zh all",
-		"zh memorybank", "zh fresh", "zh fresh2", "en slots", "zh slots", "en robust", "zh robust", "all dev", "all held-out", "all all", "all fresh",
-		"all fresh2", "all slots", "all robust"} {
+		"zh memorybank", "zh fresh", "zh fresh2", "en slots", "zh slots", "en robust", "zh robust", "en robust-fresh", "zh robust-fresh", "all dev", "all held-out", "all all", "all fresh",
+		"all fresh2", "all slots", "all robust", "all robust-fresh"} {
 		if s := scores[k]; s != nil {
 			t.Logf("%s", s.row(k))
 		}

@@ -22,6 +22,8 @@ import (
 	"sync"
 
 	"go.yaml.in/yaml/v3"
+
+	"engram/domain/candidate"
 )
 
 //go:embed en.yaml zh.yaml
@@ -84,8 +86,9 @@ type Language struct {
 	FillerCounter  []string
 	Vetoes         []Rule
 
-	zh                   bool
-	anywhere, start, end *regexp.Regexp
+	zh bool
+	// anywhere, start, end are the filler lists, lower-cased, longest first.
+	anywhere, start, end []string
 	rewrite              *strings.Replacer
 }
 
@@ -136,17 +139,7 @@ func loadLanguage(lang string) (*Language, error) {
 	}
 	l := &Language{Lang: lang, zh: lang == "zh", FillerExamples: spec.Fillers.Examples, FillerCounter: spec.Fillers.Counter}
 	f := spec.Fillers
-	if l.anywhere, err = l.words(f.Anywhere, "", ""); err != nil {
-		return nil, fmt.Errorf("stance %s anywhere: %w", lang, err)
-	}
-	// A clause opens after the start of the text or a separator and closes before
-	// one; the separators themselves stay.
-	if l.start, err = l.words(f.ClauseStart, `(?:^|[,;:.!?。])\s*`, ""); err != nil {
-		return nil, fmt.Errorf("stance %s clause_start: %w", lang, err)
-	}
-	if l.end, err = l.words(f.ClauseEnd, "", `\s*(?:$|[,;:.!?。])`); err != nil {
-		return nil, fmt.Errorf("stance %s clause_end: %w", lang, err)
-	}
+	l.anywhere, l.start, l.end = longestFirst(f.Anywhere), longestFirst(f.ClauseStart), longestFirst(f.ClauseEnd)
 	pairs := make([]string, 0, 2*len(f.Rewrite))
 	froms := make([]string, 0, len(f.Rewrite))
 	for from := range f.Rewrite {
@@ -176,57 +169,108 @@ func loadLanguage(lang string) (*Language, error) {
 	return l, nil
 }
 
-// words compiles a word list into one alternation (longest first), English words
-// whole and case-insensitive, with an optional comma before and after, so
-// "peanuts, seriously." and "Seriously, I…" both lose theirs with the word.
-func (l *Language) words(list []string, before, after string) (*regexp.Regexp, error) {
-	if len(list) == 0 {
-		return nil, nil
-	}
-	sorted := slices.Clone(list)
-	slices.SortStableFunc(sorted, func(a, b string) int { return len(b) - len(a) })
-	alts := make([]string, len(sorted))
-	for i, w := range sorted {
-		alts[i] = strings.ReplaceAll(regexp.QuoteMeta(w), " ", `\s+`)
-		if !l.zh && isLetter(w[0]) {
-			alts[i] = `\b` + alts[i]
-		}
-		if !l.zh && isLetter(w[len(w)-1]) {
-			alts[i] += `\b` // "well," needs its comma: "Well water…" keeps its word
-		}
-	}
-	alt := "(?:" + strings.Join(alts, "|") + ")"
-	if l.zh {
-		return regexp.Compile("(" + before + ")" + "(" + alt + `)+` + "(" + after + ")")
-	}
-	return regexp.Compile(`(?i)(` + before + `)(\s*,?\s*` + alt + `(?:\s*,)?)` + "(" + after + ")")
-}
-
 func isLetter(b byte) bool { return b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' }
+
+func longestFirst(list []string) []string {
+	out := make([]string, len(list))
+	for i, w := range list {
+		out[i] = strings.ToLower(w)
+	}
+	slices.SortStableFunc(out, func(a, b string) int { return len(b) - len(a) })
+	return out
+}
 
 // Clean takes the fillers out of text: what is left says the same fact, without
 // the words that would otherwise be read as its object.
 func (l *Language) Clean(text string) string {
-	out := text
-	for _, re := range []*regexp.Regexp{l.anywhere, l.start, l.end} {
-		if re == nil {
+	out, low := text, lower(text, l.zh)
+	for _, list := range []struct {
+		words []string
+		at    position
+	}{{l.anywhere, anywhere}, {l.start, clauseStart}, {l.end, clauseEnd}} {
+		for _, w := range list.words {
+			if strings.Contains(low, w) {
+				out = l.remove(out, w, list.at)
+				low = lower(out, l.zh)
+			}
+		}
+	}
+	out = l.rewrite.Replace(out)
+	if out == text {
+		return text
+	}
+	return tidy(out)
+}
+
+// lower lower-cases English (A-Z only, so offsets stay); Chinese has no case.
+func lower(s string, zh bool) string {
+	if zh {
+		return s
+	}
+	return candidate.LowerASCII(s)
+}
+
+type position int
+
+const (
+	anywhere position = iota
+	clauseStart
+	clauseEnd
+)
+
+// remove takes every occurrence of word (a whole word in English) at its
+// position out of text, with a comma on either side: the comma before it stays as
+// the clause break ("peanuts, seriously, so…" → "peanuts, so…").
+func (l *Language) remove(text, word string, at position) string {
+	for from := 0; from < len(text); {
+		low := lower(text, l.zh)
+		k := strings.Index(low[from:], word)
+		if k < 0 {
+			return text
+		}
+		i, j := from+k, from+k+len(word)
+		if !l.fits(text, i, j, at) {
+			from = i + 1
 			continue
 		}
-		out = re.ReplaceAllStringFunc(out, func(m string) string {
-			sub := re.FindStringSubmatch(m)
-			lead, word, tail := sub[1], sub[2], sub[3]
-			sep := ""
-			if strings.HasPrefix(strings.TrimSpace(word), ",") {
-				sep = "," // "peanuts, seriously, so…": the clause break stays
-			}
-			if l.zh || sep != "" {
-				return lead + sep + tail
-			}
-			return lead + " " + strings.TrimLeft(tail, " ")
-		})
+		lead := strings.TrimRight(text[:i], " \t")
+		sep := " "
+		if strings.HasSuffix(lead, ",") {
+			lead, sep = strings.TrimSuffix(lead, ","), ","
+		} else if l.zh {
+			sep = ""
+		}
+		if sep == "," && !l.zh {
+			sep = ", "
+		}
+		tail := strings.TrimLeft(text[j:], " \t")
+		if r, ok := strings.CutPrefix(tail, ","); ok {
+			tail = strings.TrimLeft(r, " \t")
+		}
+		text = lead + sep + tail
+		from = len(lead)
 	}
-	return tidy(l.rewrite.Replace(tidy(out)))
+	return text
 }
+
+// fits reports whether text[i:j] stands where its list allows: as a whole
+// English word, and at a clause's start or end when so listed.
+func (l *Language) fits(text string, i, j int, at position) bool {
+	if !l.zh && (i > 0 && isWordByte(text[i-1]) || j < len(text) && isWordByte(text[j])) {
+		return false
+	}
+	switch at {
+	case clauseStart:
+		before := strings.TrimRight(text[:i], " \t")
+		return before == "" || strings.ContainsAny(before[len(before)-1:], ",;:.!?") || strings.HasSuffix(before, "。")
+	case clauseEnd:
+		after := strings.TrimLeft(text[j:], " \t")
+		return after == "" || strings.ContainsAny(after[:1], ",;:.!?") || strings.HasPrefix(after, "。")
+	}
+	return true
+}
+
+func isWordByte(b byte) bool { return isLetter(b) || b >= '0' && b <= '9' || b == '\'' }
 
 var (
 	spaces        = regexp.MustCompile(`[ \t]{2,}`)

@@ -16,8 +16,9 @@ import (
 
 var _ ports.Extractor = (*Extractor)(nil)
 
-// DefaultMaxCandidates bounds what one Extract call proposes; the pipeline applies
-// its own per-turn write limit after refinement.
+// DefaultMaxCandidates bounds what one user message proposes; the pipeline applies
+// its own per-message write limit after refinement (and carries what is over it to
+// the next run).
 const DefaultMaxCandidates = 12
 
 // Remembering explicitly ("remember that…", "记住…") raises confidence and importance.
@@ -29,7 +30,7 @@ const (
 // ExtractorOptions configure the rule extractor. The zero value is usable.
 type ExtractorOptions struct {
 	Boundaries    candidate.Boundaries // candidates that fail them are not proposed
-	MaxCandidates int                  // per call; 0 means DefaultMaxCandidates
+	MaxCandidates int                  // per user message; 0 means DefaultMaxCandidates
 }
 
 // Extractor is the offline stage-1 extractor: trigger phrases and patterns in English
@@ -65,11 +66,13 @@ func (e *Extractor) Extract(ctx context.Context, in ports.ExtractionInput) ([]ca
 		if m.Role != conversation.RoleUser {
 			continue // assistant and system text is never a source of facts
 		}
-		out = append(out, e.ExtractMessage(m.ID, m.Content)...)
-	}
-	out = lastPerKey(out)
-	if len(out) > e.opts.MaxCandidates {
-		out = out[len(out)-e.opts.MaxCandidates:]
+		// Each message keeps its own candidates, so each says what it taught; a
+		// later message on the same key is a later write to it (an update).
+		got := e.ExtractMessage(m.ID, m.Content)
+		if len(got) > e.opts.MaxCandidates {
+			got = got[len(got)-e.opts.MaxCandidates:]
+		}
+		out = append(out, got...)
 	}
 	return out, ports.LLMUsage{}, nil
 }
@@ -145,7 +148,7 @@ func (d draft) candidate(messageID string) candidate.Candidate {
 	if op == "" {
 		op = candidate.OpAdd
 	}
-	return candidate.Candidate{
+	return candidate.CalibrateImportance(candidate.Candidate{
 		Op:              op,
 		Type:            d.typ,
 		Key:             d.key,
@@ -153,7 +156,7 @@ func (d draft) candidate(messageID string) candidate.Candidate {
 		Importance:      imp,
 		Confidence:      conf,
 		SourceMessageID: messageID,
-	}
+	})
 }
 
 // extractSentence walks the clause starts of one folded sentence and applies the

@@ -207,7 +207,7 @@ func (p *Pipeline) Process(ctx context.Context, msgs []conversation.Message) ([]
 		case err != nil:
 			out[i] = out[i].Failed(describe(err, p.opts), now, p.opts.Retry)
 		default:
-			out[i] = outcome(out[i], &rep, now)
+			out[i] = outcome(out[i], &rep, now, p.opts.MaxWriteItems)
 		}
 	}
 	if waits {

@@ -25,7 +25,7 @@ type Report struct {
 	// Deferred counts the candidates over their message's write limit: the message
 	// stays PENDING and they are written by the next run.
 	Deferred int
-	Merged         int                    // redundant copies folded after the write
+	Merged   int // redundant copies folded after the write
 	// RoutedToProfile counts the identity-slot candidates applied to the profile
 	// (never to long-term memory).
 	RoutedToProfile int

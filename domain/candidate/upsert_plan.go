@@ -129,7 +129,7 @@ func (p UpsertPolicy) PlanWrites(decisions []Decision, n Neighbourhood, now time
 			c.Key = d.TargetKey.String()
 		}
 		c = CalibrateImportance(c) // a refiner may have changed the key or the importance
-		if c.IsSlot() { // a refiner turned it into a slot: Route's, never a write
+		if c.IsSlot() {            // a refiner turned it into a slot: Route's, never a write
 			plan.Dropped = append(plan.Dropped, string(ReasonProfileSlot))
 			continue
 		}

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"engram/domain/conversation"
-	"engram/test/wait"
 )
 
 // learnedEnv makes extraction quick and the write limit small: one new memory per
@@ -63,20 +62,11 @@ func tenFactsFlow(t *testing.T, srv *Server, user string) {
 		t.Fatalf("batch = %d", code)
 	}
 
-	views := map[string]messageView{}
-	wait.Until(t, 60*time.Second, "every message of the conversation extracted", func() bool {
-		for _, f := range tenFacts {
-			var v messageView
-			if code := srv.Do(http.MethodGet, "/v1/users/"+user+"/messages/"+f.id, nil, &v); code != http.StatusOK {
-				t.Fatalf("get %s = %d", f.id, code)
-			}
-			views[f.id] = v
-			if v.Status == "PENDING" || v.Status == "FAILED" {
-				return false
-			}
-		}
-		return true
-	})
+	ids := make([]string, len(tenFacts))
+	for i, f := range tenFacts {
+		ids[i] = f.id
+	}
+	views := waitExtracted(t, srv, user, ids...)
 
 	var list memoryList
 	if code := srv.Do(http.MethodGet, "/v1/users/"+user+"/memories?limit=100", nil, &list); code != http.StatusOK {
@@ -161,20 +151,7 @@ func fillerFlow(t *testing.T, srv *Server, user string) {
 	if code := srv.Do(http.MethodPost, "/v1/users/"+user+"/messages:batch", map[string]any{"messages": msgs}, nil); code != http.StatusAccepted {
 		t.Fatalf("batch = %d", code)
 	}
-	views := map[string]messageView{}
-	wait.Until(t, 60*time.Second, "the three messages extracted", func() bool {
-		for _, id := range []string{"s1", "s2", "s3"} {
-			var v messageView
-			if code := srv.Do(http.MethodGet, "/v1/users/"+user+"/messages/"+id, nil, &v); code != http.StatusOK {
-				t.Fatalf("get %s = %d", id, code)
-			}
-			views[id] = v
-			if v.Status == "PENDING" || v.Status == "FAILED" {
-				return false
-			}
-		}
-		return true
-	})
+	views := waitExtracted(t, srv, user, "s1", "s2", "s3")
 	var list memoryList
 	if code := srv.Do(http.MethodGet, "/v1/users/"+user+"/memories", nil, &list); code != http.StatusOK {
 		t.Fatalf("list = %d", code)

@@ -119,41 +119,12 @@ func (p UpsertPolicy) PlanWrites(decisions []Decision, n Neighbourhood, now time
 	var plan WritePlan
 	perMessage := map[string]int{}
 	for _, i := range writeOrder(decisions) {
-		d := decisions[i]
-		if d.Verdict == VerdictDrop {
-			plan.Dropped = append(plan.Dropped, ReasonRefinedAway)
+		w, reason := p.target(i, decisions[i], live, n)
+		if reason != "" {
+			plan.Dropped = append(plan.Dropped, reason)
 			continue
 		}
-		c := d.Candidate
-		if !d.TargetKey.IsZero() {
-			c.Key = d.TargetKey.String()
-		}
-		c = CalibrateImportance(c) // a refiner may have changed the key or the importance
-		if c.IsSlot() {            // a refiner turned it into a slot: Route's, never a write
-			plan.Dropped = append(plan.Dropped, string(ReasonProfileSlot))
-			continue
-		}
-		if s := p.Boundaries.Check(c); !s.Kept {
-			plan.Dropped = append(plan.Dropped, string(s.Reason))
-			continue
-		}
-		if s := ScreenInstructions(c); !s.Kept { // a refiner may have rewritten the content
-			plan.Dropped = append(plan.Dropped, string(s.Reason))
-			continue
-		}
-		key, err := memory.ParseKey(c.Key)
-		if err != nil {
-			plan.Dropped = append(plan.Dropped, string(ReasonInvalid))
-			continue
-		}
-		w := Write{Decision: i, Key: key, Merging: d.Verdict == VerdictMerge}
-		if _, ok := live[key]; !ok && c.Op != OpDelete {
-			if best, sim := mostAlike(i, live, n); sim >= p.DuplicateSimilarity && sim > 0 {
-				w.Key, w.Reused = best, true
-			}
-		}
-		c.Key = w.Key.String()
-		w.Candidate = c
+		c := w.Candidate
 		held, isLive := live[w.Key]
 		w.Restates = isLive && c.Op != OpDelete && held.says(c, n)
 		if !w.Restates {
@@ -175,6 +146,41 @@ func (p UpsertPolicy) PlanWrites(decisions []Decision, n Neighbourhood, now time
 		live[w.Key] = held
 	}
 	return plan
+}
+
+// target is decision i as a write (its candidate screened again, its key, a
+// similar memory's key lent), or why it is not written.
+func (p UpsertPolicy) target(i int, d Decision, live map[memory.Key]slot, n Neighbourhood) (Write, string) {
+	if d.Verdict == VerdictDrop {
+		return Write{}, ReasonRefinedAway
+	}
+	c := d.Candidate
+	if !d.TargetKey.IsZero() {
+		c.Key = d.TargetKey.String()
+	}
+	c = CalibrateImportance(c) // a refiner may have changed the key or the importance
+	if c.IsSlot() {            // a refiner turned it into a slot: Route's, never a write
+		return Write{}, string(ReasonProfileSlot)
+	}
+	if s := p.Boundaries.Check(c); !s.Kept {
+		return Write{}, string(s.Reason)
+	}
+	if s := ScreenInstructions(c); !s.Kept { // a refiner may have rewritten the content
+		return Write{}, string(s.Reason)
+	}
+	key, err := memory.ParseKey(c.Key)
+	if err != nil {
+		return Write{}, string(ReasonInvalid)
+	}
+	w := Write{Decision: i, Key: key, Merging: d.Verdict == VerdictMerge}
+	if _, ok := live[key]; !ok && c.Op != OpDelete {
+		if best, sim := mostAlike(i, live, n); sim >= p.DuplicateSimilarity && sim > 0 {
+			w.Key, w.Reused = best, true
+		}
+	}
+	c.Key = w.Key.String()
+	w.Candidate = c
+	return w, ""
 }
 
 // writeOrder is the order decisions are planned in: by importance, highest

@@ -329,3 +329,34 @@ func keysOf(m map[memory.Key]memory.Memory) []memory.Key {
 	slices.SortFunc(keys, memory.Key.Compare)
 	return keys
 }
+
+// Every message that taught nothing says why: a fact already remembered is a
+// duplicate, a statement with nothing lasting about the user no_fact; a message
+// that taught something has its events and no reason.
+func TestPipeline_everyMessageSaysWhatItLearnedOrWhyNot(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, envOptions{})
+	e.post("c1", user("m1", "I'm allergic to peanuts."))
+	e.tick()
+	e.post("c2", user("m2", "I'm allergic to peanuts."), user("m3", "I'm not allergic to shellfish."), user("m4", "I live in Lisbon."))
+	e.tick()
+	tests := []struct {
+		id, reason string
+		events     int
+	}{
+		{"m1", "", 1},
+		{"m2", conversation.SkipDuplicate, 0},
+		{"m3", conversation.SkipNoFact, 0},
+		{"m4", "", 1},
+	}
+	for _, tt := range tests {
+		m := e.message(tt.id)
+		caused, err := e.messages.CausedEvents(context.Background(), scope, tt.id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.Status != conversation.StatusProcessed || m.SkipReason != tt.reason || len(caused) != tt.events {
+			t.Errorf("%s: %s %q with %d events, want PROCESSED %q with %d", tt.id, m.Status, m.SkipReason, len(caused), tt.reason, tt.events)
+		}
+	}
+}

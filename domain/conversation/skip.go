@@ -25,7 +25,7 @@ const (
 	SkipCommand             = "command"                // a request for this turn only ("translate this")
 	SkipNothingAboutTheUser = "nothing_about_the_user" // no first-person fact, preference, plan or rule in it
 	SkipInstructionLike     = "instruction_like"       // it tried to instruct the assistant; ":<rule>" says which rule
-	SkipSecret              = "secret"                 // it held a credential or another secret, which is never stored
+	SkipSecret              = "secret"                 // it holds a secret or an identity number, as given or masked (domain/secret): nothing is learned from it, no extractor sees it (SKIPPED)
 	SkipRoutedToProfile     = "routed_to_profile"      // it set an identity slot of the profile instead of a memory
 	SkipNoFact              = "no_fact"                // extraction ran and found nothing lasting about the user in it
 	SkipDuplicate           = "duplicate"              // everything it states is already remembered as it says it

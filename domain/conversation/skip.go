@@ -58,9 +58,12 @@ func IsSkipReason(reason string) bool {
 
 // MaxCarries bounds how often one message is run again for what was over its
 // write limit. Each run writes up to the limit of what is still new, so a message
-// needs ⌈facts / limit⌉ runs; the bound only stops a model that proposes new
-// wordings of the same facts on every run.
-const MaxCarries = 10
+// needs ⌈facts / limit⌉ runs: with the extractors' 12 candidates per message, at
+// most 2 with the default limit of 6 and 12 with a limit of 1, both under the
+// bound, which only stops a model that proposes new wordings of the same facts on
+// every run. A carry counts as an attempt (it is a run), so a carried message that
+// then fails has one retry less.
+const MaxCarries = 20
 
 // Carried records a run that wrote part of a message and left the rest (deferred
 // candidates, over the per-message write limit) for the next run: the message

@@ -360,3 +360,23 @@ func TestPipeline_everyMessageSaysWhatItLearnedOrWhyNot(t *testing.T) {
 		}
 	}
 }
+
+// Importance means the same whichever extractor proposed it: an allergy rated 2
+// is stored at 5, a like rated 5 at 3, a standing rule at least 4.
+func TestPipeline_importanceIsHeldToItsFamilysBand(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, envOptions{extractor: stubExtractor{cands: []candidate.Candidate{
+		{Op: candidate.OpAdd, Type: memory.TypeFact, Key: "allergy.peanuts", Content: "User is allergic to peanuts", Importance: 2, Confidence: 0.9},
+		{Op: candidate.OpAdd, Type: memory.TypePreference, Key: "music.likes.jazz", Content: "User likes jazz", Importance: 5, Confidence: 0.9},
+		{Op: candidate.OpAdd, Type: memory.TypeConstraint, Key: "reply.language", Content: "Always reply in Chinese", Importance: 3, Confidence: 0.9},
+	}}})
+	e.post("c1", user("m1", "I'm allergic to peanuts, I like jazz, and always reply in Chinese."))
+	e.tick()
+	live := e.live()
+	for key, want := range map[string]int{"allergy.peanuts": 5, "music.likes.jazz": 3, "reply.language": 4} {
+		m, ok := live[memory.MustParseKey(key)]
+		if !ok || m.Importance() != want {
+			t.Errorf("%s: importance %d (stored %v), want %d", key, m.Importance(), ok, want)
+		}
+	}
+}

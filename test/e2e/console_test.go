@@ -272,7 +272,8 @@ func runConsole(t *testing.T, srv *Server, name string) {
 	}
 
 	// Operations.
-	b.run("ops page", chromedp.Navigate(base+"/ops"), chromedp.WaitVisible(`#process dl`), chromedp.WaitVisible(`#backlogs table`))
+	b.run("ops page", chromedp.Navigate(base+"/ops"), chromedp.WaitVisible(`#process dl`), chromedp.WaitVisible(`#backlogs table`),
+		chromedp.WaitVisible(`#llm tr[data-stage="extract"]`))
 	ops := b.text(`main`)
 	for _, want := range []string{"api", "worker", "vector backend", "breaker", "closed", "extraction: messages pending", "LLM calls by stage"} {
 		if !strings.Contains(ops, want) {

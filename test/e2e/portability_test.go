@@ -156,9 +156,13 @@ func runExportRoundTrip(t *testing.T, srv *Server, user string) {
 	waitFor(t, 60*time.Second, "two exports in a row to be equal, with the message processed", func() bool {
 		a := export()
 		msgs, _ := a["messages"].([]any)
-		if len(msgs) != 1 || msgs[0].(map[string]any)["status"] == "PENDING" {
-			t.Logf("messages: %v", msgs)
+		if len(msgs) == 0 {
 			return false
+		}
+		for _, m := range msgs {
+			if m.(map[string]any)["status"] == "PENDING" {
+				return false
+			}
 		}
 		first = a
 		return reflect.DeepEqual(a, export())
@@ -189,7 +193,7 @@ func runExportRoundTrip(t *testing.T, srv *Server, user string) {
 	if code := srv.Do(http.MethodPost, base+"/import", first, &imported, acting...); code != http.StatusOK {
 		t.Fatalf("import: %d %v", code, imported)
 	}
-	if imported.Written["memories"] != 1 || imported.Written["sessions"] != 1 {
+	if imported.Written["memories"] < 1 || imported.Written["sessions"] != 1 {
 		t.Errorf("import wrote %v", imported.Written)
 	}
 	if again := export(); !reflect.DeepEqual(first, again) {

@@ -41,38 +41,38 @@ type UserExport struct {
 
 // ExportedSession is one short-term session, whole.
 type ExportedSession struct {
-	FlowID       string                   `json:"flow_id" minLength:"1" maxLength:"128"`
-	SessionID    string                   `json:"session_id" minLength:"1" maxLength:"128"`
-	FlowName     string                   `json:"flow_name,omitempty" maxLength:"128"`
-	CreatedAt    time.Time                `json:"created_at"`
-	LastActiveAt time.Time                `json:"last_active_at"`
-	MessageCount int64                    `json:"message_count" minimum:"0"`
+	FlowID       string                   `json:"flow_id" minLength:"1" maxLength:"128" doc:"The flow the session belongs to."`
+	SessionID    string                   `json:"session_id" minLength:"1" maxLength:"128" doc:"The client's session id."`
+	FlowName     string                   `json:"flow_name,omitempty" maxLength:"128" doc:"The flow's display name."`
+	CreatedAt    time.Time                `json:"created_at" doc:"When the session began."`
+	LastActiveAt time.Time                `json:"last_active_at" doc:"The last exchange."`
+	MessageCount int64                    `json:"message_count" minimum:"0" doc:"Messages recorded over the session's life, folded and trimmed ones included."`
 	Summary      *ExportedSummary         `json:"summary,omitempty" doc:"Absent when the session has no summary yet."`
-	Messages     []ExportedSessionMessage `json:"messages"`
+	Messages     []ExportedSessionMessage `json:"messages" doc:"The messages the session holds, oldest first."`
 	ExchangeIDs  []string                 `json:"exchange_ids" required:"false" doc:"The most recent exchange ids, oldest first: a retried exchange is still recognised after the import."`
 }
 
 // ExportedSummary is a session's recursive summary.
 type ExportedSummary struct {
-	Text      string    `json:"text"`
-	Version   int64     `json:"version" minimum:"1"`
-	UpdatedAt time.Time `json:"updated_at"`
+	Text      string    `json:"text" doc:"The summary of the folded messages."`
+	Version   int64     `json:"version" minimum:"1" doc:"Folds written so far."`
+	UpdatedAt time.Time `json:"updated_at" doc:"When the last fold was written."`
 }
 
 // ExportedSessionMessage is one message a session holds.
 type ExportedSessionMessage struct {
-	ID         string    `json:"id" minLength:"1" maxLength:"160"`
-	ExchangeID string    `json:"exchange_id" minLength:"1" maxLength:"128"`
-	Role       string    `json:"role" enum:"user,assistant"`
-	Content    string    `json:"content"`
-	At         time.Time `json:"at"`
-	Seq        int64     `json:"seq" minimum:"1"`
+	ID         string    `json:"id" minLength:"1" maxLength:"160" doc:"The message's id in the session (exchange id and role)."`
+	ExchangeID string    `json:"exchange_id" minLength:"1" maxLength:"128" doc:"The exchange the message came with."`
+	Role       string    `json:"role" enum:"user,assistant" doc:"Who said it."`
+	Content    string    `json:"content" doc:"What was said."`
+	At         time.Time `json:"at" doc:"When the exchange was recorded."`
+	Seq        int64     `json:"seq" minimum:"1" doc:"The message's order in the session, from 1."`
 }
 
 // UserImported says what an import wrote, by section; what was stored already
 // is kept and not counted.
 type UserImported struct {
-	User    string         `json:"user"`
+	User    string         `json:"user" doc:"The user imported."`
 	Written map[string]int `json:"written" doc:"Rows written by section (sessions included); 0 everywhere on a repeated import."`
 }
 

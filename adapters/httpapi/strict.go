@@ -109,47 +109,72 @@ type jsonFrame struct {
 // are checked for repeats only) and returns its first strict problem, or nil. A
 // document that is not JSON passes: the decoder that follows answers it.
 func strictJSON(body []byte, registry huma.Registry, schema *huma.Schema) *strictProblem {
-	dec := jsontext.NewDecoder(bytes.NewReader(body), jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
-	var stack []*jsonFrame
-	root := resolve(registry, schema)
+	w := &jsonWalk{registry: registry, root: resolve(registry, schema),
+		dec: jsontext.NewDecoder(bytes.NewReader(body), jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))}
 	for {
-		tok, err := dec.ReadToken()
+		tok, err := w.dec.ReadToken()
 		if err != nil { // the end, or not JSON: the decoder that follows answers that
 			return nil
 		}
-		var top *jsonFrame
-		if len(stack) > 0 {
-			top = stack[len(stack)-1]
-		}
-		kind := tok.Kind()
-		if top != nil && top.kind == '{' && top.nameNext && kind == '"' {
-			if p := top.name(registry, tok.String(), dec); p != nil {
-				return p
-			}
-			continue
-		}
-		valueSchema := root
-		if top != nil {
-			valueSchema = top.valueSchema(registry)
-		}
-		switch kind {
-		case '{', '[':
-			stack = append(stack, &jsonFrame{kind: kind, schema: valueSchema, seen: map[string]bool{}, nameNext: kind == '{'})
-			continue
-		case '}', ']':
-			stack = stack[:len(stack)-1]
-			continue
-		case '0':
-			if f, err := strconv.ParseFloat(tok.String(), 64); err != nil || math.IsInf(f, 0) {
-				return &strictProblem{bad: badNumber, detail: &huma.ErrorDetail{
-					Location: location(dec, dec.StackPointer()), Value: tok.String(),
-					Message: "is out of range: send a number between -1.7976931348623157e308 and 1.7976931348623157e308 (see this field's schema for its own bounds)"}}
-			}
-		}
-		if top != nil && top.kind == '{' {
-			top.nameNext = true
+		if p := w.step(tok); p != nil {
+			return p
 		}
 	}
+}
+
+// jsonWalk is strictJSON's position in the document.
+type jsonWalk struct {
+	dec      *jsontext.Decoder
+	registry huma.Registry
+	root     *huma.Schema
+	stack    []*jsonFrame
+}
+
+// step takes one token: a member name, the start or end of a container, or a
+// scalar value.
+func (w *jsonWalk) step(tok jsontext.Token) *strictProblem {
+	var top *jsonFrame
+	if len(w.stack) > 0 {
+		top = w.stack[len(w.stack)-1]
+	}
+	kind := tok.Kind()
+	if top != nil && top.kind == '{' && top.nameNext && kind == '"' {
+		return top.name(w.registry, tok.String(), w.dec)
+	}
+	switch kind {
+	case '{', '[':
+		schema := w.root
+		if top != nil {
+			schema = top.valueSchema(w.registry)
+		}
+		w.stack = append(w.stack, &jsonFrame{kind: kind, schema: schema, seen: map[string]bool{}, nameNext: kind == '{'})
+		return nil
+	case '}', ']':
+		w.stack = w.stack[:len(w.stack)-1]
+		top = nil
+		if len(w.stack) > 0 {
+			top = w.stack[len(w.stack)-1] // the container just closed was its value
+		}
+	case '0':
+		if p := w.number(tok.String()); p != nil {
+			return p
+		}
+	}
+	if top != nil && top.kind == '{' {
+		top.nameNext = true
+	}
+	return nil
+}
+
+// number refuses a number no float64 holds: a decoder would fail on it naming
+// no field, or turn it into infinity.
+func (w *jsonWalk) number(text string) *strictProblem {
+	if f, err := strconv.ParseFloat(text, 64); err == nil && !math.IsInf(f, 0) {
+		return nil
+	}
+	return &strictProblem{bad: badNumber, detail: &huma.ErrorDetail{
+		Location: location(w.dec, w.dec.StackPointer()), Value: text,
+		Message: "is out of range: send a number between -1.7976931348623157e308 and 1.7976931348623157e308 (see this field's schema for its own bounds)"}}
 }
 
 // name checks one member name of an object and keeps the schema of its value.

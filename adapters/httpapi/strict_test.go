@@ -21,6 +21,8 @@ func TestStrictInput_refusesWhatALenientDecoderWouldMisread(t *testing.T) {
 		{"a repeated field", http.MethodPut, "/v1/users/u/memories/diet", `{"type":"fact","content":"a","content":"b"}`, 400, "body.content", "more than once"},
 		{"fields in the wrong case", http.MethodPut, "/v1/users/u/memories/diet", `{"TYPE":"fact","CoNtEnT":"a"}`, 400, "body.TYPE", "case-sensitive, send type"},
 		{"a repeated field deep down", http.MethodPost, "/v1/users/u/messages", `{"conversation_id":"c","role":"user","content":"x","metadata":{"a":1,"a":2}}`, 400, "body.metadata.a", "more than once"},
+		{"a repeated field after a nested object", http.MethodPost, "/v1/users/u/messages", `{"conversation_id":"c","metadata":{"a":[1,{"b":2}]},"role":"user","content":"x","content":"y"}`, 400, "body.content", "more than once"},
+		{"a wrong-case field after a nested object", http.MethodPost, "/v1/users/u/messages", `{"conversation_id":"c","metadata":{"a":{}},"Role":"user","content":"x"}`, 400, "body.Role", "case-sensitive, send role"},
 		{"a number no float holds", http.MethodPut, "/v1/users/u/memories/diet", `{"type":"fact","content":"a","importance":1e309}`, 422, "body.importance", "out of range"},
 		{"a negative number no float holds", http.MethodPut, "/v1/users/u/memories/diet", `{"type":"fact","content":"a","confidence":-1e400}`, 422, "body.confidence", "out of range"},
 	}

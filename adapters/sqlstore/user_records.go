@@ -324,6 +324,23 @@ func kindOf(declared string) columnKind {
 // Layouts a time column may come back in: bun's SQLite text, and RFC 3339.
 var timeLayouts = []string{"2006-01-02 15:04:05.999999999-07:00", "2006-01-02 15:04:05.999999999Z07:00", time.RFC3339Nano}
 
+// columnCodec converts one kind of column: read turns what the driver gave into
+// the record's value (false: a type the column cannot hold); write turns a
+// record's value, as exported or as decoded from JSON, into the column's.
+type columnCodec struct {
+	read  func(v any) (any, bool)
+	write func(v any) (any, error)
+}
+
+var codecs = map[columnKind]columnCodec{
+	kindText:  {read: readText, write: writeText},
+	kindTime:  {read: readTime, write: func(v any) (any, error) { return toTime(v) }},
+	kindBool:  {read: readBool, write: writeBool},
+	kindInt:   {read: readInt, write: writeInt},
+	kindFloat: {read: readFloat, write: writeFloat},
+	kindJSON:  {read: readJSON, write: writeJSON},
+}
+
 // fromColumn converts a value read from the database into the record's form.
 func fromColumn(c recordColumn, v any) (any, error) {
 	if v == nil {
@@ -332,50 +349,40 @@ func fromColumn(c recordColumn, v any) (any, error) {
 	if b, ok := v.([]byte); ok {
 		v = string(b)
 	}
-	switch c.kind {
-	case kindTime:
-		return toTime(v)
-	case kindBool:
-		switch t := v.(type) {
-		case bool:
-			return t, nil
-		case int64:
-			return t != 0, nil
-		}
-	case kindInt:
-		switch t := v.(type) {
-		case int64:
-			return t, nil
-		case float64:
-			return int64(t), nil
-		}
-	case kindFloat:
-		switch t := v.(type) {
-		case float64:
-			return t, nil
-		case float32:
-			return float64(t), nil
-		case int64:
-			return float64(t), nil
-		}
-	case kindJSON:
-		s, ok := v.(string)
-		if !ok {
-			break
-		}
-		dec := json.NewDecoder(strings.NewReader(s))
-		dec.UseNumber()
-		var doc any
-		if err := dec.Decode(&doc); err != nil {
-			return nil, err
-		}
-		return doc, nil
-	default:
-		if s, ok := v.(string); ok {
-			return s, nil
-		}
+	out, ok := codecs[c.kind].read(v)
+	if !ok {
+		return nil, fmt.Errorf("unexpected %T", v)
 	}
-	return nil, fmt.Errorf("unexpected %T", v)
+	return out, nil
+}
+
+// toColumn converts a record's value into a value for the column.
+func toColumn(c recordColumn, v any) (any, error) {
+	if v == nil {
+		return nil, nil
+	}
+	if n, ok := v.(json.Number); ok && c.kind != kindJSON {
+		f, err := n.Float64()
+		if err != nil {
+			return nil, fmt.Errorf("must be a number")
+		}
+		v = f
+	}
+	return codecs[c.kind].write(v)
+}
+
+func readText(v any) (any, bool) { s, ok := v.(string); return s, ok }
+
+func writeText(v any) (any, error) {
+	if s, ok := v.(string); ok {
+		return s, nil
+	}
+	return nil, fmt.Errorf("must be a string")
+}
+
+func readTime(v any) (any, bool) {
+	t, err := toTime(v)
+	return t, err == nil
 }
 
 func toTime(v any) (time.Time, error) {
@@ -392,56 +399,90 @@ func toTime(v any) (time.Time, error) {
 	return time.Time{}, fmt.Errorf("must be an RFC 3339 time such as 2026-03-01T09:00:00Z")
 }
 
-// toColumn converts a record's value (as decoded from JSON, or as exported) into a
-// value for the column.
-func toColumn(c recordColumn, v any) (any, error) {
-	if v == nil {
-		return nil, nil
+// readBool takes SQLite's 0 and 1 too.
+func readBool(v any) (any, bool) {
+	switch t := v.(type) {
+	case bool:
+		return t, true
+	case int64:
+		return t != 0, true
 	}
-	if n, ok := v.(json.Number); ok && c.kind != kindJSON {
-		f, err := n.Float64()
-		if err != nil {
-			return nil, fmt.Errorf("must be a number")
-		}
-		v = f
+	return nil, false
+}
+
+func writeBool(v any) (any, error) {
+	if b, ok := v.(bool); ok {
+		return b, nil
 	}
-	switch c.kind {
-	case kindTime:
-		return toTime(v)
-	case kindBool:
-		if b, ok := v.(bool); ok {
-			return b, nil
-		}
-		return nil, fmt.Errorf("must be true or false")
-	case kindInt:
-		switch t := v.(type) {
-		case int64:
-			return t, nil
-		case float64:
-			if t == math.Trunc(t) && math.Abs(t) <= 1<<53 {
-				return int64(t), nil
-			}
-		}
-		return nil, fmt.Errorf("must be a whole number")
-	case kindFloat:
-		switch t := v.(type) {
-		case float64:
-			return t, nil
-		case int64:
-			return float64(t), nil
-		}
-		return nil, fmt.Errorf("must be a number")
-	case kindJSON:
-		var buf bytes.Buffer
-		enc := json.NewEncoder(&buf)
-		enc.SetEscapeHTML(false)
-		if err := enc.Encode(v); err != nil {
-			return nil, fmt.Errorf("must be a JSON value")
-		}
-		return strings.TrimSuffix(buf.String(), "\n"), nil
+	return nil, fmt.Errorf("must be true or false")
+}
+
+func readInt(v any) (any, bool) {
+	switch t := v.(type) {
+	case int64:
+		return t, true
+	case float64:
+		return int64(t), true
 	}
-	if s, ok := v.(string); ok {
-		return s, nil
+	return nil, false
+}
+
+// writeInt takes a whole float64 (JSON's numbers) that no rounding changed.
+func writeInt(v any) (any, error) {
+	switch t := v.(type) {
+	case int64:
+		return t, nil
+	case float64:
+		if t == math.Trunc(t) && math.Abs(t) <= 1<<53 {
+			return int64(t), nil
+		}
 	}
-	return nil, fmt.Errorf("must be a string")
+	return nil, fmt.Errorf("must be a whole number")
+}
+
+func readFloat(v any) (any, bool) {
+	switch t := v.(type) {
+	case float64:
+		return t, true
+	case float32:
+		return float64(t), true
+	case int64:
+		return float64(t), true
+	}
+	return nil, false
+}
+
+func writeFloat(v any) (any, error) {
+	switch t := v.(type) {
+	case float64:
+		return t, nil
+	case int64:
+		return float64(t), nil
+	}
+	return nil, fmt.Errorf("must be a number")
+}
+
+// readJSON parses the stored document, numbers kept as written.
+func readJSON(v any) (any, bool) {
+	s, ok := v.(string)
+	if !ok {
+		return nil, false
+	}
+	dec := json.NewDecoder(strings.NewReader(s))
+	dec.UseNumber()
+	var doc any
+	if err := dec.Decode(&doc); err != nil {
+		return nil, false
+	}
+	return doc, true
+}
+
+func writeJSON(v any) (any, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, fmt.Errorf("must be a JSON value")
+	}
+	return strings.TrimSuffix(buf.String(), "\n"), nil
 }

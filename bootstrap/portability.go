@@ -42,7 +42,7 @@ func newPortability(p portabilityParams) *users.Portability {
 	}
 	db := p.Storage.db
 	return users.NewPortability(users.PortabilityDeps{
-		Records:  sqlstore.NewUserRecords(db),
+		Records:  sqlstore.NewUserRecords(db, p.Clock),
 		Sessions: sessionTransfer{SessionStore: p.Sessions.store, SessionImporter: importer},
 		Managers: sqlstore.NewOrgStore(db),
 		Audit:    sqlstore.NewReportStore(db),

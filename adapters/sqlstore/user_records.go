@@ -24,7 +24,8 @@ import (
 // read from the database's catalogue, so SQLite and PostgreSQL give the same
 // document for the same data and take each other's.
 type UserRecords struct {
-	db *DB
+	db    *DB
+	clock ports.Clock
 
 	mu      sync.Mutex
 	columns map[string][]recordColumn // by table, read once
@@ -32,9 +33,10 @@ type UserRecords struct {
 
 var _ ports.UserRecords = (*UserRecords)(nil)
 
-// NewUserRecords serves ports.UserRecords from db.
-func NewUserRecords(db *DB) *UserRecords {
-	return &UserRecords{db: db, columns: map[string][]recordColumn{}}
+// NewUserRecords serves ports.UserRecords from db; clock dates the vector work
+// an import queues.
+func NewUserRecords(db *DB, clock ports.Clock) *UserRecords {
+	return &UserRecords{db: db, clock: clock, columns: map[string][]recordColumn{}}
 }
 
 // recordTable is where one section's rows live and how they are told apart.
@@ -54,6 +56,9 @@ type recordTable struct {
 	json []string
 	// restore is the ON CONFLICT clause: "" keeps the stored row as it is.
 	restore string
+	// vectors: an imported row is queued for its vector (DIRTY by the column's
+	// default), queued now, so the backlog's age is the import's.
+	vectors bool
 }
 
 const byUser = "tenant_id = ? AND user_id = ?"
@@ -67,9 +72,9 @@ const auditOwner = "tenant_id = ? AND (target_user = ? OR actor = ?) AND action 
 // documents indexed again); sessions travel through the session store, which may
 // be Redis.
 var recordTables = []recordTable{
-	{section: ports.RecordMemories, table: "long_term_memories", owner: byUser, order: "id", owned: []string{"user_id"}, kept: []string{"vector_"}},
+	{section: ports.RecordMemories, table: "long_term_memories", owner: byUser, order: "id", owned: []string{"user_id"}, kept: []string{"vector_"}, vectors: true},
 	{section: ports.RecordMemoryHistory, table: "memory_events", owner: byUser, order: "id", owned: []string{"user_id"}, json: []string{"before", "after"}},
-	{section: ports.RecordMessages, table: "conversation_messages", owner: byUser, order: "id", owned: []string{"user_id"}, kept: []string{"vector_", "claimed_by", "claim_until"}},
+	{section: ports.RecordMessages, table: "conversation_messages", owner: byUser, order: "id", owned: []string{"user_id"}, kept: []string{"vector_", "claimed_by", "claim_until"}, vectors: true},
 	{section: ports.RecordProfile, table: "user_profiles", owner: byUser, order: "user_id", owned: []string{"user_id"},
 		json: []string{"role_tags", "favorite_workflows", "preferred_work_hours", "work_style_tags", "derived_work_style", "common_topics", "expertise_areas", "field_sources"}},
 	{section: ports.RecordOrg, table: "org_members", owner: byUser, order: "user_id", owned: []string{"user_id"}},
@@ -185,8 +190,9 @@ func (r *UserRecords) ImportUser(ctx context.Context, scope memory.Scope, sectio
 		if err := r.db.guardWrite(ctx, tx, scope); err != nil {
 			return err
 		}
+		now := dbTime(r.clock.Now())
 		for _, p := range plan {
-			n, err := insertRecords(ctx, tx, p.t, p.cols, scope, p.rows)
+			n, err := insertRecords(ctx, tx, p.t, p.cols, scope, p.rows, now)
 			if err != nil {
 				return err
 			}
@@ -202,11 +208,14 @@ func (r *UserRecords) ImportUser(ctx context.Context, scope memory.Scope, sectio
 
 // insertRecords inserts rows one by one (a user's data, not a bulk load), each
 // kept when its key is stored, and counts those written.
-func insertRecords(ctx context.Context, tx bun.Tx, t recordTable, cols []recordColumn, scope memory.Scope, rows [][]any) (int, error) {
+func insertRecords(ctx context.Context, tx bun.Tx, t recordTable, cols []recordColumn, scope memory.Scope, rows [][]any, now time.Time) (int, error) {
 	if len(rows) == 0 {
 		return 0, nil
 	}
-	names := []string{"tenant_id"}
+	names, lead := []string{"tenant_id"}, []any{scope.Tenant}
+	if t.vectors {
+		names, lead = append(names, "vector_queued_at"), append(lead, now)
+	}
 	for _, c := range cols {
 		names = append(names, c.name)
 	}
@@ -219,7 +228,7 @@ func insertRecords(ctx context.Context, tx bun.Tx, t recordTable, cols []recordC
 	query := "INSERT INTO " + t.table + " (" + strings.Join(names, ", ") + ") VALUES (" + marks + ") " + conflict
 	written := 0
 	for _, row := range rows {
-		args := append(append([]any{scope.Tenant}, row...), extra...)
+		args := append(append(append([]any{}, lead...), row...), extra...)
 		res, err := tx.ExecContext(ctx, query, args...)
 		if err != nil {
 			return written, wrapErr("import "+t.table, err)

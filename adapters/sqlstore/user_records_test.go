@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"engram/adapters/clock"
 	"engram/domain/invalid"
 	"engram/domain/memory"
 	"engram/domain/profile"
@@ -57,7 +58,7 @@ func testUserRecordsMove(t *testing.T, from, to func(testing.TB) *DB) {
 	scope := memory.Scope{Tenant: "acme", User: "vera"}
 	src, dst := from(t), to(t)
 	seedUser(t, src, scope)
-	doc, err := NewUserRecords(src).ExportUser(ctx, scope)
+	doc, err := NewUserRecords(src, clock.System{}).ExportUser(ctx, scope)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,14 +78,18 @@ func testUserRecordsMove(t *testing.T, from, to func(testing.TB) *DB) {
 	if err := json.Unmarshal(raw, &sent); err != nil {
 		t.Fatal(err)
 	}
-	written, err := NewUserRecords(dst).ImportUser(ctx, scope, sent)
+	written, err := NewUserRecords(dst, clock.System{}).ImportUser(ctx, scope, sent)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if written[ports.RecordMemories] != 1 || written[ports.RecordMemoryHistory] != 2 || written[ports.RecordAudit] != 1 {
 		t.Errorf("import wrote %v", written)
 	}
-	back, err := NewUserRecords(dst).ExportUser(ctx, scope)
+	var queued []time.Time
+	if err := dst.bun.NewRaw("SELECT vector_queued_at FROM long_term_memories WHERE vector_status = 'DIRTY' AND vector_queued_at IS NOT NULL").Scan(ctx, &queued); err != nil || len(queued) != 1 {
+		t.Errorf("the imported memory is not queued for its vector: %v %v", queued, err)
+	}
+	back, err := NewUserRecords(dst, clock.System{}).ExportUser(ctx, scope)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,7 +101,7 @@ func testUserRecordsMove(t *testing.T, from, to func(testing.TB) *DB) {
 	if !reflect.DeepEqual(da, db2) {
 		t.Errorf("moved user exports differently:\nfrom %s\nto   %s", a, b)
 	}
-	again, err := NewUserRecords(dst).ImportUser(ctx, scope, sent)
+	again, err := NewUserRecords(dst, clock.System{}).ImportUser(ctx, scope, sent)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,7 +111,7 @@ func testUserRecordsMove(t *testing.T, from, to func(testing.TB) *DB) {
 		}
 	}
 	sent[ports.RecordMemories][0]["colour"] = "blue"
-	_, err = NewUserRecords(dst).ImportUser(ctx, scope, sent)
+	_, err = NewUserRecords(dst, clock.System{}).ImportUser(ctx, scope, sent)
 	var ve *invalid.Error
 	if !errors.As(err, &ve) || ve.Fields[0].Field != "memories[0].colour" {
 		t.Errorf("an unknown field: %v", err)

@@ -87,7 +87,7 @@ func (s *Service) lexicalSide(ctx context.Context, p plan) (map[memory.Kind][]po
 }
 
 func (s *Service) lexicalQuery(p plan, kind memory.Kind, limit int, only []string) ports.LexicalQuery {
-	q := ports.LexicalQuery{Kind: kind, Terms: p.terms, Since: p.Since, Until: p.Until, Now: p.now, Limit: limit, Only: only}
+	q := ports.LexicalQuery{Kind: kind, Terms: p.terms, Related: p.related, Since: p.Since, Until: p.Until, Now: p.now, Limit: limit, Only: only}
 	if kind == memory.KindMemory {
 		q.MemoryTypes = typeNames(p.types)
 	} else {

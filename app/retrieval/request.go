@@ -10,6 +10,7 @@ import (
 	"engram/domain/invalid"
 	"engram/domain/memory"
 	"engram/domain/ranking"
+	"engram/ports"
 )
 
 // What a search looks through (API.md's "scope").
@@ -105,7 +106,8 @@ type plan struct {
 	limit    int
 	minScore float64
 	now      time.Time
-	terms    []string     // the analysed query
+	terms    []string // the analysed query
+	related  []ports.RelatedTerm
 	explain  *explanation // nil unless Search.Explain
 }
 
@@ -162,7 +164,11 @@ func (s *Service) parse(q Search) (plan, error) {
 	if err := invalid.Join(errs...); err != nil {
 		return plan{}, err
 	}
-	p.terms = s.deps.Analyzer.Terms(p.Query)
+	if s.deps.Expander != nil {
+		p.terms, p.related = s.deps.Expander.Expand(p.Query)
+	} else {
+		p.terms = s.deps.Analyzer.Terms(p.Query)
+	}
 	if q.Explain {
 		p.explain = &explanation{unread: map[string]int{}}
 	}

@@ -1,0 +1,122 @@
+package lexicon
+
+import (
+	"slices"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"engram/adapters/textanalysis"
+	"engram/ports"
+)
+
+// lexicon is the loaded data: the concept table, the intents and the Chinese
+// function words.
+type lexicon struct {
+	table   *table
+	intents map[string][]string // a trigger (stem or Chinese word) → the words memories of its kind use
+	zhStop  map[string]bool
+	maxWord int // the longest dictionary or function word, in runes
+}
+
+func load(an *textanalysis.Analyzer) (*lexicon, error) {
+	t, err := sharedTable()
+	if err != nil {
+		return nil, err
+	}
+	lx := &lexicon{table: t, intents: map[string][]string{}, zhStop: map[string]bool{}, maxWord: t.maxZH}
+	for _, line := range dataLines(zhStopText) {
+		for _, w := range strings.Fields(line) {
+			lx.zhStop[w] = true
+			lx.maxWord = max(lx.maxWord, utf8.RuneCountInString(w))
+		}
+	}
+	for _, line := range dataLines(intentsText) {
+		_, rule, ok := strings.Cut(line, ":")
+		triggers, targets, ok2 := strings.Cut(rule, "=>")
+		if !ok || !ok2 {
+			continue
+		}
+		var reach []string
+		for _, w := range strings.Fields(targets) {
+			reach = append(reach, termsOf(an, w)...)
+		}
+		for _, w := range strings.Fields(triggers) {
+			for _, trig := range triggerKeys(an, w) {
+				for _, r := range reach {
+					if !slices.Contains(lx.intents[trig], r) {
+						lx.intents[trig] = append(lx.intents[trig], r)
+					}
+				}
+			}
+		}
+	}
+	return lx, nil
+}
+
+// termsOf is a data word as index terms: a Chinese word's own terms, an English
+// word's stem.
+func termsOf(an *textanalysis.Analyzer, w string) []string {
+	if r, _ := utf8.DecodeRuneInString(w); isHan(r) {
+		return zhTerms(w)
+	}
+	return an.Terms(strings.ReplaceAll(w, "-", " "))
+}
+
+// triggerKeys is how a trigger word is looked up: a Chinese word as written, an
+// English word as its stem (a stop word such as "where" as itself, lower-cased).
+func triggerKeys(an *textanalysis.Analyzer, w string) []string {
+	if r, _ := utf8.DecodeRuneInString(w); isHan(r) {
+		return []string{w}
+	}
+	if terms := an.Terms(strings.ReplaceAll(w, "-", " ")); len(terms) > 0 {
+		return terms
+	}
+	return nil
+}
+
+func dataLines(text string) []string {
+	var out []string
+	for _, line := range strings.Split(text, "\n") {
+		if line = strings.TrimSpace(line); line != "" && !strings.HasPrefix(line, "#") {
+			out = append(out, line)
+		}
+	}
+	return out
+}
+
+// segment cuts a run of Chinese into words, longest dictionary (or function) word
+// first at each position; a character in no word stands alone.
+func (lx *lexicon) segment(s string) []string {
+	runes := []rune(s)
+	var out []string
+	for i := 0; i < len(runes); {
+		n := 1
+		for l := min(lx.maxWord, len(runes)-i); l > 1; l-- {
+			w := string(runes[i : i+l])
+			if _, ok := lx.table.word(w); ok || lx.zhStop[w] {
+				n = l
+				break
+			}
+		}
+		out = append(out, string(runes[i:i+n]))
+		i += n
+	}
+	return out
+}
+
+func isHan(r rune) bool {
+	return r >= 0x4E00 && r <= 0x9FFF || r >= 0x3400 && r <= 0x4DBF || r > 0xFFFF && unicode.Is(unicode.Han, r)
+}
+
+func sortByWeight(rs []ports.RelatedTerm) {
+	slices.SortStableFunc(rs, func(a, b ports.RelatedTerm) int {
+		switch {
+		case a.Weight > b.Weight:
+			return -1
+		case a.Weight < b.Weight:
+			return 1
+		}
+		return strings.Compare(a.Term, b.Term)
+	})
+}

@@ -11,6 +11,7 @@ import (
 
 	"engram/adapters/httpapi"
 	"engram/adapters/lexical"
+	"engram/adapters/lexicon"
 	"engram/adapters/metrics"
 	"engram/adapters/oplog"
 	"engram/adapters/sqlstore"
@@ -126,6 +127,12 @@ func newRetrievalService(p retrievalParams) *retrieval.Service {
 	}
 	if p.Embedder != nil && p.Vectors != nil {
 		deps.Embedder, deps.Vectors = p.Guard.Embedder(p.Embedder), p.Guard.Index(p.Vectors)
+	}
+	if c.Memory.QueryExpansion {
+		// Read in the background from start-up on, so that the first search
+		// seldom waits for the table.
+		lexicon.Warm()
+		deps.Expander = lexicon.New(p.Analyzer, lexicon.Weights{})
 	}
 	return retrieval.New(deps, retrieval.Options{
 		DefaultMode:  retrieval.Mode(c.Memory.RetrieveMode),

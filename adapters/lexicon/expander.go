@@ -5,7 +5,6 @@ import (
 	"sync"
 	"unicode/utf8"
 
-	"engram/adapters/textanalysis"
 	"engram/ports"
 )
 
@@ -37,13 +36,13 @@ const maxRelated = 400
 // Expander widens questions. It is safe for concurrent use; its data is read on
 // the first question.
 type Expander struct {
-	analyzer *textanalysis.Analyzer
+	analyzer ports.TextAnalyzer
 	weights  Weights
 	data     func() (*lexicon, error)
 }
 
 // New returns an expander whose analyzer must be the index's.
-func New(analyzer *textanalysis.Analyzer, w Weights) *Expander {
+func New(analyzer ports.TextAnalyzer, w Weights) *Expander {
 	if w.Synonym == 0 && w.Translation == 0 && w.Intent == 0 {
 		w = DefaultWeights
 	}
@@ -83,7 +82,7 @@ func (e *Expander) Expand(query string) ([]string, []ports.RelatedTerm) {
 type expansion struct {
 	lx      *lexicon
 	w       Weights
-	an      *textanalysis.Analyzer
+	an      ports.TextAnalyzer
 	terms   []string
 	related []ports.RelatedTerm
 }

@@ -6,7 +6,6 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"engram/adapters/textanalysis"
 	"engram/ports"
 )
 
@@ -19,7 +18,7 @@ type lexicon struct {
 	maxWord int // the longest dictionary or function word, in runes
 }
 
-func load(an *textanalysis.Analyzer) (*lexicon, error) {
+func load(an ports.TextAnalyzer) (*lexicon, error) {
 	t, err := sharedTable()
 	if err != nil {
 		return nil, err
@@ -56,7 +55,7 @@ func load(an *textanalysis.Analyzer) (*lexicon, error) {
 
 // termsOf is a data word as index terms: a Chinese word's own terms, an English
 // word's stem.
-func termsOf(an *textanalysis.Analyzer, w string) []string {
+func termsOf(an ports.TextAnalyzer, w string) []string {
 	if r, _ := utf8.DecodeRuneInString(w); isHan(r) {
 		return zhTerms(w)
 	}
@@ -65,7 +64,7 @@ func termsOf(an *textanalysis.Analyzer, w string) []string {
 
 // triggerKeys is how a trigger word is looked up: a Chinese word as written, an
 // English word as its stem (a stop word such as "where" as itself, lower-cased).
-func triggerKeys(an *textanalysis.Analyzer, w string) []string {
+func triggerKeys(an ports.TextAnalyzer, w string) []string {
 	if r, _ := utf8.DecodeRuneInString(w); isHan(r) {
 		return []string{w}
 	}

@@ -1,6 +1,8 @@
 package lexicon
 
 import (
+	"cmp"
+	"slices"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -25,8 +27,20 @@ type Weights struct {
 // DefaultWeights are tuned on the tuning half of the natural-question set
 // (docs/BENCHMARKS.md "Natural questions").
 var DefaultWeights = Weights{
-	Synonym: 0.6, Derived: 0.6, Broader: 0.35, Narrower: []float64{0.5, 0.4, 0.3},
-	Translation: 0.6, Pivot: 0.45, Character: 0.35, Intent: 0.55, SenseDecay: 0.8,
+	Synonym: 0.6, Derived: 0.8, Broader: 0.35, Narrower: []float64{0.5, 0.4, 0.3},
+	Translation: 0.8, Pivot: 0.45, Character: 0.35, Intent: 0.9, SenseDecay: 0.8,
+}
+
+// Scaled is w with every weight multiplied by f (SenseDecay aside).
+func (w Weights) Scaled(f float64) Weights {
+	out := w
+	out.Synonym, out.Derived, out.Broader = w.Synonym*f, w.Derived*f, w.Broader*f
+	out.Translation, out.Pivot, out.Character, out.Intent = w.Translation*f, w.Pivot*f, w.Character*f, w.Intent*f
+	out.Narrower = make([]float64, len(w.Narrower))
+	for i, n := range w.Narrower {
+		out.Narrower[i] = n * f
+	}
+	return out
 }
 
 // maxRelated bounds the related terms of one query term (a general word such as
@@ -87,6 +101,28 @@ type expansion struct {
 	related []ports.RelatedTerm
 }
 
+// bag is a query term's related terms with their weights, in the order they were
+// first reached (the closest concepts first), so that results do not depend on
+// map order.
+type bag struct {
+	at    map[string]int
+	terms []string
+	ws    []float64
+}
+
+func newBag() *bag { return &bag{at: make(map[string]int, 64)} }
+
+// add records term at weight w unless it has a higher one.
+func (b *bag) add(term string, w float64) {
+	if i, ok := b.at[term]; ok {
+		b.ws[i] = max(b.ws[i], w)
+		return
+	}
+	b.at[term] = len(b.terms)
+	b.terms = append(b.terms, term)
+	b.ws = append(b.ws, w)
+}
+
 // query cuts the question into runs of Chinese and of everything else.
 func (x *expansion) query(q string) {
 	start, cjk := 0, false
@@ -110,81 +146,124 @@ func (x *expansion) run(s string, cjk bool) {
 	}
 	for _, t := range x.an.Terms(s) {
 		x.terms = append(x.terms, t)
-		x.relate(t, x.english(t, 1))
+		x.relate(t, x.english(t))
 	}
 }
 
-// relate records the related terms of a query term, at most maxRelated, the
-// heaviest kept.
-func (x *expansion) relate(of string, alts map[string]float64) {
-	for term, w := range alts {
-		if term != of {
-			x.related = append(x.related, ports.RelatedTerm{Of: of, Term: term, Weight: w})
+// subjectWord opens every English memory ("User is allergic to…"), as 用户 (a
+// function word here) opens Chinese ones: reaching it would reach them all.
+const subjectWord = "user"
+
+// relate records the related terms of a query term, the maxRelated heaviest.
+func (x *expansion) relate(of string, b *bag) {
+	idx := make([]int, 0, len(b.terms))
+	for i, term := range b.terms {
+		if term != of && b.ws[i] > 0 && !x.lx.zhStop[term] && term != subjectWord {
+			idx = append(idx, i)
 		}
 	}
-	if n := len(x.related); n > maxRelated {
-		x.related = heaviest(x.related, of, maxRelated)
+	if len(idx) > maxRelated {
+		slices.SortStableFunc(idx, func(i, j int) int { return cmp.Compare(b.ws[j], b.ws[i]) })
+		idx = idx[:maxRelated]
+	}
+	for _, i := range idx {
+		x.related = append(x.related, ports.RelatedTerm{Of: of, Term: b.terms[i], Weight: b.ws[i]})
 	}
 }
 
-// english is what an English stem reaches: its concepts' words, derived forms,
-// broader and narrower concepts, its Chinese translations and its intents, each
-// at its weight times scale.
-func (x *expansion) english(stem string, scale float64) map[string]float64 {
-	alts := map[string]float64{}
-	add := func(term string, w float64) {
-		if w > alts[term] {
-			alts[term] = w
-		}
-	}
-	t, w := x.lx.table, x.w
-	if id, ok := t.stem(stem); ok {
-		senseW := scale
-		for _, syn := range t.senses.of(id) {
-			x.concept(syn, w.Synonym*senseW, add)
-			for _, rel := range t.related.of(syn) {
-				x.concept(rel, w.Derived*senseW, add)
-			}
-			for _, b := range t.broader.of(syn) {
-				x.concept(b, w.Broader*senseW, add)
-			}
-			budget := maxNarrower
-			x.narrower(syn, 0, senseW, &budget, add)
-			senseW *= w.SenseDecay
-		}
-		for _, zh := range t.enZH.of(id) {
-			for _, term := range zhTerms(t.words[zh]) {
-				add(term, w.Translation*scale)
-			}
-		}
-	}
+// english is what an English stem reaches: the words of its concepts and of
+// their derived forms and broader concepts, the Chinese words that translate
+// those, the narrower concepts, and its intents.
+func (x *expansion) english(stem string) *bag {
+	b := newBag()
+	x.close(stem, 1, b)
+	x.translate(b, x.w.Translation)
+	x.narrowerOf(stem, 1, b)
 	for _, term := range x.lx.intents[stem] {
-		add(term, w.Intent*scale)
+		b.add(term, x.w.Intent)
 	}
-	return alts
+	return b
+}
+
+// close adds the words of a stem's concepts, their derived forms and broader
+// concepts, most frequent sense first.
+func (x *expansion) close(stem string, scale float64, b *bag) {
+	t, w := x.lx.table, x.w
+	id, ok := t.stem(stem)
+	if !ok {
+		return
+	}
+	senseW := scale
+	for _, syn := range t.senses.of(id) {
+		x.concept(syn, w.Synonym*senseW, b)
+		for _, rel := range t.related.of(syn) {
+			x.concept(rel, w.Derived*senseW, b)
+		}
+		for _, br := range t.broader.of(syn) {
+			x.concept(br, w.Broader*senseW, b)
+		}
+		senseW *= w.SenseDecay
+	}
+}
+
+// narrowerOf adds the narrower concepts of a stem's senses, level by level, at
+// most maxNarrower concepts per sense.
+func (x *expansion) narrowerOf(stem string, scale float64, b *bag) {
+	t, w := x.lx.table, x.w
+	id, ok := t.stem(stem)
+	if !ok {
+		return
+	}
+	senseW := scale
+	for _, syn := range t.senses.of(id) {
+		level, budget := []int32{syn}, maxNarrower
+		for depth := 0; depth < len(w.Narrower) && len(level) > 0 && budget > 0; depth++ {
+			var next []int32
+			for _, s := range level {
+				for _, n := range t.narrower.of(s) {
+					if budget == 0 {
+						break
+					}
+					budget--
+					x.concept(n, w.Narrower[depth]*senseW, b)
+					next = append(next, n)
+				}
+			}
+			level = next
+		}
+		senseW *= w.SenseDecay
+	}
 }
 
 // maxNarrower bounds the narrower concepts read for one sense ("food" has
 // thousands).
-const maxNarrower = 600
+const maxNarrower = 300
 
-func (x *expansion) concept(syn int32, weight float64, add func(string, float64)) {
-	for _, st := range x.lx.table.members.of(syn) {
-		add(x.lx.table.stems[st], weight)
+// maxTranslated bounds the English terms translate reads, the closest first.
+const maxTranslated = 40
+
+// translate adds the Chinese words that translate the first English terms of b,
+// at their weight times factor.
+func (x *expansion) translate(b *bag, factor float64) {
+	t := x.lx.table
+	n := min(len(b.terms), maxTranslated)
+	for i := range n {
+		id, ok := t.stem(b.terms[i])
+		if !ok {
+			continue
+		}
+		w := b.ws[i] * factor
+		for _, word := range t.enZH.of(id) {
+			for _, zt := range zhTerms(t.words[word]) {
+				b.add(zt, w)
+			}
+		}
 	}
 }
 
-func (x *expansion) narrower(syn int32, depth int, scale float64, budget *int, add func(string, float64)) {
-	if depth >= len(x.w.Narrower) {
-		return
-	}
-	for _, n := range x.lx.table.narrower.of(syn) {
-		if *budget <= 0 {
-			return
-		}
-		*budget--
-		x.concept(n, x.w.Narrower[depth]*scale, add)
-		x.narrower(n, depth+1, scale, budget, add)
+func (x *expansion) concept(syn int32, weight float64, b *bag) {
+	for _, st := range x.lx.table.members.of(syn) {
+		b.add(x.lx.table.stems[st], weight)
 	}
 }
 
@@ -213,8 +292,8 @@ func (x *expansion) chinese(s string) {
 			flush()
 			alts := x.chineseWord(word)
 			for _, r := range word {
-				if c := string(r); !x.lx.zhStop[c] && x.w.Character > alts[c] {
-					alts[c] = x.w.Character
+				if c := string(r); !x.lx.zhStop[c] {
+					alts.add(c, x.w.Character)
 				}
 			}
 			for _, t := range zhTerms(word) {
@@ -227,49 +306,35 @@ func (x *expansion) chinese(s string) {
 }
 
 // chineseWord is what a Chinese word reaches: the English stems of its senses
-// (and their first concept's words and derived forms), the other Chinese words
-// that share a sense with it, and its intents.
-func (x *expansion) chineseWord(word string) map[string]float64 {
-	alts := map[string]float64{}
-	add := func(term string, w float64) {
-		if w > alts[term] {
-			alts[term] = w
-		}
-	}
+// and their close concepts, the Chinese words that translate those (another
+// word with a sense of this one: 生活 → live → 住), the narrower concepts of its
+// senses, and its intents.
+func (x *expansion) chineseWord(word string) *bag {
+	b := newBag()
 	t, w := x.lx.table, x.w
 	if id, ok := t.word(word); ok {
-		for i, st := range t.zhExact.of(id) {
-			tw := w.Translation
+		exact := t.zhExact.of(id)
+		weight := func(i int) float64 {
 			if i >= 3 {
-				tw *= w.SenseDecay
+				return w.Translation * w.SenseDecay
 			}
-			add(t.stems[st], tw)
-			for _, syn := range firstSense(t.senses.of(st)) {
-				x.concept(syn, tw*w.Synonym, add)
-				for _, rel := range t.related.of(syn) {
-					x.concept(rel, tw*w.Derived, add)
-				}
-			}
-			for _, zh := range t.enZH.of(st) {
-				if zh != id {
-					for _, term := range zhTerms(t.words[zh]) {
-						add(term, w.Pivot)
-					}
-				}
-			}
+			return w.Translation
+		}
+		for i, st := range exact {
+			b.add(t.stems[st], weight(i))
+		}
+		for i, st := range exact {
+			x.close(t.stems[st], weight(i), b)
+		}
+		x.translate(b, w.Pivot/w.Translation)
+		for i, st := range exact {
+			x.narrowerOf(t.stems[st], weight(i), b)
 		}
 	}
 	for _, term := range x.lx.intents[word] {
-		add(term, w.Intent)
+		b.add(term, w.Intent)
 	}
-	return alts
-}
-
-func firstSense(ids []int32) []int32 {
-	if len(ids) > 1 {
-		return ids[:1]
-	}
-	return ids
+	return b
 }
 
 // zhTerms are the index terms a Chinese word is found by: itself when it is one
@@ -289,19 +354,4 @@ func zhTerms(word string) []string {
 		out = append(out, word[offs[i]:offs[i+2]])
 	}
 	return out
-}
-
-// heaviest keeps the n heaviest related terms of one query term (and all of the
-// others', which come first in the list).
-func heaviest(related []ports.RelatedTerm, of string, n int) []ports.RelatedTerm {
-	cut := len(related)
-	for cut > 0 && related[cut-1].Of == of {
-		cut--
-	}
-	mine := related[cut:]
-	if len(mine) <= n {
-		return related
-	}
-	sortByWeight(mine)
-	return related[:cut+n]
 }

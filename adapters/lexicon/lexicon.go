@@ -15,7 +15,8 @@ type lexicon struct {
 	table   *table
 	intents map[string][]string // a trigger (stem or Chinese word) → the words memories of its kind use
 	zhStop  map[string]bool
-	maxWord int // the longest dictionary or function word, in runes
+	maxWord int // the longest dictionary word, in runes
+	maxStop int // the longest function word
 }
 
 func load(an ports.TextAnalyzer) (*lexicon, error) {
@@ -27,7 +28,7 @@ func load(an ports.TextAnalyzer) (*lexicon, error) {
 	for _, line := range dataLines(zhStopText) {
 		for _, w := range strings.Fields(line) {
 			lx.zhStop[w] = true
-			lx.maxWord = max(lx.maxWord, utf8.RuneCountInString(w))
+			lx.maxStop = max(lx.maxStop, utf8.RuneCountInString(w))
 		}
 	}
 	for _, line := range dataLines(intentsText) {
@@ -90,18 +91,29 @@ func (lx *lexicon) segment(s string) []string {
 	runes := []rune(s)
 	var out []string
 	for i := 0; i < len(runes); {
-		n := 1
-		for l := min(lx.maxWord, len(runes)-i); l > 1; l-- {
-			w := string(runes[i : i+l])
-			if _, ok := lx.table.word(w); ok || lx.zhStop[w] {
+		n := lx.stopAt(runes[i:])
+		for l := min(lx.maxWord, len(runes)-i); n == 0 && l > 1; l-- {
+			if _, ok := lx.table.word(string(runes[i : i+l])); ok {
 				n = l
-				break
 			}
 		}
+		n = max(n, 1)
 		out = append(out, string(runes[i:i+n]))
 		i += n
 	}
 	return out
+}
+
+// stopAt is the length of the longest function word of two characters or more
+// that runes start with, 0 if none: a function word wins over a dictionary word
+// that starts with it ("什么地方" is 什么 + 地方, "什么时候" a function word).
+func (lx *lexicon) stopAt(runes []rune) int {
+	for l := min(lx.maxStop, len(runes)); l > 1; l-- {
+		if lx.zhStop[string(runes[:l])] {
+			return l
+		}
+	}
+	return 0
 }
 
 func isHan(r rune) bool {

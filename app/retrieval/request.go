@@ -107,8 +107,11 @@ type plan struct {
 	minScore float64
 	now      time.Time
 	terms    []string // the analysed query
-	related  []ports.RelatedTerm
-	explain  *explanation // nil unless Search.Explain
+	// memoryTerms and related are the query memories are searched with (the
+	// Expander's, when there is one; see lexicalQuery).
+	memoryTerms []string
+	related     []ports.RelatedTerm
+	explain     *explanation // nil unless Search.Explain
 }
 
 // explanation collects what a search left out (Search.Explain).
@@ -164,10 +167,10 @@ func (s *Service) parse(q Search) (plan, error) {
 	if err := invalid.Join(errs...); err != nil {
 		return plan{}, err
 	}
+	p.terms = s.deps.Analyzer.Terms(p.Query)
+	p.memoryTerms = p.terms
 	if s.deps.Expander != nil {
-		p.terms, p.related = s.deps.Expander.Expand(p.Query)
-	} else {
-		p.terms = s.deps.Analyzer.Terms(p.Query)
+		p.memoryTerms, p.related = s.deps.Expander.Expand(p.Query)
 	}
 	if q.Explain {
 		p.explain = &explanation{unread: map[string]int{}}

@@ -83,6 +83,8 @@ type Config struct {
 	Weights lexicon.Weights // zero: lexicon.DefaultWeights
 	Mode    retrieval.Mode  // zero: auto
 	K       int             // zero: 5
+	// MinScore, when set, replaces the product's min_score.
+	MinScore *float64
 }
 
 // Outcome is one question's result.
@@ -166,7 +168,7 @@ func (r *Rig) Ask(ctx context.Context, qs []Question, c Config) ([]Outcome, erro
 	}
 	out := make([]Outcome, 0, len(qs))
 	for _, q := range qs {
-		res, err := r.search.Search(ctx, retrieval.Search{Scope: r.scope, Query: q.Text, Mode: string(c.Mode), Limit: k})
+		res, err := r.search.Search(ctx, retrieval.Search{Scope: r.scope, Query: q.Text, Mode: string(c.Mode), Limit: k, MinScore: c.MinScore})
 		if err != nil {
 			return nil, err
 		}

@@ -1,6 +1,7 @@
 package lexical
 
 import (
+	"cmp"
 	"slices"
 	"sync"
 
@@ -59,7 +60,7 @@ type scratch struct {
 	queryIDF []float64
 	// a term with related terms: the best match per document (scoreGroup)
 	group   []groupMatch
-	groupAt map[int32]int32
+	groupAt []int32 // per document: its place in group + 1, 0 when not there
 }
 
 type groupMatch struct {
@@ -74,8 +75,10 @@ func (s *scratch) reset(n int) {
 		s.own, s.nb = make([]float64, n), make([]float64, n)
 		s.direct, s.context = make([]float64, n), make([]float64, n)
 		s.hit, s.want = make([]bool, n), make([]bool, n)
+		s.groupAt = make([]int32, n)
 	}
 	s.own, s.nb, s.direct, s.context, s.hit, s.want = s.own[:n], s.nb[:n], s.direct[:n], s.context[:n], s.hit[:n], s.want[:n]
+	s.groupAt = s.groupAt[:n]
 	s.only = false
 	s.touched, s.matched, s.queryIDF = s.touched[:0], s.matched[:0], s.queryIDF[:0]
 }
@@ -183,28 +186,31 @@ func (ki *kindIndex) scoreGroup(s *scratch, qt queryTerm, alts []ports.RelatedTe
 				scale = weight * idf / termIDF
 			}
 			d, c = d*scale, c*scale
-			g, ok := s.groupAt[doc]
-			if !ok {
-				s.groupAt[doc] = int32(len(s.group))
+			g := s.groupAt[doc]
+			if g == 0 {
 				s.group = append(s.group, groupMatch{doc: doc, direct: d, context: c})
+				s.groupAt[doc] = int32(len(s.group))
 				return
 			}
-			if e := &s.group[g]; d+c > e.direct+e.context {
+			if e := &s.group[g-1]; d+c > e.direct+e.context {
 				e.direct, e.context = d, c
 			}
 		}
-	}
-	if s.groupAt == nil {
-		s.groupAt = map[int32]int32{}
 	}
 	idf = r.IDF(0, ki.n)
 	if len(ki.postings[qt.term]) > 0 {
 		idf = ki.eachMatch(s, qt.term, m, r, best(1))
 	}
+	// Related terms cost their postings: at most as many as the term's own (or
+	// minRelatedPostings), the heaviest terms first, so that a user with 100,000
+	// memories does not pay for every sibling of a common word.
+	budget := max(minRelatedPostings, len(ki.postings[qt.term]))
 	for _, a := range alts {
-		if a.Term == qt.term || a.Weight <= 0 || len(ki.postings[a.Term]) == 0 {
+		n := len(ki.postings[a.Term])
+		if a.Term == qt.term || a.Weight <= 0 || n == 0 || n > budget {
 			continue
 		}
+		budget -= n
 		ki.eachMatch(s, a.Term, m, r, best(min(a.Weight, 0.999)))
 	}
 	q := float64(qt.count)
@@ -212,8 +218,8 @@ func (ki *kindIndex) scoreGroup(s *scratch, qt queryTerm, alts []ports.RelatedTe
 		s.direct[g.doc] += q * g.direct
 		s.context[g.doc] += q * g.context
 		s.markMatched(g.doc)
+		s.groupAt[g.doc] = 0
 	}
-	clear(s.groupAt)
 	return idf
 }
 
@@ -272,6 +278,9 @@ func (ki *kindIndex) eachMatch(s *scratch, term string, m ranking.Matcher, r ran
 	return idf
 }
 
+// minRelatedPostings is the postings a term's related terms may read at least.
+const minRelatedPostings = 4096
+
 // relatedOf groups a query's related terms by the term they stand in for.
 func relatedOf(related []ports.RelatedTerm) map[string][]ports.RelatedTerm {
 	if len(related) == 0 {
@@ -280,6 +289,9 @@ func relatedOf(related []ports.RelatedTerm) map[string][]ports.RelatedTerm {
 	out := make(map[string][]ports.RelatedTerm, len(related))
 	for _, rt := range related {
 		out[rt.Of] = append(out[rt.Of], rt)
+	}
+	for _, alts := range out {
+		slices.SortStableFunc(alts, func(a, b ports.RelatedTerm) int { return cmp.Compare(b.Weight, a.Weight) })
 	}
 	return out
 }

@@ -169,7 +169,7 @@ func (s *Service) parse(q Search) (plan, error) {
 	}
 	p.terms = s.deps.Analyzer.Terms(p.Query)
 	p.memoryTerms = p.terms
-	if s.deps.Expander != nil {
+	if s.deps.Expander != nil && slices.Contains(p.kinds, memory.KindMemory) {
 		p.memoryTerms, p.related = s.deps.Expander.Expand(p.Query)
 	}
 	if q.Explain {

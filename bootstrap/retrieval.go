@@ -129,9 +129,8 @@ func newRetrievalService(p retrievalParams) *retrieval.Service {
 		deps.Embedder, deps.Vectors = p.Guard.Embedder(p.Embedder), p.Guard.Index(p.Vectors)
 	}
 	if c.Memory.QueryExpansion {
-		// Read in the background from start-up on, so that the first search
-		// seldom waits for the table.
-		lexicon.Warm()
+		// The table is read by the first search of memories (about 0.2 s), not at
+		// start-up: a process that never searches memories never pays for it.
 		deps.Expander = lexicon.New(p.Analyzer, lexicon.Weights{})
 	}
 	return retrieval.New(deps, retrieval.Options{

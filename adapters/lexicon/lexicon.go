@@ -119,15 +119,3 @@ func (lx *lexicon) stopAt(runes []rune) int {
 func isHan(r rune) bool {
 	return r >= 0x4E00 && r <= 0x9FFF || r >= 0x3400 && r <= 0x4DBF || r > 0xFFFF && unicode.Is(unicode.Han, r)
 }
-
-func sortByWeight(rs []ports.RelatedTerm) {
-	slices.SortStableFunc(rs, func(a, b ports.RelatedTerm) int {
-		switch {
-		case a.Weight > b.Weight:
-			return -1
-		case a.Weight < b.Weight:
-			return 1
-		}
-		return strings.Compare(a.Term, b.Term)
-	})
-}

@@ -2,7 +2,9 @@ package lexicon
 
 import (
 	"slices"
+	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"engram/adapters/textanalysis"
 	"engram/ports"
@@ -76,6 +78,41 @@ func TestParseTable_refusesWhatTheGeneratorDidNotWrite(t *testing.T) {
 	for _, data := range [][]byte{nil, []byte("not gzip"), gzipped(t, []byte("engram-lexicon-0")), gzipped(t, []byte(tableMagic+"\xff"))} {
 		if _, err := parseTable(data); err == nil {
 			t.Errorf("parseTable(%q) succeeded; want an error", data)
+		}
+	}
+}
+
+// TestIntents_everyTriggerCanBeAQuestionTerm: a trigger that the analyzer drops
+// (a stop word such as "where") or that segmentation never yields would never
+// fire; the data must not pretend otherwise.
+func TestIntents_everyTriggerCanBeAQuestionTerm(t *testing.T) {
+	t.Parallel()
+	an := textanalysis.New(textanalysis.Options{})
+	lx, err := testExpander.data()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tbl := lx.table
+	for _, line := range dataLines(intentsText) {
+		name, rule, _ := strings.Cut(line, ":")
+		triggers, _, ok := strings.Cut(rule, "=>")
+		if !ok {
+			t.Errorf("intent %q has no =>", name)
+			continue
+		}
+		for _, w := range strings.Fields(triggers) {
+			if r, _ := utf8.DecodeRuneInString(w); isHan(r) {
+				if _, ok := tbl.word(w); !ok && utf8.RuneCountInString(w) > 1 {
+					t.Errorf("intent %s: trigger %q is no dictionary word; segmentation never yields it", name, w)
+				}
+				if lx.zhStop[w] {
+					t.Errorf("intent %s: trigger %q is a function word; questions leave it out", name, w)
+				}
+				continue
+			}
+			if len(triggerKeys(an, w)) == 0 {
+				t.Errorf("intent %s: trigger %q is a stop word; no question has it as a term", name, w)
+			}
 		}
 	}
 }

@@ -194,6 +194,9 @@ const (
 	panicked                              // a handler panicked
 	noValidKey                            // no API key, another scheme, or a key nobody issued
 	keyUncheckable                        // the key store cannot answer
+	rateLimited                           // the key made more requests than ENGRAM_RATE_LIMIT_RPS allows
+	userOutOfReach                        // a user-scoped key named another user
+	tenantWideOnly                        // a user-scoped key called an operation of the whole tenant
 )
 
 // status maps each failure of the edge to its status code, next to problem's
@@ -216,6 +219,10 @@ func (f edgeFailure) status() int {
 		return http.StatusUnauthorized
 	case keyUncheckable:
 		return http.StatusServiceUnavailable
+	case rateLimited:
+		return http.StatusTooManyRequests
+	case userOutOfReach, tenantWideOnly:
+		return http.StatusForbidden
 	}
 	return http.StatusInternalServerError
 }

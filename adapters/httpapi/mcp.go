@@ -1,7 +1,6 @@
 package httpapi
 
 import (
-	"context"
 	"net/http"
 	"time"
 )
@@ -9,7 +8,7 @@ import (
 // MCPPath is where the MCP endpoint is served.
 const MCPPath = "/mcp"
 
-// UserHeader names the default user of an MCP connection.
+// UserHeader names the user an MCP connection is pinned to.
 const UserHeader = "X-Engram-User"
 
 // MountMCP serves the MCP endpoint (streamable HTTP) at /mcp. It goes through the
@@ -23,7 +22,20 @@ const UserHeader = "X-Engram-User"
 //
 // Its requests are observed like an operation's, as operation "mcp".
 func MountMCP(api *API, h http.Handler) {
-	api.mux.Handle(http.MethodPost+" "+MCPPath, observed(api.opts.Observer, "mcp", authenticated(api.authn, api.opts.Logger, h)))
+	api.mux.Handle(http.MethodPost+" "+MCPPath, observed(api.opts.Observer, "mcp",
+		authenticated(api.authn, api.limits, api.opts.Logger, reachHeaders(h))))
+}
+
+// MCPIdentity is who an MCP request acts for: its key's tenant, and the user the
+// connection is pinned to: the X-Engram-User header, else the one user a
+// user-scoped key reaches; "" when neither names one (then every tool call names
+// its user).
+func MCPIdentity(r *http.Request) (tenant, user string) {
+	who := principalFrom(r.Context())
+	if user = r.Header.Get(UserHeader); user == "" {
+		user = who.User
+	}
+	return who.Tenant, user
 }
 
 // observed is observe for a handler outside huma.
@@ -43,5 +55,4 @@ func observed(o Observer, operation string, h http.Handler) http.Handler {
 	})
 }
 
-// Tenant is the tenant a request authenticated as, or "" outside one.
-func Tenant(ctx context.Context) string { return tenantFrom(ctx) }
+

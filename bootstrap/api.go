@@ -130,7 +130,7 @@ func serveHTTP(lc fx.Lifecycle, setting, addr string, handler http.Handler, cfg 
 		// answers a slow body with a 408 problem: the server's own timeouts would
 		// only drop the connection.
 		IdleTimeout: time.Duration(cfg.HTTP.IdleTimeoutSec) * time.Second,
-		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+		ErrorLog:    slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
 	lc.Append(fx.Hook{
 		OnStart: func(ctx context.Context) error {

@@ -54,5 +54,3 @@ func observed(o Observer, operation string, h http.Handler) http.Handler {
 		o.ObserveRequest(operation, status, time.Since(start))
 	})
 }
-
-

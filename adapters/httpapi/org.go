@@ -143,7 +143,7 @@ func RegisterOrg(api *API, svc Org) {
 	register(api, huma.Operation{
 		OperationID: "org_users", Method: http.MethodGet, Path: "/org/users",
 		Metadata: map[string]any{reachMetadata: reachFiltered},
-		Summary: "Resolve a name to users of the tenant, or list the organisation", Tags: tags,
+		Summary:  "Resolve a name to users of the tenant, or list the organisation", Tags: tags,
 		Errors: []int{http.StatusUnprocessableEntity},
 		Description: "With name: the users it may mean, best first — a whole display name or nickname, then a given name " +
 			"(小明 for 王小明) or one word of a Latin name, then pinyin (\"Xiao Ming\" finds 小明) and 小王/老王; case, " +

@@ -90,7 +90,7 @@ func RegisterTools(api *API, tb *Toolbox) {
 	register(api, huma.Operation{
 		OperationID: "tools_list", Method: http.MethodGet, Path: "/tools",
 		Metadata: map[string]any{reachMetadata: reachNoUserData},
-		Summary: "Function-calling definitions of the agent tools", Tags: tags,
+		Summary:  "Function-calling definitions of the agent tools", Tags: tags,
 		Description: "Generated from the same Go types as the memory operations, so the schemas are what those operations accept. " +
 			"Their descriptions tell the model when to save and what never to save (seed 000's boundaries).",
 		Responses: map[string]*huma.Response{"200": jsonResponse("The tools, sorted by name, in the format asked for.",

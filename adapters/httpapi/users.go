@@ -121,7 +121,7 @@ func RegisterErasure(api *API, er Erasure, us Users) {
 	register(api, huma.Operation{
 		OperationID: "users_list", Method: http.MethodGet, Path: "/users",
 		Metadata: map[string]any{reachMetadata: reachFiltered},
-		Summary: "List the tenant's users and what is stored of them", Tags: []string{"users"},
+		Summary:  "List the tenant's users and what is stored of them", Tags: []string{"users"},
 		Description: "Users with anything stored, in id order. Users being erased are left out.",
 		Errors:      []int{http.StatusUnprocessableEntity},
 	}, func(ctx context.Context, in *PageQuery) (*userListOutput, error) {

@@ -278,7 +278,9 @@ func TestResources_aUsersMemories(t *testing.T) {
 func TestHandler_tenantFromEachRequestUserFromTheHeader(t *testing.T) {
 	t.Parallel()
 	srv := newServer(t)
-	h := srv.Handler(func(r *http.Request) (string, string) { return r.Header.Get("X-Test-Tenant"), r.Header.Get("X-Engram-User") }, 1<<20)
+	h := srv.Handler(func(r *http.Request) (string, string) {
+		return r.Header.Get("X-Test-Tenant"), r.Header.Get("X-Engram-User")
+	}, 1<<20)
 	ts := httptest.NewServer(h)
 	t.Cleanup(ts.Close)
 	session := func(tenant, user string) *mcp.ClientSession {

@@ -1,6 +1,8 @@
 package httpapi
 
 import (
+	"bytes"
+	"io"
 	"net/http"
 	"time"
 )
@@ -23,7 +25,22 @@ const UserHeader = "X-Engram-User"
 // Its requests are observed like an operation's, as operation "mcp".
 func MountMCP(api *API, h http.Handler) {
 	api.mux.Handle(http.MethodPost+" "+MCPPath, observed(api.opts.Observer, "mcp",
-		authenticated(api.authn, api.limits, api.opts.Logger, reachHeaders(h))))
+		authenticated(api.authn, api.limits, api.opts.Logger, reachHeaders(readWholeBody(api.opts.MaxBodyBytes, h)))))
+}
+
+// readWholeBody reads the JSON-RPC body before the MCP server sees it, so that a
+// body that does not arrive within the edge's deadline is a 408 problem, and one
+// over the limit a 413, as on every other route.
+func readWholeBody(limit int64, h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, failure, msg := readLimited(r.Body, limit)
+		if failure != 0 {
+			writeProblem(w, r, failure.status(), msg)
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		h.ServeHTTP(w, r)
+	})
 }
 
 // MCPIdentity is who an MCP request acts for: its key's tenant, and the user the

@@ -110,7 +110,7 @@ func exerciseTools(t *testing.T, s *mcp.ClientSession) {
 	}
 }
 
-// Over streamable HTTP, with a key and X-Engram-User naming the default user, the
+// Over streamable HTTP, with a key and X-Engram-User pinning the connection, the
 // Go SDK's client saves, appends, lists, searches and deletes; the REST API sees
 // it; another tenant's key sees nothing; without a valid key /mcp is a 401.
 func TestMCP_streamableHTTPWithAKey(t *testing.T) {
@@ -153,9 +153,11 @@ func TestMCP_streamableHTTPWithAKey(t *testing.T) {
 		t.Error("the profile of a user the tenant does not know was read")
 	}
 
-	// user_id names another user of the same tenant.
-	if text, isError := callTool(t, acme, "memory_list", map[string]any{"user_id": "bob"}); isError || !strings.Contains(text, `"items":[]`) {
-		t.Errorf("bob's memories: %s", text)
+	// The connection is pinned to alice: naming another user of the tenant is
+	// refused, in words for the model.
+	if text, isError := callTool(t, acme, "memory_list", map[string]any{"user_id": "bob"}); !isError ||
+		!strings.Contains(text, "names another user: this connection acts for user alice only") {
+		t.Errorf("bob's memories over alice's connection: error %v, %s", isError, text)
 	}
 	// Another tenant's key sees nothing of alice.
 	globex := mcpOverHTTP(t, srv, map[string]string{"Authorization": "Bearer " + globexMCPKey, "X-Engram-User": "alice"})

@@ -40,7 +40,7 @@ const (
 var userHeaders = map[string]bool{"X-Acting-User": true, UserHeader: true}
 
 // reachUsers is the /v1 middleware that applies the rules above to the path and
-// headers of every operation.
+// headers of every request.
 func reachUsers(api huma.API) func(huma.Context, func(huma.Context)) {
 	return func(ctx huma.Context, next func(huma.Context)) {
 		who := principalFrom(ctx.Context())
@@ -50,18 +50,19 @@ func reachUsers(api huma.API) func(huma.Context, func(huma.Context)) {
 		}
 		op := ctx.Operation()
 		namesUser := false
+		named := make([]string, 0, 1+len(userHeaders))
 		for _, p := range op.Parameters {
-			var named string
-			switch {
-			case p.In == "path" && p.Name == "user":
-				named, namesUser = ctx.Param(p.Name), true
-			case p.In == "header" && userHeaders[p.Name]:
-				named = ctx.Header(p.Name)
-			default:
-				continue
+			if p.In == "path" && p.Name == "user" {
+				named, namesUser = append(named, ctx.Param(p.Name)), true
 			}
-			if named != "" && !who.Reaches(named) {
-				_ = huma.WriteErr(api, ctx, userOutOfReach.status(), outOfReach(who.User, named))
+		}
+		// A header that names a user counts whether the operation reads it or not.
+		for name := range userHeaders {
+			named = append(named, ctx.Header(name))
+		}
+		for _, user := range named {
+			if user != "" && !who.Reaches(user) {
+				_ = huma.WriteErr(api, ctx, userOutOfReach.status(), outOfReach(who.User, user))
 				return
 			}
 		}

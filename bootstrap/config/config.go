@@ -84,8 +84,8 @@ type Database struct {
 
 type Auth struct {
 	APIKeys string `yaml:"api_keys" env:"ENGRAM_API_KEYS" secret:"keys"`
-	// CacheTTLSec: stored keys created or revoked while the server runs take
-	// effect within this time.
+	// CacheTTLSec: the longest a stored key's lookup is cached; keys created or
+	// revoked take effect at the next request regardless (the key generation).
 	CacheTTLSec int `yaml:"cache_ttl_sec" env:"ENGRAM_AUTH_CACHE_TTL_SEC"`
 }
 

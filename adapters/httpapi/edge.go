@@ -43,8 +43,11 @@ func (e *edge) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		_ = rc.SetWriteDeadline(time.Time{})
 		rec.rc, rec.writeTimeout = rc, e.writeTimeout
 	}
-	e.limitBody(r, rc)
+	// A copy of the request from here on: the server reads the original's body
+	// type after the handler (an unread Expect: 100-continue body must stay
+	// recognisable, or the server would wait for it).
 	r = r.WithContext(withExchange(r.Context(), x))
+	e.limitBody(r, rc)
 	treatFormAsJSON(r)
 	defer func() {
 		if p := recover(); p != nil {

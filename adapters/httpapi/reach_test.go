@@ -37,7 +37,9 @@ func reachServer(t *testing.T, rateLimit float64) (http.Handler, string, string)
 	api := httpapi.New(http.NewServeMux(), httpapi.Options{MaxBodyBytes: 1 << 20, RateLimit: rateLimit}, authn)
 	probe := func(ctx context.Context, _ *struct{}) (*probeOutput, error) { return &probeOutput{}, nil }
 	huma.Register(api.V1, huma.Operation{OperationID: "probe_user", Method: http.MethodGet, Path: "/users/{user}/probe"},
-		func(ctx context.Context, in *struct{ httpapi.UserPath }) (*probeOutput, error) { return probe(ctx, nil) })
+		func(ctx context.Context, in *struct{ httpapi.UserPath }) (*probeOutput, error) {
+			return probe(ctx, nil)
+		})
 	huma.Register(api.V1, huma.Operation{OperationID: "probe_tenant", Method: http.MethodGet, Path: "/later"}, probe)
 	return api.Handler(), acmeKey, aliceKey
 }

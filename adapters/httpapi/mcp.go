@@ -24,8 +24,17 @@ const UserHeader = "X-Engram-User"
 //
 // Its requests are observed like an operation's, as operation "mcp".
 func MountMCP(api *API, h http.Handler) {
-	api.mux.Handle(http.MethodPost+" "+MCPPath, observed(api.opts.Observer, "mcp",
-		authenticated(api.authn, api.limits, api.opts.Logger, reachHeaders(readWholeBody(api.opts.MaxBodyBytes, h)))))
+	Mount(api, http.MethodPost+" "+MCPPath, "mcp", readWholeBody(api.opts.MaxBodyBytes, h))
+}
+
+// Mount serves a handler outside huma (MCP, a compatibility surface that speaks
+// its client's protocol) at pattern, the way /v1 is served: through the edge,
+// authenticated and rate limited, with the headers that name a user checked
+// against the key (reach.go), and observed as operation. A handler that names the
+// user in its own arguments asks Reaches before it acts.
+func Mount(api *API, pattern, operation string, h http.Handler) {
+	api.mux.Handle(pattern, observed(api.opts.Observer, operation,
+		authenticated(api.authn, api.limits, api.opts.Logger, reachHeaders(h))))
 }
 
 // readWholeBody reads the JSON-RPC body before the MCP server sees it, so that a

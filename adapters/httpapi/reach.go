@@ -85,6 +85,11 @@ func outOfReach(reached, named string) string {
 // reachable reports whether the request may see what belongs to user.
 func reachable(ctx context.Context, user string) bool { return principalFrom(ctx).Reaches(user) }
 
+// Reaches is reachable for a handler served with Mount: a user it finds in its
+// own arguments (a compatibility surface's user_id) is refused, in its client's
+// error shape, unless Reaches says yes.
+func Reaches(ctx context.Context, user string) bool { return reachable(ctx, user) }
+
 // onlyUser is the one user a listing may show, "" when it may show every user.
 func onlyUser(ctx context.Context) string { return principalFrom(ctx).User }
 

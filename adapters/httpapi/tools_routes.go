@@ -77,7 +77,9 @@ func RegisterTools(api *API, tb *Toolbox) {
 	describeTag(api.Root, "tools", "Agent tools (memory_save, memory_append, memory_delete, memory_list, memory_search) for "+
 		"function calling: hand GET /v1/tools to the model, post its tool calls to POST /v1/users/{user}/tools/{name}. "+
 		"The same tools are served over MCP (streamable HTTP, JSON-RPC) at "+MCPPath+", outside this document: "+
-		"authenticated with the same bearer key, the user in the user_id argument or the "+UserHeader+" header.")
+		"authenticated with the same bearer key. A connection that names its user (the "+UserHeader+" header, or a key "+
+		"created for one user) is pinned to it: no user_id argument, and no other user's memories; otherwise every call names "+
+		"its user with user_id.")
 
 	// The toolbox does not change once built: both formats are made once.
 	defs := tb.Definitions(false)

@@ -86,7 +86,7 @@ func RegisterLifecycle(api *API, svc Lifecycle) {
 	}, func(ctx context.Context, in *jobPath) (*jobOutput, error) {
 		job, err := svc.Job(ctx, tenantFrom(ctx), in.JobID)
 		if err == nil {
-			err = owned(ctx, job.Scope.User, "job", in.JobID)
+			err = ownedJob(ctx, job.Scope, in.JobID)
 		}
 		if err != nil {
 			return nil, problem(ctx, log, err, "path")

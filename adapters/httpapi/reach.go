@@ -6,6 +6,7 @@ import (
 
 	"github.com/danielgtaylor/huma/v2"
 
+	"engram/domain/memory"
 	"engram/ports"
 )
 
@@ -115,4 +116,14 @@ func reachHeaders(h http.Handler) http.Handler {
 		}
 		h.ServeHTTP(w, r)
 	})
+}
+
+// ownedJob is owned for a job: a DONE erasure names its user by the fingerprint
+// of tenant and user id, which the user's own key still reaches.
+func ownedJob(ctx context.Context, scope memory.Scope, id string) error {
+	who := principalFrom(ctx)
+	if who.Pinned() && scope.User == (memory.Scope{Tenant: who.Tenant, User: who.User}).Fingerprint() {
+		return nil
+	}
+	return owned(ctx, scope.User, "job", id)
 }

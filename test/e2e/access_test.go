@@ -16,6 +16,7 @@ import (
 	"github.com/oklog/ulid/v2"
 
 	"engram/test/testenv"
+	"engram/test/wait"
 )
 
 // accessTenantKey is the configured tenant key of the access tests: with it the
@@ -180,6 +181,31 @@ func runUserScopedKey(t *testing.T, postgres bool) {
 	if resp.status != http.StatusForbidden || !strings.Contains(resp.body, "this API key reaches user alice only") {
 		t.Errorf("/mcp with alice's key and X-Engram-User bob: %d %s", resp.status, resp.body)
 	}
+
+	// Jobs: alice follows her own erasure to the end (when DONE it names her by a
+	// fingerprint), never bob's.
+	var bobJob, aliceJob struct {
+		JobID string `json:"job_id"`
+	}
+	if code := srv.Do(http.MethodDelete, "/v1/users/bob", nil, &bobJob, tenant...); code != http.StatusAccepted {
+		t.Fatalf("erase bob with the tenant key: %d", code)
+	}
+	if code := srv.Do(http.MethodGet, "/v1/jobs/"+bobJob.JobID, nil, nil, alice...); code != http.StatusNotFound {
+		t.Errorf("bob's erasure job with alice's key: %d, want 404", code)
+	}
+	if code := srv.Do(http.MethodDelete, "/v1/users/alice", nil, &aliceJob, alice...); code != http.StatusAccepted {
+		t.Fatalf("alice erases herself with her key: %d", code)
+	}
+	wait.Until(t, time.Minute, "alice's erasure to be DONE, followed with her key", func() bool {
+		var job struct {
+			Status string `json:"status"`
+		}
+		code := srv.Do(http.MethodGet, "/v1/jobs/"+aliceJob.JobID, nil, &job, alice...)
+		if code != http.StatusOK {
+			t.Fatalf("alice's erasure job with her key: %d", code)
+		}
+		return job.Status == "DONE"
+	})
 
 	list := cli(t, env, "keys", "list")
 	lines := strings.Split(strings.TrimSpace(list), "\n")

@@ -78,12 +78,26 @@ func toolNames(t *testing.T, s *mcp.ClientSession) []string {
 	return names
 }
 
-// exerciseTools calls every tool as an MCP client of alice would, checking each
-// answer; the caller checks the effect through the REST API.
+// exerciseTools calls every tool as an MCP client of alice would, on a connection
+// pinned to her, checking each answer; the caller checks the effect through the
+// REST API.
 func exerciseTools(t *testing.T, s *mcp.ClientSession) {
 	t.Helper()
 	if names := toolNames(t, s); !slices.Equal(names, mcpTools) {
 		t.Fatalf("tools %v, want %v", names, mcpTools)
+	}
+	list, err := s.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tool := range list.Tools {
+		if schema, _ := json.Marshal(tool.InputSchema); strings.Contains(string(schema), `"user_id"`) {
+			t.Errorf("%s takes user_id on a pinned connection: %s", tool.Name, schema)
+		}
+	}
+	if text, isError := callTool(t, s, "memory_save", map[string]any{"user_id": "bob", "key": "planted", "type": "fact", "content": "x"}); !isError ||
+		!strings.Contains(text, "this connection acts for user alice only") {
+		t.Errorf("a save naming bob on alice's connection: error %v, %s", isError, text)
 	}
 	steps := []struct {
 		tool      string

@@ -197,6 +197,9 @@ const (
 	unknownParameter                        // a query parameter the operation does not declare
 	badName                                 // a JSON name repeated in one object, or in the wrong case
 	badNumber                               // a JSON number no float64 holds (1e309)
+	rateLimited                             // the key made more requests than ENGRAM_RATE_LIMIT_RPS allows
+	userOutOfReach                          // a user-scoped key named another user
+	tenantWideOnly                          // a user-scoped key called an operation of the whole tenant
 )
 
 // status maps each failure of the edge to its status code, next to problem's
@@ -221,6 +224,10 @@ func (f edgeFailure) status() int {
 		return http.StatusUnauthorized
 	case keyUncheckable:
 		return http.StatusServiceUnavailable
+	case rateLimited:
+		return http.StatusTooManyRequests
+	case userOutOfReach, tenantWideOnly:
+		return http.StatusForbidden
 	}
 	return http.StatusInternalServerError
 }

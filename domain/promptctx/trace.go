@@ -1,6 +1,7 @@
 package promptctx
 
 import (
+	"slices"
 	"time"
 
 	"engram/domain/memory"
@@ -43,6 +44,9 @@ type TraceItem struct {
 	Score     float64
 	Snippet   string
 	Truncated bool
+	// Purged: what the item quoted was erased since (a purged memory, a deleted
+	// message); the snippet is blank and the id says what it was.
+	Purged bool
 }
 
 // RawHit is one candidate and what became of it.
@@ -54,6 +58,7 @@ type RawHit struct {
 	Score   float64
 	Kept    bool
 	Reason  string // why it was dropped: budget, below_min_score, duplicate, instruction_like…
+	Purged  bool   // the candidate was erased since
 }
 
 // Why the context call dropped a candidate before packing (the searches' own
@@ -83,4 +88,36 @@ func Explain(p Plan, early []RawHit) (items []TraceItem, hits []RawHit, counts m
 		hits = append(hits, RawHit{ID: d.ID, Kind: d.Kind, Section: d.Section, Source: d.Source, Score: d.Score, Kept: d.Kept, Reason: d.Reason})
 	}
 	return items, append(hits, early...), counts
+}
+
+// Redact blanks the snippets of the items whose id is in ids and marks them, and
+// the raw hits with those ids, purged: the trace no longer quotes what was erased
+// but still says that something was there. It reports whether anything changed.
+// The slices are copied before they change, so a trace shared with a reader is
+// not written under it.
+func (t *Trace) Redact(ids map[string]bool) bool {
+	changed := false
+	for i, it := range t.Items {
+		if ids[it.ID] && (!it.Purged || it.Snippet != "") {
+			if !changed {
+				t.Items, t.RawHits = slices.Clone(t.Items), slices.Clone(t.RawHits)
+			}
+			t.Items[i].Snippet, t.Items[i].Truncated, t.Items[i].Purged, changed = "", false, true, true
+		}
+	}
+	for i, h := range t.RawHits {
+		if ids[h.ID] && !h.Purged {
+			if !changed {
+				t.Items, t.RawHits = slices.Clone(t.Items), slices.Clone(t.RawHits)
+			}
+			t.RawHits[i].Purged, changed = true, true
+		}
+	}
+	return changed
+}
+
+// OfSession says whether the trace is of a call that named the session: of
+// flowID, or of any flow when flowID is empty.
+func (t Trace) OfSession(sessionID, flowID string) bool {
+	return t.SessionID == sessionID && (flowID == "" || t.FlowID == flowID)
 }

@@ -11,10 +11,12 @@ import (
 // would otherwise outlive its erasure there for the traces' retention.
 type TraceEraser interface {
 	// RedactTraces blanks, in every trace of the user, the snippets of the items
-	// with these ids (memory keys, message ids), which keep their id and a
-	// purged mark, and marks the raw hits with these ids purged. It says how many
-	// traces it changed.
-	RedactTraces(ctx context.Context, scope memory.Scope, itemIDs []string) (int64, error)
+	// whose id (a memory key, a message id) is a key of erased, which keep an id
+	// and a purged mark, and marks the raw hits with those ids purged. An id
+	// erased maps to a non-empty value is replaced by it (a memory key, made from
+	// its content, by the purged key its history keeps). It says how many traces
+	// it changed.
+	RedactTraces(ctx context.Context, scope memory.Scope, erased map[string]string) (int64, error)
 
 	// DeleteSessionTraces removes the traces of the context calls that named the
 	// session (of flowID; of any flow when flowID is empty) and says how many.

@@ -13,15 +13,13 @@ import (
 // RedactTraces rewrites the user's traces that quote one of the items, in one
 // transaction. A LIKE on the JSON body narrows the rows read (an id is written
 // as "id":<its JSON string>); the decoded trace decides.
-func (s *TraceStore) RedactTraces(ctx context.Context, scope memory.Scope, itemIDs []string) (int64, error) {
-	if len(itemIDs) == 0 {
+func (s *TraceStore) RedactTraces(ctx context.Context, scope memory.Scope, erased map[string]string) (int64, error) {
+	if len(erased) == 0 {
 		return 0, nil
 	}
-	ids := make(map[string]bool, len(itemIDs))
 	var likes []string
 	var args []any
-	for _, id := range itemIDs {
-		ids[id] = true
+	for id := range erased {
 		quoted, _ := json.Marshal(id)
 		likes = append(likes, "ct.body LIKE ?")
 		args = append(args, s.containsPattern(`"id":`+string(quoted)))
@@ -42,7 +40,7 @@ func (s *TraceStore) RedactTraces(ctx context.Context, scope memory.Scope, itemI
 			if err != nil {
 				return err
 			}
-			if !t.Redact(ids) {
+			if !t.Redact(erased) {
 				continue
 			}
 			row, err := toTraceRow(t)

@@ -17,24 +17,20 @@ type TraceEraser struct {
 var _ ports.TraceEraser = TraceEraser{}
 
 // RedactTraces redacts the pending traces of the user, then the stored ones.
-func (e TraceEraser) RedactTraces(ctx context.Context, scope memory.Scope, itemIDs []string) (int64, error) {
+func (e TraceEraser) RedactTraces(ctx context.Context, scope memory.Scope, erased map[string]string) (int64, error) {
 	r := e.Recorder
 	r.writing.Lock()
 	defer r.writing.Unlock()
-	ids := make(map[string]bool, len(itemIDs))
-	for _, id := range itemIDs {
-		ids[id] = true
-	}
 	var n int64
 	r.mu.Lock()
 	for id, t := range r.pending {
-		if t.Scope == scope && t.Redact(ids) {
+		if t.Scope == scope && t.Redact(erased) {
 			r.pending[id] = t
 			n++
 		}
 	}
 	r.mu.Unlock()
-	stored, err := e.Store.RedactTraces(ctx, scope, itemIDs)
+	stored, err := e.Store.RedactTraces(ctx, scope, erased)
 	return n + stored, err
 }
 

@@ -73,7 +73,7 @@ func (s *Service) DeleteMessage(ctx context.Context, cmd DeleteMessage) (Deleted
 	if out.Message.Seq == "" && len(out.Purged) == 0 {
 		return out, fmt.Errorf("message %q: %w", cmd.MessageID, ports.ErrNotFound)
 	}
-	if err := s.redact(ctx, cmd.Scope, []string{cmd.MessageID}); err != nil {
+	if err := s.redact(ctx, cmd.Scope, map[string]string{cmd.MessageID: ""}); err != nil {
 		return out, err
 	}
 	return out, s.scrub(ctx)

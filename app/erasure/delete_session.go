@@ -103,11 +103,11 @@ func (s *Service) sessionTraces(ctx context.Context, cmd DeleteSession, msgs []c
 	if err != nil {
 		return n, fmt.Errorf("delete the session's traces: %w", err)
 	}
-	ids := make([]string, len(msgs))
-	for i, m := range msgs {
-		ids[i] = m.ID
+	erased := make(map[string]string, len(msgs))
+	for _, m := range msgs {
+		erased[m.ID] = ""
 	}
-	return n, s.redact(ctx, cmd.Scope, ids)
+	return n, s.redact(ctx, cmd.Scope, erased)
 }
 
 // sessionCascade purges the memories learned only from the conversation.

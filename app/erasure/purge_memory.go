@@ -50,6 +50,7 @@ func (s *Service) purgeMemory(ctx context.Context, scope memory.Scope, key memor
 	if err := s.forget(ctx, scope, []string{was.ID()}, nil); err != nil {
 		return was, err
 	}
-	// A trace names a memory by its key.
-	return was, s.redact(ctx, scope, []string{key.String()})
+	// A trace names a memory by its key, which is made from its content: the
+	// trace keeps the purged key its history keeps instead.
+	return was, s.redact(ctx, scope, map[string]string{key.String(): memory.PurgedKey(scope, key).String()})
 }

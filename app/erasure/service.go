@@ -178,12 +178,13 @@ func (s *Service) forget(ctx context.Context, scope memory.Scope, memoryIDs []st
 	return nil
 }
 
-// redact removes the erased items' text from the user's stored traces.
-func (s *Service) redact(ctx context.Context, scope memory.Scope, itemIDs []string) error {
-	if s.deps.Traces == nil || len(itemIDs) == 0 {
+// redact removes the erased items' text from the user's stored traces (see
+// ports.TraceEraser for what erased maps).
+func (s *Service) redact(ctx context.Context, scope memory.Scope, erased map[string]string) error {
+	if s.deps.Traces == nil || len(erased) == 0 {
 		return nil
 	}
-	if _, err := s.deps.Traces.RedactTraces(ctx, scope, itemIDs); err != nil {
+	if _, err := s.deps.Traces.RedactTraces(ctx, scope, erased); err != nil {
 		return fmt.Errorf("redact traces: %w", err)
 	}
 	return nil

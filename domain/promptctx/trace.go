@@ -1,6 +1,7 @@
 package promptctx
 
 import (
+	"cmp"
 	"slices"
 	"time"
 
@@ -90,27 +91,33 @@ func Explain(p Plan, early []RawHit) (items []TraceItem, hits []RawHit, counts m
 	return items, append(hits, early...), counts
 }
 
-// Redact blanks the snippets of the items whose id is in ids and marks them, and
-// the raw hits with those ids, purged: the trace no longer quotes what was erased
-// but still says that something was there. It reports whether anything changed.
-// The slices are copied before they change, so a trace shared with a reader is
-// not written under it.
-func (t *Trace) Redact(ids map[string]bool) bool {
+// Redact blanks the snippets of the items whose id is a key of erased and marks
+// them, and the raw hits with those ids, purged: the trace no longer quotes what
+// was erased but still says that something was there. An id that would itself
+// tell what was erased (a memory key is made from its content) is replaced by
+// the one erased maps it to, when not empty. It reports whether anything
+// changed. The slices are copied before they change, so a trace shared with a
+// reader is not written under it.
+func (t *Trace) Redact(erased map[string]string) bool {
 	changed := false
+	clone := func() {
+		if !changed {
+			t.Items, t.RawHits, changed = slices.Clone(t.Items), slices.Clone(t.RawHits), true
+		}
+	}
 	for i, it := range t.Items {
-		if ids[it.ID] && (!it.Purged || it.Snippet != "") {
-			if !changed {
-				t.Items, t.RawHits = slices.Clone(t.Items), slices.Clone(t.RawHits)
-			}
-			t.Items[i].Snippet, t.Items[i].Truncated, t.Items[i].Purged, changed = "", false, true, true
+		id, ok := erased[it.ID]
+		if ok && (cmp.Or(id, it.ID) != it.ID || it.Snippet != "" || it.Truncated || !it.Purged) {
+			clone()
+			t.Items[i].ID = cmp.Or(id, it.ID)
+			t.Items[i].Snippet, t.Items[i].Truncated, t.Items[i].Purged = "", false, true
 		}
 	}
 	for i, h := range t.RawHits {
-		if ids[h.ID] && !h.Purged {
-			if !changed {
-				t.Items, t.RawHits = slices.Clone(t.Items), slices.Clone(t.RawHits)
-			}
-			t.RawHits[i].Purged, changed = true, true
+		id, ok := erased[h.ID]
+		if ok && (cmp.Or(id, h.ID) != h.ID || !h.Purged) {
+			clone()
+			t.RawHits[i].ID, t.RawHits[i].Purged = cmp.Or(id, h.ID), true
 		}
 	}
 	return changed

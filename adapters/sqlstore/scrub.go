@@ -3,6 +3,7 @@ package sqlstore
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -72,11 +73,16 @@ func (s *Scrubber) vacuum(ctx context.Context) error {
 	if err != nil {
 		return wrapErr("scrub: list tables", err)
 	}
-	for _, t := range tables {
-		// VACUUM cannot run in a transaction block: one statement each.
-		if _, err := s.db.bun.ExecContext(ctx, "VACUUM "+quoteIdent(t)); err != nil {
-			return wrapErr("scrub: vacuum "+t, err)
-		}
+	if len(tables) == 0 {
+		return nil
+	}
+	quoted := make([]string, len(tables))
+	for i, t := range tables {
+		quoted[i] = quoteIdent(t)
+	}
+	// One statement for every table (VACUUM cannot run in a transaction block).
+	if _, err := s.db.bun.ExecContext(ctx, "VACUUM "+strings.Join(quoted, ", ")); err != nil {
+		return wrapErr("scrub: vacuum", err)
 	}
 	return nil
 }

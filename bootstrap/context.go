@@ -81,6 +81,7 @@ func newContextService(cfg config.Config, search *retrieval.Service, recorder *c
 		Layout:      promptctx.Layout{Header: x.Header, Language: lang},
 		BudgetChars: x.BudgetChars, MaxMemories: cfg.Memory.RetrieveLimit, MaxEpisodes: x.MaxEpisodes, RecentMessages: x.RecentMessages,
 		MinScore: cfg.Memory.MinScore, IncludeInstructionLike: x.IncludeInstructionLike, Retention: traceRetention(cfg),
+		Secrets: cfg.Secrets.ScreenMode(),
 	})
 	return m.ContextCalls(svc)
 }

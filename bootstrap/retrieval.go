@@ -133,6 +133,7 @@ func newRetrievalService(p retrievalParams) *retrieval.Service {
 		ScanLimit:    c.Memory.RetrieveScanLimit,
 		MinScore:     c.Memory.MinScore,
 		Dense:        denseScale(c.Embedding),
+		Secrets:      c.Secrets.ScreenMode(),
 	})
 }
 

@@ -78,6 +78,7 @@ func newMessagesService(p messagesParams) *messages.Service {
 	return messages.New(p.Store, p.Clock, p.IDs, messages.Options{
 		Debounce: time.Duration(p.Config.Memory.DebounceSec * float64(time.Second)),
 		Notifier: p.Notifier,
+		Secrets:  p.Config.Secrets.ScreenMode(),
 	})
 }
 
@@ -148,7 +149,7 @@ func newPipeline(cfg config.Config, st stages, mem ports.MemoryStore, msgs ports
 		ExtractTimeout:      time.Duration(m.ExtractTimeoutSec) * time.Second,
 		UpsertTimeout:       time.Duration(m.UpsertTimeoutSec) * time.Second,
 		Retry:               conversation.RetryPolicy{MaxAttempts: m.MaxAttempts},
-		Policy:              memory.Policy{DefaultTTLDays: m.DefaultTTLDays},
+		Policy:              memory.Policy{DefaultTTLDays: m.DefaultTTLDays, Secrets: cfg.Secrets.ScreenMode()},
 		MaxCallsInFlight:    m.WorkerConcurrency,
 	})
 }

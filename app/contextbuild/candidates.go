@@ -115,6 +115,10 @@ func (s *Service) memoryCandidates(c *candidates, p plan, f Found) {
 		m := h.Memory
 		it := promptctx.Item{ID: m.Key().String(), Section: promptctx.Memories, Kind: KindMemory, Source: SourceMemories,
 			Label: fmt.Sprintf("[%s] %s", m.Type(), m.Key()), Text: m.Content(), Score: h.Score}
+		if s.opts.Secrets.Screens() && slices.Contains(m.Flags(), memory.FlagSecret) {
+			c.drop(it, promptctx.ReasonSecret)
+			continue
+		}
 		if slices.Contains(m.Flags(), memory.FlagInstructionLike) {
 			if !p.instructionLikeToo {
 				c.drop(it, promptctx.ReasonInstructionLike)

@@ -39,6 +39,7 @@ import (
 	"time"
 
 	"engram/domain/ranking"
+	"engram/domain/secret"
 	"engram/ports"
 )
 
@@ -96,6 +97,9 @@ type Options struct {
 	DefaultLimit int
 	// ScanLimit is LONG_TERM_MEMORY_RETRIEVE_SCAN_LIMIT: full_inject's bound.
 	ScanLimit int
+	// Secrets is ENGRAM_SECRETS: unless off, what holds a secret is returned only
+	// to a search that asks for it (Search.IncludeSecrets).
+	Secrets secret.Mode
 }
 
 func (o Options) withDefaults() Options {

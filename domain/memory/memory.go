@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"engram/domain/invalid"
+	"engram/domain/secret"
 )
 
 // Limits and defaults of seed 000's long_term_memories.
@@ -110,6 +111,9 @@ func (m Memory) UpdatedAt() time.Time      { return m.s.UpdatedAt }
 // Policy holds the lifecycle settings a deployment chooses.
 type Policy struct {
 	DefaultTTLDays int // 0: memories without ttl_days never expire
+	// Secrets is what a secret in new content becomes (ENGRAM_SECRETS); the zero
+	// value stores content as given.
+	Secrets secret.Mode
 }
 
 // Draft is what a writer wants a memory to say. Build it with ParseDraft.

@@ -54,34 +54,6 @@ type sessionErased struct {
 	MemoriesPurged  []string `json:"memories_purged"`
 }
 
-type messageList struct {
-	Items []struct {
-		MessageID string `json:"message_id"`
-		Content   string `json:"content"`
-	} `json:"items"`
-}
-
-func recordTurn(t *testing.T, srv *Server, user, sessionID, said, answered string) string {
-	t.Helper()
-	var rec struct {
-		ExchangeID string `json:"exchange_id"`
-	}
-	if code := srv.Do(http.MethodPost, "/v1/users/"+user+"/sessions/"+sessionID+"/exchanges", map[string]any{"flow_id": "chat",
-		"user_message": said, "assistant_message": answered}, &rec); code != http.StatusAccepted {
-		t.Fatalf("record a turn of %s = %d", sessionID, code)
-	}
-	return rec.ExchangeID
-}
-
-func conversationMessages(t *testing.T, srv *Server, user, conversationID string) messageList {
-	t.Helper()
-	var list messageList
-	if code := srv.Do(http.MethodGet, "/v1/users/"+user+"/messages?conversation_id="+conversationID, nil, &list); code != http.StatusOK {
-		t.Fatalf("messages of %s = %d", conversationID, code)
-	}
-	return list
-}
-
 // rawTrace is the trace's JSON as the API answers it, or "" when it is not found.
 func rawTrace(t *testing.T, srv *Server, id string) string {
 	t.Helper()
@@ -101,9 +73,10 @@ func runSessionDeletion(t *testing.T, b chatBackend) {
 	srv := Start(t, append(append([]string{}, b.env...), fastWorkers, fastIndexer)...)
 	db := b.db(t)
 	const user = "dana"
-	first := recordTurn(t, srv, user, "s-del", "Please remember that I am allergic to quokkafern pollen.", "Noted: quokkafern pollen is off limits.")
-	recordTurn(t, srv, user, "s-del", "My wombatharp lessons are on Tuesdays.", "Tuesdays it is.")
-	recordTurn(t, srv, user, "s-keep", "I keep a pelicanlute in the attic.", "A pelicanlute, noted.")
+	const first = "t1"
+	recordTurn(t, srv, user, "s-del", first, "Please remember that I am allergic to quokkafern pollen.", "Noted: quokkafern pollen is off limits.")
+	recordTurn(t, srv, user, "s-del", "t2", "My wombatharp lessons are on Tuesdays.", "Tuesdays it is.")
+	recordTurn(t, srv, user, "s-keep", "t1", "I keep a pelicanlute in the attic.", "A pelicanlute, noted.")
 	wait.Until(t, 60*time.Second, "the turns stored, extracted and indexed", func() bool {
 		return count(t, db, `SELECT count(*) FROM conversation_messages WHERE user_id = 'dana'`) == 6 &&
 			count(t, db, `SELECT count(*) FROM conversation_messages WHERE status = 'PENDING' OR vector_status <> 'SYNCED'`) == 0 &&
@@ -139,11 +112,11 @@ func runSessionDeletion(t *testing.T, b chatBackend) {
 		t.Fatalf("delete the session = %d %+v, want 200, 4 messages and %v purged", code, erased, learned)
 	}
 
-	if left := conversationMessages(t, srv, user, "s-del"); len(left.Items) != 0 {
-		t.Errorf("the chat's messages are still listed: %+v", left.Items)
+	if left := conversationMessages(t, srv, user, "s-del"); len(left) != 0 {
+		t.Errorf("the chat's messages are still listed: %+v", left)
 	}
-	if kept := conversationMessages(t, srv, user, "s-keep"); len(kept.Items) != 2 {
-		t.Errorf("the other session's messages = %+v, want its 2", kept.Items)
+	if kept := conversationMessages(t, srv, user, "s-keep"); len(kept) != 2 {
+		t.Errorf("the other session's messages = %+v, want its 2", kept)
 	}
 	if code := srv.Do(http.MethodGet, "/v1/users/dana/sessions/s-del", nil, nil); code != http.StatusNotFound {
 		t.Errorf("GET the deleted session = %d, want 404", code)
@@ -185,16 +158,16 @@ func runSessionDeletion(t *testing.T, b chatBackend) {
 	if b.redisAddr != "" {
 		requeueTurn(t, b, user, "s-del", first, "Please remember that I am allergic to quokkafern pollen.")
 		wait.Until(t, 30*time.Second, "the relay to handle the requeued turn", func() bool { return turnBacklog(t, b) == 0 })
-		if left := conversationMessages(t, srv, user, "s-del"); len(left.Items) != 0 {
-			t.Errorf("a turn queued before the delete was written back: %+v", left.Items)
+		if left := conversationMessages(t, srv, user, "s-del"); len(left) != 0 {
+			t.Errorf("a turn queued before the delete was written back: %+v", left)
 		}
 		if !strings.Contains(srv.Logs(), "the session was deleted; its queued turn is dropped") {
 			t.Error("the relay did not drop the requeued turn as one of a deleted session")
 		}
 	}
-	recordTurn(t, srv, user, "s-del", "A new start.", "Welcome back.")
+	recordTurn(t, srv, user, "s-del", "t3", "A new start.", "Welcome back.")
 	wait.Until(t, 30*time.Second, "the new turn of the session stored", func() bool {
-		return len(conversationMessages(t, srv, user, "s-del").Items) == 2
+		return len(conversationMessages(t, srv, user, "s-del")) == 2
 	})
 	srv.Stop()
 }

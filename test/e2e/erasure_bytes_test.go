@@ -80,7 +80,7 @@ func TestErasure_leavesNoBytesInTheSQLiteFiles(t *testing.T) {
 			}
 		}},
 		{"session delete", "lynxcornet", func(m string) {
-			recordTurn(t, srv, "erin", "s1", "Please remember that I keep a "+m+" in the attic.", "A "+m+" in the attic, noted.")
+			recordTurn(t, srv, "erin", "s1", "t1", "Please remember that I keep a "+m+" in the attic.", "A "+m+" in the attic, noted.")
 			settled()
 		}, func() {
 			if code := srv.Do(http.MethodDelete, "/v1/users/erin/sessions/s1?cascade=memories", nil, nil); code != http.StatusOK {

@@ -121,6 +121,14 @@ func runSessionDeletion(t *testing.T, b chatBackend) {
 	if code := srv.Do(http.MethodGet, "/v1/users/dana/sessions/s-del", nil, nil); code != http.StatusNotFound {
 		t.Errorf("GET the deleted session = %d, want 404", code)
 	}
+	if b.redisAddr != "" {
+		if left := redisTraces(t, b.redisAddr, b.prefix, "s-del"); len(left) > 0 {
+			t.Errorf("Redis still holds the deleted session: %v", left)
+		}
+		if len(redisTraces(t, b.redisAddr, b.prefix, "s-keep")) == 0 {
+			t.Error("Redis holds nothing of the other session; the scan would prove nothing")
+		}
+	}
 	if tr := rawTrace(t, srv, inSession.TraceID); tr != "" {
 		t.Errorf("the trace of the call made in the session is still there: %s", tr)
 	}

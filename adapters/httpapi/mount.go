@@ -10,7 +10,8 @@ func (a *API) Mount(pattern string, h http.Handler) {
 }
 
 // Authenticated wraps h in the API's key check, as every /v1 operation is: a
-// missing or unknown key is a 401 problem; open mode lets every request through.
+// missing or unknown key is a 401 problem, a key over its rate limit a 429; open
+// mode lets every request through.
 func (a *API) Authenticated(h http.Handler) http.Handler {
-	return authenticated(a.authn, a.opts.Logger, h)
+	return authenticated(a.authn, a.limits, a.opts.Logger, h)
 }

@@ -42,10 +42,16 @@ type partition struct {
 
 	graph    *graphIndex // nil: exact scan only
 	building bool        // a graph build for this partition is running
+
+	// quantised holds each slot's int8 copy (quantised.go) at slot*stride, scales
+	// its scale; stride is 0 when the index never scans int8 copies.
+	quantised []int8
+	scales    []float32
+	stride    int
 }
 
-func newPartition(kind memory.Kind) *partition {
-	return &partition{kind: kind, slotOf: make(map[string]int32)}
+func newPartition(kind memory.Kind, stride int) *partition {
+	return &partition{kind: kind, slotOf: make(map[string]int32), stride: stride}
 }
 
 func (p *partition) live() int { return len(p.slotOf) }
@@ -63,6 +69,11 @@ func (p *partition) put(r record) {
 	} else {
 		slot = int32(len(p.records))
 		p.records = append(p.records, r)
+		p.quantised = append(p.quantised, make([]int8, p.stride)...)
+		p.scales = append(p.scales, 0)
+	}
+	if w := p.stride; w > 0 {
+		p.scales[slot] = quantise(r.vec, p.quantised[int(slot)*w:(int(slot)+1)*w])
 	}
 	p.slotOf[r.id] = slot
 	if p.graph != nil {
@@ -85,13 +96,29 @@ func (p *partition) remove(id string) bool {
 	return true
 }
 
+// searchPlan is how an index searches its partitions.
+type searchPlan struct {
+	hnswEf int
+	// quantisedFrom is the number of live records from which a partition is
+	// scanned by its int8 copies (0: never); candidates is how many records are
+	// scored exactly then.
+	quantisedFrom, candidates int
+}
+
 // search adds this partition's best matches for q to top. Callers hold p.mu for
 // reading. The graph answers only unfiltered searches: a filter is applied to every
 // record before it is scored, which a graph walk cannot do.
-func (p *partition) search(q []float32, f filter, top *topK, hnswEf int) {
+func (p *partition) search(q []float32, f filter, top *topK, plan searchPlan) {
 	if p.graph != nil && !f.restricts() {
-		p.graph.search(p, q, top, hnswEf)
+		p.graph.search(p, q, top, plan.hnswEf)
 		return
+	}
+	if n := p.live(); plan.quantisedFrom > 0 && p.stride > 0 && n >= plan.quantisedFrom {
+		// Scoring as many candidates as there are records is the exact scan.
+		if c := max(plan.candidates, top.k); c < n {
+			p.quantisedSearch(q, f, top, c)
+			return
+		}
 	}
 	workers := min(runtime.GOMAXPROCS(0), len(p.records)/parallelScanMin)
 	if workers < 2 {

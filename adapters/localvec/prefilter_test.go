@@ -20,7 +20,7 @@ import (
 // partition: the size it was tuned for. Seeds are fixed: the recall is a property
 // of these data, not a timing.
 func TestPrefilter_recallAt10AgainstTheExactScan(t *testing.T) {
-	const n, queries, k = 100_000, 200, 10
+	const n, queries, k = 100_000, 100, 10
 	tests := []struct {
 		name string
 		data func() (dim int, records []ports.VectorRecord, queries [][]float32)
@@ -37,10 +37,12 @@ func TestPrefilter_recallAt10AgainstTheExactScan(t *testing.T) {
 			dim, records, qs := tt.data()
 			exact := loadIndex(t, localvec.Options{Dimension: dim, Prefilter: localvec.PrefilterOptions{Threshold: -1}}, records)
 			coded := loadIndex(t, localvec.Options{Dimension: dim}, records)
-			if got := recall(t, exact, coded, qs, k); got < 0.99 {
-				t.Errorf("recall@%d against the exact scan = %.4f, want ≥ 0.99", k, got)
-			} else {
-				t.Logf("recall@%d against the exact scan = %.4f", k, got)
+			for _, types := range [][]string{nil, {"goal"}} {
+				if got := recall(t, exact, coded, qs, k, types); got < 0.99 {
+					t.Errorf("memory types %v: recall@%d against the exact scan = %.4f, want ≥ 0.99", types, k, got)
+				} else {
+					t.Logf("memory types %v: recall@%d against the exact scan = %.4f", types, k, got)
+				}
 			}
 		})
 	}
@@ -60,11 +62,11 @@ func loadIndex(t testing.TB, opts localvec.Options, records []ports.VectorRecord
 
 // recall is the share of the exact index's top k that the other index returns too;
 // the scores of hits both return must agree (the prefilter scores exactly).
-func recall(t testing.TB, exact, other *localvec.Index, queries [][]float32, k int) float64 {
+func recall(t testing.TB, exact, other *localvec.Index, queries [][]float32, k int, memoryTypes []string) float64 {
 	t.Helper()
 	var found, wanted int
 	for _, q := range queries {
-		query := ports.VectorQuery{Tenant: "t", User: "u", Vector: q, Limit: k}
+		query := ports.VectorQuery{Tenant: "t", User: "u", Vector: q, Limit: k, MemoryTypes: memoryTypes}
 		want, err := exact.Search(context.Background(), query)
 		if err != nil {
 			t.Fatal(err)
@@ -105,7 +107,7 @@ func gaussianRecords(n, queries, dim int) (int, []ports.VectorRecord, [][]float3
 
 func testRecord(i int, v []float32) ports.VectorRecord {
 	return ports.VectorRecord{ID: fmt.Sprintf("m%07d", i), Tenant: "t", User: "u", Kind: memory.KindMemory,
-		MemoryType: "fact", At: time.UnixMilli(int64(i)), Vector: v}
+		MemoryType: []string{"fact", "goal", "preference"}[i%3], At: time.UnixMilli(int64(i)), Vector: v}
 }
 
 // embeddedTexts embeds n memories and the queries the search benchmark uses: "User
@@ -181,6 +183,64 @@ func TestDotInt8_kernelMatchesThePlainLoop(t *testing.T) {
 		}
 		if got, want := localvec.DotInt8(a, b), int32(127*127*n); got != want {
 			t.Errorf("n %d at the extremes: kernel %d, want %d", n, got, want)
+		}
+	}
+}
+
+// The int8 copies follow every write: a replaced vector is found by its new value,
+// a deleted one never comes back, and slots reused after deletes carry their new
+// record's copy.
+func TestPrefilter_followsReplacesAndDeletes(t *testing.T) {
+	t.Parallel()
+	const n, dim = 600, 64
+	rng := rand.New(rand.NewSource(9))
+	ix, err := localvec.New(localvec.Options{Dimension: dim, Prefilter: localvec.PrefilterOptions{Threshold: 1, Candidates: 20}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	records := make([]ports.VectorRecord, n)
+	for i := range records {
+		records[i] = testRecord(i, randomVector(rng, dim))
+	}
+	if err := ix.Load(records); err != nil {
+		t.Fatal(err)
+	}
+	var deleted []string
+	for i := 0; i < n; i += 2 {
+		deleted = append(deleted, records[i].ID)
+	}
+	ctx := context.Background()
+	if err := ix.Delete(ctx, "t", deleted); err != nil {
+		t.Fatal(err)
+	}
+	// New ids take the freed slots; odd ids get new vectors in place.
+	var written []ports.VectorRecord
+	for i := 0; i < n; i++ {
+		id := i + n
+		if i%2 == 1 {
+			id = i
+		}
+		written = append(written, testRecord(id, randomVector(rng, dim)))
+	}
+	if err := ix.Upsert(ctx, written); err != nil {
+		t.Fatal(err)
+	}
+	gone := make(map[string]bool, len(deleted))
+	for _, id := range deleted {
+		gone[id] = true
+	}
+	for _, r := range written {
+		hits, err := ix.Search(ctx, ports.VectorQuery{Tenant: "t", User: "u", Vector: r.Vector, Limit: 5})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(hits) == 0 || hits[0].ID != r.ID || hits[0].Score < 0.999999 {
+			t.Fatalf("searching %s by its own vector: hits %v", r.ID, hits)
+		}
+		for _, h := range hits {
+			if gone[h.ID] {
+				t.Fatalf("deleted %s came back", h.ID)
+			}
 		}
 	}
 }

@@ -455,6 +455,7 @@ func (ix *Index) apply(prepared []preparedRecord) {
 		p := ix.partitionLocked(pr.key)
 		p.mu.Lock()
 		p.put(pr.rec)
+		p.keepQuantised(ix.prefilter.Threshold)
 		if ix.graphDue(p) {
 			due = append(due, p)
 		}
@@ -471,11 +472,7 @@ func (ix *Index) partitionLocked(key partKey) *partition {
 	if p := ix.parts[key]; p != nil {
 		return p
 	}
-	stride := 0
-	if ix.prefilter.Threshold > 0 {
-		stride = quantisedStride(ix.dim)
-	}
-	p := newPartition(key.kind, stride)
+	p := newPartition(key.kind, quantisedStride(ix.dim))
 	ix.parts[key] = p
 	scope := scopeKey{key.tenant, key.user}
 	if ix.kinds[scope] == nil {
@@ -494,6 +491,7 @@ func (ix *Index) removeLocked(id idKey) {
 	p := ix.parts[key]
 	p.mu.Lock()
 	p.remove(id.id)
+	p.keepQuantised(ix.prefilter.Threshold)
 	empty := p.live() == 0
 	if p.graph != nil && p.live() < ix.hnsw.Threshold {
 		p.graph = nil

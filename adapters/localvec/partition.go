@@ -44,7 +44,8 @@ type partition struct {
 	building bool        // a graph build for this partition is running
 
 	// quantised holds each slot's int8 copy (quantised.go) at slot*stride, scales
-	// its scale; stride is 0 when the index never scans int8 copies.
+	// its scale. Only partitions big enough to be prefiltered keep copies (nil
+	// otherwise), so the many small partitions pay nothing for them.
 	quantised []int8
 	scales    []float32
 	stride    int
@@ -52,6 +53,26 @@ type partition struct {
 
 func newPartition(kind memory.Kind, stride int) *partition {
 	return &partition{kind: kind, slotOf: make(map[string]int32), stride: stride}
+}
+
+// keepQuantised makes the partition keep int8 copies while it holds at least
+// threshold live records, and drops them once it falls under half of that (the
+// gap keeps a partition at the edge from rebuilding them on every write). A
+// threshold of 0 or less keeps none. Callers hold p.mu.
+func (p *partition) keepQuantised(threshold int) {
+	switch n := p.live(); {
+	case p.quantised == nil && threshold > 0 && n >= threshold:
+		w := p.stride
+		p.quantised = make([]int8, len(p.records)*w)
+		p.scales = make([]float32, len(p.records))
+		for slot := range p.records {
+			if r := &p.records[slot]; r.live {
+				p.scales[slot] = quantise(r.vec, p.quantised[slot*w:(slot+1)*w])
+			}
+		}
+	case p.quantised != nil && n < threshold/2:
+		p.quantised, p.scales = nil, nil
+	}
 }
 
 func (p *partition) live() int { return len(p.slotOf) }
@@ -69,10 +90,12 @@ func (p *partition) put(r record) {
 	} else {
 		slot = int32(len(p.records))
 		p.records = append(p.records, r)
-		p.quantised = append(p.quantised, make([]int8, p.stride)...)
-		p.scales = append(p.scales, 0)
+		if p.quantised != nil {
+			p.quantised = append(p.quantised, make([]int8, p.stride)...)
+			p.scales = append(p.scales, 0)
+		}
 	}
-	if w := p.stride; w > 0 {
+	if w := p.stride; p.quantised != nil {
 		p.scales[slot] = quantise(r.vec, p.quantised[int(slot)*w:(int(slot)+1)*w])
 	}
 	p.slotOf[r.id] = slot
@@ -113,7 +136,7 @@ func (p *partition) search(q []float32, f filter, top *topK, plan searchPlan) {
 		p.graph.search(p, q, top, plan.hnswEf)
 		return
 	}
-	if n := p.live(); plan.quantisedFrom > 0 && p.stride > 0 && n >= plan.quantisedFrom {
+	if n := p.live(); p.quantised != nil && n >= plan.quantisedFrom {
 		// Scoring as many candidates as there are records is the exact scan.
 		if c := max(plan.candidates, top.k); c < n {
 			p.quantisedSearch(q, f, top, c)

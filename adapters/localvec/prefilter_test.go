@@ -244,3 +244,58 @@ func TestPrefilter_followsReplacesAndDeletes(t *testing.T) {
 		}
 	}
 }
+
+// A partition gets its int8 copies when it grows to the threshold, from the records
+// it already holds, and drops them when it shrinks under half of it; every record
+// is found by its own vector through each step.
+func TestPrefilter_copiesFollowThePartitionSize(t *testing.T) {
+	t.Parallel()
+	const threshold, dim = 100, 64
+	rng := rand.New(rand.NewSource(13))
+	ix, err := localvec.New(localvec.Options{Dimension: dim, Prefilter: localvec.PrefilterOptions{Threshold: threshold, Candidates: 5}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	live := map[string][]float32{}
+	write := func(from, to int) {
+		t.Helper()
+		var batch []ports.VectorRecord
+		for i := from; i < to; i++ {
+			r := testRecord(i, randomVector(rng, dim))
+			batch = append(batch, r)
+			live[r.ID] = r.Vector
+		}
+		if err := ix.Upsert(ctx, batch); err != nil {
+			t.Fatal(err)
+		}
+	}
+	check := func(step string) {
+		t.Helper()
+		for id, v := range live {
+			hits, err := ix.Search(ctx, ports.VectorQuery{Tenant: "t", User: "u", Vector: v, Limit: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(hits) != 1 || hits[0].ID != id {
+				t.Fatalf("%s: searching %s by its own vector found %v", step, id, hits)
+			}
+		}
+	}
+	write(0, threshold-1)
+	check("under the threshold")
+	write(threshold-1, threshold+20)
+	check("over the threshold")
+	var gone []string
+	for i := 0; i < threshold-30; i++ {
+		id := testRecord(i, nil).ID
+		gone = append(gone, id)
+		delete(live, id)
+	}
+	if err := ix.Delete(ctx, "t", gone); err != nil {
+		t.Fatal(err)
+	}
+	check("under half the threshold")
+	write(threshold+20, 2*threshold)
+	check("over the threshold again")
+}

@@ -201,12 +201,16 @@ func RegisterContext(api *API, svc ContextBuilder) {
 
 	register(api, huma.Operation{
 		OperationID: "trace_get", Method: http.MethodGet, Path: "/traces/{trace_id}",
-		Summary: "Read the trace of a context call", Tags: tags,
+		Metadata: map[string]any{reachMetadata: reachByOwner},
+		Summary:  "Read the trace of a context call", Tags: tags,
 		Description: "Why each item was injected and why every other candidate was not (seed 001's /memory-trace). Readable as soon " +
 			"as the context call returned; 404 once older than ENGRAM_TRACE_RETENTION_DAYS, for another tenant's trace, and while its user is being erased.",
 		Errors: []int{http.StatusNotFound, http.StatusUnprocessableEntity},
 	}, func(ctx context.Context, in *traceInput) (*traceOutput, error) {
 		t, err := svc.Trace(ctx, tenantFrom(ctx), in.TraceID)
+		if err == nil {
+			err = owned(ctx, t.Scope.User, "trace", in.TraceID)
+		}
 		if err != nil {
 			return nil, problem(ctx, log, err, "path")
 		}

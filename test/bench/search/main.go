@@ -32,6 +32,7 @@ import (
 
 	"engram/adapters/clock"
 	"engram/adapters/lexical"
+	"engram/adapters/lexicon"
 	"engram/adapters/localembed"
 	"engram/adapters/localvec"
 	"engram/adapters/sqlstore"
@@ -59,6 +60,7 @@ type config struct {
 	vectorsOff bool
 	cpuProfile string
 	only       string
+	expand     bool
 	memProfile string
 	exactToo   bool
 }
@@ -79,6 +81,7 @@ func main() {
 	flag.StringVar(&c.memProfile, "memprofile", "", "write a heap profile after the warm-up here")
 	flag.StringVar(&c.only, "only", "", "run only the rows whose \"case | mode\" contains this")
 	flag.BoolVar(&c.exactToo, "exact-too", false, "also run dense and auto on a second vector index that scans every vector exactly (no int8 prefilter), and measure the prefilter's recall@10 against it")
+	flag.BoolVar(&c.expand, "expand", true, "query expansion (ENGRAM_QUERY_EXPANSION)")
 	flag.Parse()
 	slog.SetDefault(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
 	if err := run(c); err != nil {
@@ -305,11 +308,18 @@ func measure(ctx context.Context, c config, db *sqlstore.DB, an ports.TextAnalyz
 		guard := retrieval.NewVectorGuard(clk, retrieval.GuardOptions{})
 		deps.Embedder, deps.Vectors = guard.Embedder(emb), guard.Index(vectors)
 	}
+	if c.expand {
+		exp := lexicon.New(an, lexicon.Weights{})
+		if err := exp.Load(); err != nil {
+			return err
+		}
+		deps.Expander = exp
+	}
 	svc := retrieval.New(deps, retrieval.Options{})
 	var exactSvc *retrieval.Service
 	if exactVectors != nil {
 		guard := retrieval.NewVectorGuard(clk, retrieval.GuardOptions{})
-		exactDeps.Embedder, exactDeps.Vectors = guard.Embedder(emb), guard.Index(exactVectors)
+		exactDeps.Embedder, exactDeps.Vectors, exactDeps.Expander = guard.Embedder(emb), guard.Index(exactVectors), deps.Expander
 		exactSvc = retrieval.New(exactDeps, retrieval.Options{})
 		if err := prefilterRecall(ctx, c, emb, vectors, exactVectors, vg); err != nil {
 			return err

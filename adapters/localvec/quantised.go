@@ -21,6 +21,10 @@ var (
 	fastInt8 = false
 )
 
+// HasInt8Kernel reports whether this CPU has the int8 kernel (AVX2) that makes the
+// prefilter faster than the exact scan.
+func HasInt8Kernel() bool { return fastInt8 }
+
 func dotInt8Go(a, b []int8) int32 {
 	b = b[:len(a)]
 	var s0, s1, s2, s3 int32

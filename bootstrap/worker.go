@@ -23,7 +23,6 @@ import (
 	"engram/configs/prompts"
 	"engram/domain/candidate"
 	"engram/domain/conversation"
-	"engram/domain/memory"
 	"engram/ports"
 )
 
@@ -148,7 +147,7 @@ func newPipeline(cfg config.Config, st stages, mem ports.MemoryStore, msgs ports
 		ExtractTimeout:      time.Duration(m.ExtractTimeoutSec) * time.Second,
 		UpsertTimeout:       time.Duration(m.UpsertTimeoutSec) * time.Second,
 		Retry:               conversation.RetryPolicy{MaxAttempts: m.MaxAttempts},
-		Policy:              memory.Policy{DefaultTTLDays: m.DefaultTTLDays},
+		Policy:              memoryPolicy(m),
 		MaxCallsInFlight:    m.WorkerConcurrency,
 	})
 }

@@ -40,12 +40,13 @@ type SaveMemoryRequest struct {
 	Content    string   `json:"content" minLength:"1" maxLength:"1000" doc:"At most 1000 characters."`
 	Importance *int     `json:"importance,omitempty" minimum:"1" maximum:"5" doc:"Default 3."`
 	Confidence *float64 `json:"confidence,omitempty" minimum:"0" maximum:"1" doc:"Default 0.8."`
-	TTLDays    *int     `json:"ttl_days,omitempty" minimum:"1" maximum:"36500" doc:"Days until the memory expires; default from LONG_TERM_MEMORY_DEFAULT_TTL_DAYS."`
+	TTLDays    *int     `json:"ttl_days,omitempty" minimum:"0" maximum:"36500" doc:"Days until the memory expires, counted again from each time it is restated (saved again, extracted again, merged); 0: it never expires. Absent: a new memory takes the default (LONG_TERM_MEMORY_DEFAULT_TTL_DAYS; for a constraint LONG_TERM_MEMORY_CONSTRAINT_TTL_DAYS, default never), an existing one of the same type keeps its lifetime."`
+	Pinned     *bool    `json:"pinned,omitempty" doc:"True: a standing memory, put in every context block whatever the question (like constraints and memories of importance ENGRAM_CONTEXT_STANDING_MIN_IMPORTANCE or more). Absent: a new memory is not pinned, an existing one keeps its pin."`
 }
 
 // draft is the use case's input: memory_save over HTTP and as a tool.
 func (r SaveMemoryRequest) draft() memory.DraftInput {
-	return memory.DraftInput{Type: r.Type, Content: r.Content, Importance: r.Importance, Confidence: r.Confidence, TTLDays: r.TTLDays}
+	return memory.DraftInput{Type: r.Type, Content: r.Content, Importance: r.Importance, Confidence: r.Confidence, TTLDays: r.TTLDays, Pinned: r.Pinned}
 }
 
 type saveInput struct {

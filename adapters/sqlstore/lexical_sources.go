@@ -130,3 +130,44 @@ func (s *MessageStore) MessagesAfter(ctx context.Context, after, upTo string, li
 	}
 	return out, nil
 }
+
+// StandingMemories returns up to limit live standing memories of the user
+// (memory.IsStanding), in memory.CompareStanding's order. Two reads that each
+// stop at the limit: those of at least minImportance walk
+// long_term_memories_top_idx backwards; pinned ones and constraints below it
+// walk long_term_memories_standing_idx, which holds only them. Neither visits
+// the user's other memories, however many there are.
+func (s *MemoryStore) StandingMemories(ctx context.Context, scope memory.Scope, minImportance int, now time.Time, limit int) ([]memory.Memory, error) {
+	if limit <= 0 {
+		return nil, nil
+	}
+	read := func(op string, where func(*bun.SelectQuery) *bun.SelectQuery) ([]memory.Memory, error) {
+		var rows []memoryRow
+		q := s.db.bun.NewSelect().Model(&rows).
+			Where("m.tenant_id = ?", scope.Tenant).
+			Where("m.user_id = ?", scope.User)
+		q = onlyLive(withoutNoise(visible(where(q), scope)), now)
+		if err := q.OrderExpr("m.importance DESC, m.updated_at DESC, m.id DESC").Limit(int64(limit)).Scan(ctx); err != nil {
+			return nil, wrapErr(op, err)
+		}
+		out := make([]memory.Memory, len(rows))
+		for i := range rows {
+			out[i] = memory.Restore(rows[i].toState())
+		}
+		return out, nil
+	}
+	important, err := read("important memories", func(q *bun.SelectQuery) *bun.SelectQuery {
+		return q.Where("m.importance >= ?", minImportance)
+	})
+	if err != nil || len(important) >= limit {
+		return important, err
+	}
+	// Literal, as the index's predicate is written, so both planners match it.
+	rules, err := read("pinned memories and constraints", func(q *bun.SelectQuery) *bun.SelectQuery {
+		return q.Where("(m.pinned OR m.memory_type = 'constraint')").Where("m.importance < ?", minImportance)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return append(important, rules[:min(len(rules), limit-len(important))]...), nil
+}

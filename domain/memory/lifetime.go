@@ -1,0 +1,89 @@
+package memory
+
+import "time"
+
+// Policy holds the lifecycle settings a deployment chooses.
+type Policy struct {
+	DefaultTTLDays int // 0: memories without ttl_days never expire
+	// ConstraintTTLDays is the default lifetime of a constraint; 0 (the default):
+	// a standing rule never expires unless its writer says so.
+	ConstraintTTLDays int
+}
+
+// lifetime is how many days a memory written from d lives (0: forever): what
+// the draft asks for; without that, what the memory already has when it keeps
+// its type (restating a memory never shortens or lengthens its life, it only
+// restarts it); else the policy's default for the type.
+func (p Policy) lifetime(d Draft, current *State) int {
+	switch {
+	case d.NeverExpires:
+		return 0
+	case d.TTLDays > 0:
+		return d.TTLDays
+	case current != nil && current.Type == d.Type:
+		return current.TTLDays
+	case d.Type == TypeConstraint:
+		return max(p.ConstraintTTLDays, 0)
+	}
+	return max(p.DefaultTTLDays, 0)
+}
+
+// Lifetime is the lifetime writing d over current would give it.
+func (p Policy) Lifetime(d Draft, current Memory) int { return p.lifetime(d, &current.s) }
+
+// expiry is when a lifetime started at now ends; zero for none.
+func expiry(ttlDays int, now time.Time) time.Time {
+	if ttlDays <= 0 {
+		return time.Time{}
+	}
+	return now.AddDate(0, 0, ttlDays)
+}
+
+// Renewed is the memory restated at now — saved, extracted or merged again
+// saying what it says: its expiry restarts from now with its own lifetime. ok
+// is false when nothing changes (it never expires, or was renewed at this very
+// instant). A renewal is a change (version, event) but not of content: the
+// vector index has nothing to catch up on.
+func (m Memory) Renewed(src Source, now time.Time) (next Memory, ok bool) {
+	at := expiry(m.s.TTLDays, now)
+	if at.Equal(m.s.ExpiresAt) {
+		return m, false
+	}
+	m.s.Version++
+	m.s.UpdatedAt = now
+	m.s.Source = src
+	m.s.ExpiresAt = at
+	return m, true
+}
+
+// LongerLife is the lifetime of a memory merged from two: forever when either
+// lives forever, else the longer.
+func LongerLife(a, b int) int {
+	if a == 0 || b == 0 {
+		return 0
+	}
+	return max(a, b)
+}
+
+// RestoreTTLDays is the lifetime of a row stored before lifetimes were kept:
+// the days from its last change to its expiry, at least one; 0 when it never
+// expires.
+func RestoreTTLDays(expiresAt, updatedAt time.Time) int {
+	if expiresAt.IsZero() {
+		return 0
+	}
+	return max(1, int((expiresAt.Sub(updatedAt)+12*time.Hour)/(24*time.Hour)))
+}
+
+// Merged is what a survivor says once a merge folded copyOf into it: the
+// higher importance and confidence of the two, the longer life, pinned when
+// either was, and its expiry restarted from now (a merge restates the
+// survivor). Apply it with RevertTo.
+func Merged(survivor, copyOf State, now time.Time) State {
+	survivor.Importance = max(survivor.Importance, copyOf.Importance)
+	survivor.Confidence = max(survivor.Confidence, copyOf.Confidence)
+	survivor.TTLDays = LongerLife(survivor.TTLDays, copyOf.TTLDays)
+	survivor.Pinned = survivor.Pinned || copyOf.Pinned
+	survivor.ExpiresAt = expiry(survivor.TTLDays, now)
+	return survivor
+}

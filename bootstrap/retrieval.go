@@ -128,11 +128,12 @@ func newRetrievalService(p retrievalParams) *retrieval.Service {
 		deps.Embedder, deps.Vectors = p.Guard.Embedder(p.Embedder), p.Guard.Index(p.Vectors)
 	}
 	return retrieval.New(deps, retrieval.Options{
-		DefaultMode:  retrieval.Mode(c.Memory.RetrieveMode),
-		DefaultLimit: c.Memory.RetrieveLimit,
-		ScanLimit:    c.Memory.RetrieveScanLimit,
-		MinScore:     c.Memory.MinScore,
-		Dense:        denseScale(c.Embedding),
+		DefaultMode:   retrieval.Mode(c.Memory.RetrieveMode),
+		DefaultLimit:  c.Memory.RetrieveLimit,
+		ScanLimit:     c.Memory.RetrieveScanLimit,
+		QueryMaxChars: c.Context.QueryMaxChars,
+		MinScore:      c.Memory.MinScore,
+		Dense:         denseScale(c.Embedding),
 	})
 }
 

@@ -25,6 +25,7 @@ func (s *Service) Search(ctx context.Context, q Search) (Result, error) {
 	if p.explain != nil {
 		res.Dropped, res.Unread = p.explain.dropped, p.explain.unread
 	}
+	res.QueryTruncated = p.queryCut
 	s.recordAccess(p, res)
 	return res, nil
 }

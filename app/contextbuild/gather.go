@@ -67,7 +67,7 @@ func (s *Service) gather(ctx context.Context, p plan, now time.Time) (gathered, 
 	if err := errors.Join(sessionErr, standingErr, profileErr); err != nil {
 		return gathered{}, err
 	}
-	q := Query{Scope: p.Scope, Text: p.Query, Summary: g.view.Summary.Text}
+	q := Query{Scope: p.Scope, Text: p.asked, Summary: g.view.Summary.Text}
 	if p.wants(promptctx.Episodes) {
 		wg.Go(func() {
 			eq := q

@@ -50,6 +50,7 @@ type plan struct {
 	maxMemories        int
 	instructionLikeToo bool
 	ref                *session.Ref // the session as the request names it; nil without one
+	asked              string       // the query as asked (the search cuts it the same way, and searches its ask too)
 	queryChars         int          // characters of the query as asked
 	queryCut           bool         // Query is the end of a longer query
 }
@@ -64,7 +65,7 @@ func (s *Service) parse(r Request) (plan, error) {
 	}
 	// A long query (a pasted log) is served, not refused: its end, where the
 	// question usually is, is what is retrieved for.
-	p.queryChars = utf8.RuneCountInString(p.Query)
+	p.asked, p.queryChars = p.Query, utf8.RuneCountInString(p.Query)
 	p.Query, p.queryCut = clip.Tail(p.Query, s.opts.QueryMaxChars)
 	switch {
 	case r.BudgetChars == 0:

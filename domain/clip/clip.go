@@ -48,3 +48,21 @@ func isWordRune(r rune) bool {
 	return (unicode.IsLetter(r) || unicode.IsDigit(r)) && !unicode.Is(unicode.Han, r) &&
 		!unicode.Is(unicode.Hiragana, r) && !unicode.Is(unicode.Katakana, r) && !unicode.Is(unicode.Hangul, r)
 }
+
+// Ask is the end of a long text that holds its question: the last sentence
+// (after the last ". ", "?", "!", "。", "？", "！" or line break that is not at
+// its very end), at most n characters (its end when longer).
+func Ask(s string, n int) string {
+	s = strings.TrimSpace(s)
+	rs := []rune(s)
+	start := 0
+	for i := len(rs) - 2; i >= 0; i-- {
+		r := rs[i]
+		if r == '\n' || r == '?' || r == '!' || r == '。' || r == '？' || r == '！' || (r == '.' && rs[i+1] == ' ') {
+			start = i + 1
+			break
+		}
+	}
+	ask, _ := Tail(strings.TrimSpace(string(rs[start:])), n)
+	return ask
+}

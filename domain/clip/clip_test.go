@@ -45,3 +45,17 @@ func TestTail_keepsTheEndAndNoWordFragment(t *testing.T) {
 		}
 	}
 }
+
+func TestAsk_isTheLastSentence(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ in, want string }{
+		{"INFO ok INFO ok. When is the release?", "When is the release?"},
+		{"line one\nline two\nwhat does it mean?", "what does it mean?"},
+		{"日志很长。这是什么意思？", "这是什么意思？"},
+		{"no sentence end at all", "no sentence end at all"},
+	} {
+		if got := clip.Ask(tc.in, 300); got != tc.want {
+			t.Errorf("Ask(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}

@@ -132,8 +132,8 @@ func (s *MessageStore) MessagesAfter(ctx context.Context, after, upTo string, li
 }
 
 // StandingMemories returns up to limit live standing memories of the user
-// (memory.IsStanding), in memory.CompareStanding's order. Two reads that each
-// stop at the limit: those of at least minImportance walk
+// (memory.IsStanding), in memory.CompareStanding's order. One statement of two
+// reads that each stop at the limit: those of at least minImportance walk
 // long_term_memories_top_idx backwards; pinned ones and constraints below it
 // walk long_term_memories_standing_idx, which holds only them. Neither visits
 // the user's other memories, however many there are.
@@ -141,33 +141,27 @@ func (s *MemoryStore) StandingMemories(ctx context.Context, scope memory.Scope, 
 	if limit <= 0 {
 		return nil, nil
 	}
-	read := func(op string, where func(*bun.SelectQuery) *bun.SelectQuery) ([]memory.Memory, error) {
-		var rows []memoryRow
-		q := s.db.bun.NewSelect().Model(&rows).
+	read := func(where func(*bun.SelectQuery) *bun.SelectQuery) *bun.SelectQuery {
+		q := s.db.bun.NewSelect().Model((*memoryRow)(nil)).
 			Where("m.tenant_id = ?", scope.Tenant).
 			Where("m.user_id = ?", scope.User)
-		q = onlyLive(withoutNoise(visible(where(q), scope)), now)
-		if err := q.OrderExpr("m.importance DESC, m.updated_at DESC, m.id DESC").Limit(int64(limit)).Scan(ctx); err != nil {
-			return nil, wrapErr(op, err)
-		}
-		out := make([]memory.Memory, len(rows))
-		for i := range rows {
-			out[i] = memory.Restore(rows[i].toState())
-		}
-		return out, nil
+		return onlyLive(withoutNoise(visible(where(q), scope)), now).
+			OrderExpr("m.importance DESC, m.updated_at DESC, m.id DESC").Limit(int64(limit))
 	}
-	important, err := read("important memories", func(q *bun.SelectQuery) *bun.SelectQuery {
-		return q.Where("m.importance >= ?", minImportance)
-	})
-	if err != nil || len(important) >= limit {
-		return important, err
-	}
+	important := read(func(q *bun.SelectQuery) *bun.SelectQuery { return q.Where("m.importance >= ?", minImportance) })
 	// Literal, as the index's predicate is written, so both planners match it.
-	rules, err := read("pinned memories and constraints", func(q *bun.SelectQuery) *bun.SelectQuery {
+	rules := read(func(q *bun.SelectQuery) *bun.SelectQuery {
 		return q.Where("(m.pinned OR m.memory_type = 'constraint')").Where("m.importance < ?", minImportance)
 	})
+	var rows []memoryRow
+	err := s.db.bun.NewRaw("SELECT * FROM (?) AS a UNION ALL SELECT * FROM (?) AS b ORDER BY importance DESC, updated_at DESC, id DESC LIMIT ?",
+		important, rules, limit).Scan(ctx, &rows)
 	if err != nil {
-		return nil, err
+		return nil, wrapErr("standing memories", err)
 	}
-	return append(important, rules[:min(len(rules), limit-len(important))]...), nil
+	out := make([]memory.Memory, len(rows))
+	for i := range rows {
+		out[i] = memory.Restore(rows[i].toState())
+	}
+	return out, nil
 }

@@ -85,6 +85,7 @@ func newContextService(cfg config.Config, search *retrieval.Service, recorder *c
 		BudgetChars: x.BudgetChars, MaxMemories: cfg.Memory.RetrieveLimit, MaxEpisodes: x.MaxEpisodes, RecentMessages: x.RecentMessages,
 		MinScore: cfg.Memory.MinScore, IncludeInstructionLike: x.IncludeInstructionLike, Retention: traceRetention(cfg),
 		Shares: contextShares(x), StandingMinImportance: x.StandingMinImportance, QueryMaxChars: x.QueryMaxChars,
+		Secrets: cfg.Secrets.ScreenMode(),
 	})
 	return m.ContextCalls(svc)
 }

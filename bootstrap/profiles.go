@@ -120,6 +120,7 @@ func newProfilesService(p profilesParams) *profiles.Service {
 		ReportTimeout:     time.Duration(c.ReportTimeoutSec) * time.Second,
 		ReportMaxMemories: c.ReportMaxMemories,
 		Logger:            p.Log,
+		Secrets:           p.Config.Secrets.ScreenMode(),
 	})
 }
 

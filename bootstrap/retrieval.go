@@ -134,6 +134,7 @@ func newRetrievalService(p retrievalParams) *retrieval.Service {
 		QueryMaxChars: c.Context.QueryMaxChars,
 		MinScore:      c.Memory.MinScore,
 		Dense:         denseScale(c.Embedding),
+		Secrets:       c.Secrets.ScreenMode(),
 	})
 }
 

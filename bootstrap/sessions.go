@@ -112,7 +112,7 @@ func newSessionsService(cfg config.Config, store ports.SessionStore, msgs *messa
 	m *metrics.Metrics, notifier sessions.Notifier, erasures ports.ErasureStore, exchanges sessions.ExchangeObserver,
 ) metrics.SessionService {
 	svc := sessions.New(sessions.Deps{Store: store, Conversations: msgs, Clock: clk, IDs: ids, Notifier: notifier, Erasures: erasures,
-		Exchanges: exchanges}, sessions.Options{Policy: sessionPolicy(cfg)})
+		Exchanges: exchanges}, sessions.Options{Policy: sessionPolicy(cfg), Secrets: cfg.Secrets.ScreenMode()})
 	return m.SessionRecords(svc)
 }
 

@@ -77,6 +77,7 @@ func newMessagesService(p messagesParams) *messages.Service {
 	return messages.New(p.Store, p.Clock, p.IDs, messages.Options{
 		Debounce: time.Duration(p.Config.Memory.DebounceSec * float64(time.Second)),
 		Notifier: p.Notifier,
+		Secrets:  p.Config.Secrets.ScreenMode(),
 	})
 }
 
@@ -147,7 +148,7 @@ func newPipeline(cfg config.Config, st stages, mem ports.MemoryStore, msgs ports
 		ExtractTimeout:      time.Duration(m.ExtractTimeoutSec) * time.Second,
 		UpsertTimeout:       time.Duration(m.UpsertTimeoutSec) * time.Second,
 		Retry:               conversation.RetryPolicy{MaxAttempts: m.MaxAttempts},
-		Policy:              memoryPolicy(m),
+		Policy:              memoryPolicy(cfg),
 		MaxCallsInFlight:    m.WorkerConcurrency,
 	})
 }

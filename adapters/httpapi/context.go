@@ -153,7 +153,7 @@ type TraceRawHit struct {
 	Source  string  `json:"source"`
 	Score   float64 `json:"score" doc:"Its score; for one dropped before it was scored, its relevance."`
 	Kept    bool    `json:"kept"`
-	Reason  string  `json:"reason,omitempty" doc:"Why it was dropped: budget (no room), below_min_score, limit (scored below the best max_memories), duplicate (its text is already in), current_session (a past message of this session: its summary and recent messages stand for it), instruction_like, standing_share (a standing memory over the standing share), unpaired (an answer whose question the session read did not reach), expired, inactive, noise, filtered, empty."`
+	Reason  string  `json:"reason,omitempty" doc:"Why it was dropped: budget (no room), below_min_score, limit (scored below the best max_memories), duplicate (its text is already in), current_session (a past message of this session: its summary and recent messages stand for it), instruction_like, secret (holds a secret or an identity number, never injected), standing_share (a standing memory over the standing share), unpaired (an answer whose question the session read did not reach), expired, inactive, noise, filtered, empty."`
 }
 
 type traceInput struct {

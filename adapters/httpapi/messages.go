@@ -74,7 +74,7 @@ type MessageItem struct {
 	CreatedAt      time.Time  `json:"created_at"`
 	ReceivedAt     time.Time  `json:"received_at"`
 	Status         string     `json:"status" enum:"PENDING,PROCESSED,FAILED,SKIPPED"`
-	SkipReason     string     `json:"skip_reason,omitempty" doc:"Why it was not extracted (not_from_user, greeting, question…). instruction_like:<rule> when it, or part of it, tried to instruct the assistant: SKIPPED when nothing was taken from it, PROCESSED when a clean part was. routed_to_profile (PROCESSED) when it set an identity slot of the profile (nickname, AI name, emoji…) instead of a memory."`
+	SkipReason     string     `json:"skip_reason,omitempty" doc:"Why it was not extracted (not_from_user, greeting, question…). instruction_like:<rule> when it, or part of it, tried to instruct the assistant: SKIPPED when nothing was taken from it, PROCESSED when a clean part was. routed_to_profile (PROCESSED) when it set an identity slot of the profile (nickname, AI name, emoji…) instead of a memory. secret (SKIPPED) when it holds a secret or an identity number, as given or masked: nothing is learned from it."`
 	Attempts       int        `json:"attempts"`
 	Error          string     `json:"error,omitempty" doc:"The last extraction failure, or why a PENDING message waits (the tenant's LLM budget, the endpoint's rate limit)."`
 	ProcessAfter   *time.Time `json:"process_after" nullable:"true" doc:"The next extraction is not before this; null when none is planned."`

@@ -28,7 +28,15 @@ type SearchRequest struct {
 
 type searchInput struct {
 	UserPath
-	Body SearchRequest
+	Body searchBody
+}
+
+// searchBody is the REST search's body: the tool's arguments and include_secrets,
+// which the memory_search tool does not take, since what a tool returns goes to a
+// model.
+type searchBody struct {
+	SearchRequest
+	IncludeSecrets bool `json:"include_secrets,omitempty" doc:"Also return memories flagged secret and messages that hold a secret (card numbers, identity numbers, API keys, passwords), which a search leaves out when ENGRAM_SECRETS is flag (or mask, for text stored before it). Never offered to tools."`
 }
 
 // SearchResult is the answer of a search.
@@ -94,7 +102,9 @@ func RegisterSearch(api *API, svc Searcher) {
 		if err != nil {
 			return nil, err
 		}
-		res, err := svc.Search(ctx, in.Body.search(sc))
+		q := in.Body.search(sc)
+		q.IncludeSecrets = in.Body.IncludeSecrets
+		res, err := svc.Search(ctx, q)
 		if err != nil {
 			return nil, problem(ctx, log, err, "body")
 		}

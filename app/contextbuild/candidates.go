@@ -134,22 +134,32 @@ func profileLines(text string) []string {
 const ReasonUnpaired = "unpaired"
 
 // standingCandidates offers the user's standing memories, in their order
-// (most important, then most recent, first), whatever the question. One that
-// reads as an instruction is treated as a relevant memory would be.
+// (most important, then most recent, first), whatever the question, by the
+// flag rules of every memory (addMemory).
 func (s *Service) standingCandidates(c *candidates, p plan, standing []memory.Memory) {
 	for i := range standing {
 		m := &standing[i]
-		it := promptctx.Item{ID: m.Key().String(), Section: promptctx.Standing, Kind: KindMemory, Source: SourceStanding,
-			Label: fmt.Sprintf("[%s] %s", m.Type(), m.Key()), Text: m.Content(), Score: 1}
-		if slices.Contains(m.Flags(), memory.FlagInstructionLike) {
-			if !p.instructionLikeToo {
-				c.drop(it, promptctx.ReasonInstructionLike)
-				continue
-			}
-			it.Label += " " + s.opts.Layout.Language.InstructionLikeMark()
-		}
-		c.add(it, origin{memory: m}, false)
+		s.addMemory(c, p, promptctx.Item{ID: m.Key().String(), Section: promptctx.Standing, Kind: KindMemory, Source: SourceStanding,
+			Label: fmt.Sprintf("[%s] %s", m.Type(), m.Key()), Text: m.Content(), Score: 1}, m)
 	}
+}
+
+// addMemory offers a memory by its flags: one flagged secret is left out (unless
+// secrets are off), one flagged instruction_like is left out or, when the call
+// asks for such text, marked.
+func (s *Service) addMemory(c *candidates, p plan, it promptctx.Item, m *memory.Memory) {
+	if s.opts.Secrets.Screens() && slices.Contains(m.Flags(), memory.FlagSecret) {
+		c.drop(it, promptctx.ReasonSecret)
+		return
+	}
+	if slices.Contains(m.Flags(), memory.FlagInstructionLike) {
+		if !p.instructionLikeToo {
+			c.drop(it, promptctx.ReasonInstructionLike)
+			return
+		}
+		it.Label += " " + s.opts.Layout.Language.InstructionLikeMark()
+	}
+	c.add(it, origin{memory: m}, false)
 }
 
 // sentences cuts the summary into sentences scored by their lexical evidence
@@ -178,16 +188,8 @@ func (s *Service) sentences(query, text string) []promptctx.Part {
 func (s *Service) memoryCandidates(c *candidates, p plan, f Found) {
 	for _, h := range f.Hits {
 		m := h.Memory
-		it := promptctx.Item{ID: m.Key().String(), Section: promptctx.Memories, Kind: KindMemory, Source: SourceMemories,
-			Label: fmt.Sprintf("[%s] %s", m.Type(), m.Key()), Text: m.Content(), Score: h.Score}
-		if slices.Contains(m.Flags(), memory.FlagInstructionLike) {
-			if !p.instructionLikeToo {
-				c.drop(it, promptctx.ReasonInstructionLike)
-				continue
-			}
-			it.Label += " " + s.opts.Layout.Language.InstructionLikeMark()
-		}
-		c.add(it, origin{memory: m}, false)
+		s.addMemory(c, p, promptctx.Item{ID: m.Key().String(), Section: promptctx.Memories, Kind: KindMemory, Source: SourceMemories,
+			Label: fmt.Sprintf("[%s] %s", m.Type(), m.Key()), Text: m.Content(), Score: h.Score}, m)
 	}
 	for _, h := range f.Dropped {
 		if h.Memory != nil {

@@ -1,6 +1,9 @@
 package contextbuild
 
-import "engram/domain/promptctx"
+import (
+	"engram/domain/promptctx"
+	"engram/domain/secret"
+)
 
 // packed is the plan and, for each of its decisions, the index of its candidate.
 type packed struct {
@@ -9,14 +12,15 @@ type packed struct {
 }
 
 // pack packs the candidates, screening the text of each one it would inject for
-// instructions (domain/instruction) and packing again without those it leaves
-// out, until every injected text was screened. Only what would be injected is
+// secrets (domain/secret) and instructions (domain/instruction) and packing again
+// without those it leaves out, until every injected text was screened. Only what would be injected is
 // screened, so the cost follows the budget, not the number of candidates. With
 // instructionLikeToo, such an item stays, quoted like every other, its label
 // marked.
 func (s *Service) pack(p plan, c *candidates) packed {
 	budget := promptctx.Budget{Chars: p.budget, Shares: s.opts.Shares}
 	screened := make([]bool, len(c.items))
+	secretsChecked := make([]bool, len(c.items))
 	excluded := make([]bool, len(c.items))
 	for {
 		var offered []promptctx.Item
@@ -30,6 +34,16 @@ func (s *Service) pack(p plan, c *candidates) packed {
 		again := false
 		for j, d := range out.plan.Decisions {
 			i := of[j]
+			if d.Kept && !secretsChecked[i] && s.opts.Secrets.Screens() {
+				// Every injected text, the profile's and the session's too: text
+				// stored in flag mode, or before the screen, holds secrets as given.
+				secretsChecked[i] = true
+				if secret.Contains(c.items[i].Text) {
+					again, excluded[i] = true, true
+					c.drop(c.items[i], promptctx.ReasonSecret)
+					continue
+				}
+			}
 			if !d.Kept || !c.screen[i] || screened[i] {
 				continue
 			}

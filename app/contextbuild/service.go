@@ -20,6 +20,7 @@ import (
 	"engram/domain/memory"
 	"engram/domain/promptctx"
 	"engram/domain/ranking"
+	"engram/domain/secret"
 	"engram/domain/session"
 	"engram/ports"
 )
@@ -153,9 +154,12 @@ type Options struct {
 	// QueryMaxChars is ENGRAM_QUERY_MAX_CHARS: a longer query is cut to its end
 	// for retrieval.
 	QueryMaxChars int
-	Retention     time.Duration // ENGRAM_TRACE_RETENTION_DAYS
-	Recipe        ranking.Recipe
-	Weights       ranking.Weights
+	// Secrets (ENGRAM_SECRETS): unless off, no text that holds a secret is
+	// injected, whatever a request says; a memory flagged secret is left out.
+	Secrets   secret.Mode
+	Retention time.Duration // ENGRAM_TRACE_RETENTION_DAYS
+	Recipe    ranking.Recipe
+	Weights   ranking.Weights
 }
 
 func (o Options) withDefaults() Options {

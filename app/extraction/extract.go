@@ -7,6 +7,7 @@ import (
 
 	"engram/domain/candidate"
 	"engram/domain/conversation"
+	"engram/domain/secret"
 	"engram/ports"
 )
 
@@ -45,7 +46,8 @@ func (p *Pipeline) context(ctx context.Context, triggers []conversation.Message)
 	}
 	out := make([]conversation.Message, 0, len(before)-first)
 	for _, m := range before[first:] {
-		if !isTrigger[m.Seq] {
+		// A secret stored as given (ENGRAM_SECRETS=flag) is never shown to a model.
+		if !isTrigger[m.Seq] && !secret.Contains(m.Content) {
 			out = append(out, m)
 		}
 	}

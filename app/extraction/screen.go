@@ -5,6 +5,7 @@ import (
 
 	"engram/domain/candidate"
 	"engram/domain/conversation"
+	"engram/domain/secret"
 )
 
 // ReasonNotGrounded drops a candidate whose content the user did not say: built
@@ -13,6 +14,8 @@ const ReasonNotGrounded = "not_grounded"
 
 // screen applies, to every candidate whichever extractor proposed it:
 //
+//   - the secret screen: a candidate that holds a secret, as given or masked, is
+//     dropped (its message was skipped before extraction already);
 //   - the instruction screen: a candidate that reads as an instruction to the
 //     assistant, or that was taken from an instruction-like part of its message
 //     ("ignore previous instructions", "SYSTEM:", "</memory>"), is dropped as
@@ -39,6 +42,10 @@ func (p *Pipeline) screen(cands []candidate.Candidate, triggers, earlier []conve
 	sources := candidate.NewSources(ids, texts)
 	kept := make([]candidate.Candidate, 0, len(cands))
 	for _, c := range cands {
+		if secret.Holds(c.Content) {
+			rep.drop(conversation.SkipSecret)
+			continue
+		}
 		if s := sources.Check(c); !s.Kept {
 			rep.drop(string(s.Reason))
 			rep.screen(sourceMessage(c, triggers), string(s.Reason))

@@ -22,6 +22,7 @@ func (s *Service) Append(ctx context.Context, cmd Append) (memory.Memory, error)
 	if err != nil {
 		return memory.Memory{}, err
 	}
+	cmd.Content = s.policy.Secrets.Stored(cmd.Content)
 	if err := memory.ValidateContent("content", cmd.Content); err != nil {
 		return memory.Memory{}, err
 	}

@@ -39,7 +39,10 @@ func (s *Service) Revert(ctx context.Context, cmd Revert) (memory.Memory, error)
 		if current == nil {
 			return memory.Change{}, ports.NotFound("memory", key.String())
 		}
-		next := current.RevertTo(event.After, toolSource, s.clock.Now())
+		target := event.After
+		// A version written before secrets were masked comes back masked.
+		target.Content = s.policy.Secrets.Stored(target.Content)
+		next := current.RevertTo(target, toolSource, s.clock.Now())
 		return memory.Change{Memory: next, Event: memory.NewEvent(s.ids.New(), memory.OpRevert, current, next)}, nil
 	})
 }

@@ -28,6 +28,7 @@ func (s *Service) Save(ctx context.Context, cmd Save) (SaveResult, error) {
 	if err != nil {
 		return SaveResult{}, err
 	}
+	cmd.Draft.Content = s.policy.Secrets.Stored(cmd.Draft.Content)
 	draft, err := memory.ParseDraft(cmd.Draft, toolSource)
 	if err != nil {
 		return SaveResult{}, err

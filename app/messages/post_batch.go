@@ -34,6 +34,7 @@ func (s *Service) ingest(ctx context.Context, scope memory.Scope, inputs []conve
 	firstOf := make(map[string]int, len(inputs)) // message_id → index of its first occurrence
 	var errs []error
 	for i, in := range inputs {
+		in.Content = s.opts.Secrets.Stored(in.Content)
 		m, err := conversation.New(scope, in, s.ids.New(), now, s.opts.Debounce)
 		if err != nil {
 			errs = append(errs, prefix(field, i, err))

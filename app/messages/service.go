@@ -7,6 +7,7 @@ package messages
 import (
 	"time"
 
+	"engram/domain/secret"
 	"engram/ports"
 )
 
@@ -26,6 +27,9 @@ type Options struct {
 	Debounce time.Duration
 	// Notifier wakes an in-process worker; nil: none (the worker polls).
 	Notifier Notifier
+	// Secrets is what a secret in a message becomes before it is stored
+	// (ENGRAM_SECRETS); the zero value stores it as given.
+	Secrets secret.Mode
 }
 
 // Service runs the ingestion use cases.

@@ -8,6 +8,7 @@ import (
 	"engram/domain/memory"
 	"engram/domain/org"
 	"engram/domain/profile"
+	"engram/domain/secret"
 	"engram/ports"
 )
 
@@ -31,6 +32,9 @@ func (s *Service) Patch(ctx context.Context, cmd Patch) (profile.Profile, error)
 		if err := s.mayDeclare(ctx, cmd.Scope, cmd.Actor); err != nil {
 			return profile.Profile{}, err
 		}
+	}
+	if s.opts.Secrets.Screens() {
+		cmd.Patch = cmd.Patch.MapText(secret.Mask)
 	}
 	src := profile.Source{Channel: profile.ChannelAPI, At: s.deps.Clock.Now()}
 	return s.update(ctx, cmd.Scope, func(p profile.Profile) (profile.Profile, []profile.Field, error) {

@@ -15,6 +15,7 @@ import (
 	"engram/domain/conversation"
 	"engram/domain/memory"
 	"engram/domain/org"
+	"engram/domain/secret"
 	"engram/domain/session"
 	"engram/ports"
 )
@@ -45,6 +46,10 @@ type Options struct {
 	MessageSample int
 	MemorySample  int
 	Logger        *slog.Logger
+	// Secrets screens declared fields (ENGRAM_SECRETS). A profile has no flags and
+	// goes into every context block, so a secret in a field is masked in flag mode
+	// too; the zero value (off) stores it as given.
+	Secrets secret.Mode
 }
 
 func (o Options) withDefaults() Options {

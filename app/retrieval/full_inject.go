@@ -43,6 +43,9 @@ func (s *Service) fullInject(ctx context.Context, p plan) (Result, error) {
 		case !inRange(p, m.UpdatedAt()):
 			p.explain.drop(Item{Kind: memory.KindMemory, Memory: &m}, evidence[m.ID()].Total(), DropFiltered)
 			continue
+		case s.hidesSecrets(p) && m.State().Flags.Has(memory.FlagSecret):
+			p.explain.drop(Item{Kind: memory.KindMemory, Memory: &m}, evidence[m.ID()].Total(), DropSecret)
+			continue
 		}
 		byID[m.ID()] = m
 		cands = append(cands, s.memoryCandidate(p, m, evidence[m.ID()]))

@@ -9,6 +9,7 @@ import (
 	"engram/domain/conversation"
 	"engram/domain/memory"
 	"engram/domain/ranking"
+	"engram/domain/secret"
 )
 
 // rank reads the truth of the gathered candidates, drops what is not live (or no
@@ -93,6 +94,10 @@ func (s *Service) readCandidates(ctx context.Context, p plan, round []candidate,
 				p.explain.drop(Item{Kind: memory.KindMessage, Message: &m}, c.relevance.Total(), DropFiltered)
 				continue
 			}
+			if s.hidesSecrets(p) && secret.Contains(m.Content) {
+				p.explain.drop(Item{Kind: memory.KindMessage, Message: &m}, c.relevance.Total(), DropSecret)
+				continue
+			}
 			*scored = append(*scored, ranking.Candidate{ID: c.id, Evidence: c.relevance, Confidence: -1, ExactKey: -1, At: m.CreatedAt})
 			items[c.id] = Item{Kind: memory.KindMessage, Message: &m}
 			continue
@@ -107,6 +112,9 @@ func (s *Service) readCandidates(ctx context.Context, p plan, round []candidate,
 			continue
 		case !s.memoryMatches(p, m):
 			p.explain.drop(Item{Kind: memory.KindMemory, Memory: &m}, c.relevance.Total(), DropFiltered)
+			continue
+		case s.hidesSecrets(p) && m.State().Flags.Has(memory.FlagSecret):
+			p.explain.drop(Item{Kind: memory.KindMemory, Memory: &m}, c.relevance.Total(), DropSecret)
 			continue
 		}
 		*scored = append(*scored, s.memoryCandidate(p, m, c.relevance))
@@ -146,6 +154,9 @@ func (s *Service) readTruth(ctx context.Context, p plan, round []candidate) (map
 	}
 	return mems, msgs, nil
 }
+
+// hidesSecrets reports whether the search leaves out what holds a secret.
+func (s *Service) hidesSecrets(p plan) bool { return s.opts.Secrets.Screens() && !p.IncludeSecrets }
 
 // kthLargest is the k-th largest value (k ≥ 1, k ≤ len(values)).
 func kthLargest(values []float64, k int) float64 {

@@ -44,6 +44,9 @@ type Search struct {
 	// MinScore is the least score an item needs; nil: the configured
 	// LONG_TERM_MEMORY_MIN_SCORE. full_inject ignores it.
 	MinScore *float64
+	// IncludeSecrets returns memories flagged secret and messages that hold a
+	// secret, which a search otherwise leaves out (unless ENGRAM_SECRETS is off).
+	IncludeSecrets bool
 	// Explain reports the candidates the search left out and why
 	// (Result.Dropped, Result.Unread), for a caller that traces its decisions
 	// (the context call).
@@ -87,6 +90,7 @@ const (
 	DropNoise         = "noise"           // a memory under a noise key (weather-date_*, tool-*…)
 	DropFiltered      = "filtered"        // outside the search's types, conversation or time range
 	DropMissing       = "missing"         // the index knows it, the truth store no longer does
+	DropSecret        = "secret"          // holds a secret, and the search did not ask for secrets
 )
 
 // Dropped is a candidate a search read and left out.

@@ -39,6 +39,7 @@ import (
 	"time"
 
 	"engram/domain/ranking"
+	"engram/domain/secret"
 	"engram/ports"
 )
 
@@ -98,6 +99,9 @@ type Options struct {
 	ScanLimit int
 	// QueryMaxChars is ENGRAM_QUERY_MAX_CHARS: a longer query is cut to its end.
 	QueryMaxChars int
+	// Secrets is ENGRAM_SECRETS: unless off, what holds a secret is returned only
+	// to a search that asks for it (Search.IncludeSecrets).
+	Secrets secret.Mode
 }
 
 func (o Options) withDefaults() Options {

@@ -44,7 +44,10 @@ func (s *Service) Record(ctx context.Context, cmd Record) (Recorded, error) {
 	if err != nil {
 		return Recorded{}, err
 	}
-	x, err := session.NewExchange(ref, cmd.Exchange, s.deps.IDs.New(), s.deps.Clock.Now())
+	in := cmd.Exchange
+	in.UserMessage = s.opts.Secrets.Stored(in.UserMessage)
+	in.AssistantMessage = s.opts.Secrets.Stored(in.AssistantMessage)
+	x, err := session.NewExchange(ref, in, s.deps.IDs.New(), s.deps.Clock.Now())
 	if err != nil {
 		return Recorded{}, err
 	}

@@ -10,6 +10,7 @@ import (
 
 	"engram/domain/conversation"
 	"engram/domain/memory"
+	"engram/domain/secret"
 	"engram/domain/session"
 	"engram/ports"
 )
@@ -51,6 +52,9 @@ type Deps struct {
 // Options shape the use cases.
 type Options struct {
 	Policy session.Policy
+	// Secrets is what a secret in a turn becomes before it is stored
+	// (ENGRAM_SECRETS); the zero value stores it as given.
+	Secrets secret.Mode
 }
 
 // Service runs the session use cases.

@@ -41,6 +41,7 @@ type Config struct {
 	Redis       Redis       `yaml:"redis"`    // config/sessions.go
 	Sessions    Sessions    `yaml:"sessions"` // config/sessions.go
 	Context     Context     `yaml:"context"`  // config/context.go
+	Secrets     Secrets     `yaml:"secrets"`  // config/secrets.go
 	Traces      Traces      `yaml:"traces"`   // config/context.go
 }
 
@@ -435,6 +436,7 @@ func (c Config) Validate() error {
 	c.validateSessions(bad)
 	errs = append(errs, c.validateCost()...)
 	c.validateContext(bad)
+	c.validateSecrets(bad)
 	return errors.Join(errs...)
 }
 

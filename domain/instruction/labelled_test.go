@@ -27,6 +27,10 @@ import (
 //     en 0.62, zh 0.54; precision 1.000); then tuned on.
 //   - fresh4.jsonl was written after the fourth freeze and scored once, blind (recall
 //     en 0.70, zh 0.66; precision 1.000); then tuned on.
+//   - labelled.jsonl's authority lines (claims of authority, orders to obey, hidden
+//     commands) were added in two batches: the first scored blind against the rules
+//     before the authority rules existed (recall 0.20), the second after those
+//     rules were frozen (recall 0.70, precision 1.000); both were then tuned on.
 //   - fresh5.jsonl was written after the fifth freeze and scored once, blind (recall
 //     en 0.78, zh 0.60; precision 1.000), the last blind figure; round 8 then fixed
 //     its misses, so no blind figure exists for the rules as they are now.

@@ -7,6 +7,7 @@ var rules = mustCompile(
 	anyRoleMarker, enRoleMarker, zhRoleMarker,
 	enFakeDelimiter, zhFakeDelimiter,
 	enOverride, enOverrideCooccurrence, zhOverride, mixedOverride,
+	enAuthority, zhAuthority,
 	enJailbreak, zhJailbreak,
 	enPersona, zhPersona, mixedPersona,
 	enPromptLeak, zhPromptLeak, mixedPromptLeak,

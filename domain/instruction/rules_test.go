@@ -45,7 +45,7 @@ func fires(rule int, text string) bool {
 func TestRules_namesAndLanguagesAreKnown(t *testing.T) {
 	t.Parallel()
 	names := []string{RuleOverride, RulePersona, RuleJailbreak, RulePromptLeak, RuleRoleMarker,
-		RuleFakeDelimiter, RuleExfiltration, RuleLinkInjection, RuleToolInvocation}
+		RuleFakeDelimiter, RuleExfiltration, RuleLinkInjection, RuleToolInvocation, RuleAuthority}
 	for _, r := range rules {
 		if !slices.Contains(names, r.Name) || !slices.Contains([]string{LangEN, LangZH, LangAny, LangMixed}, r.Lang) {
 			t.Errorf("rule %s/%s: unknown name or language", r.Lang, r.Name)

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"engram/domain/instruction"
+	"engram/domain/secret"
 )
 
 // Flag marks something about a memory that whoever puts it in front of a model
@@ -17,6 +18,11 @@ type Flag string
 // saved explicitly and is kept, but only as data: a context builder quotes it or
 // leaves it out, and never presents it as a rule.
 const FlagInstructionLike Flag = "instruction_like"
+
+// FlagSecret: the content holds a secret or an identity number (domain/secret),
+// stored as given because the deployment flags secrets instead of masking them. It
+// is never put into a context block, and a search returns it only when asked to.
+const FlagSecret Flag = "secret"
 
 // FlagSet is a memory's flags. It is a value (comparable, so State stays comparable)
 // holding the flags sorted and comma-joined, which is also how storage keeps them.
@@ -72,8 +78,12 @@ func (s FlagSet) IsEmpty() bool { return s.joined == "" }
 // flags were kept; everything else gets flags through New, Replace, Append and
 // RevertTo.
 func ContentFlags(content string) FlagSet {
+	var flags []Flag
 	if instruction.Classify(content).InstructionLike() {
-		return NewFlagSet(FlagInstructionLike)
+		flags = append(flags, FlagInstructionLike)
 	}
-	return FlagSet{}
+	if secret.Contains(content) {
+		flags = append(flags, FlagSecret)
+	}
+	return NewFlagSet(flags...)
 }

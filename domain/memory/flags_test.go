@@ -87,3 +87,21 @@ func TestFlagSet_roundTripsThroughItsStorageForm(t *testing.T) {
 		}
 	}
 }
+
+func TestContentFlags_secretAndInstructionLikeTogether(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		content string
+		want    []Flag
+	}{
+		{"I prefer green tea.", []Flag{}},
+		{"My credit card number is 4111 1111 1111 1111.", []Flag{FlagSecret}},
+		{"My credit card number is 4111 **** **** 1111.", []Flag{}}, // masked: nothing left to hide
+		{"我家wifi密码是12345678", []Flag{FlagSecret}},
+		{hostile + " My SSN is 123-45-6789.", []Flag{FlagInstructionLike, FlagSecret}},
+	} {
+		if got := ContentFlags(c.content).List(); !slices.Equal(got, c.want) {
+			t.Errorf("ContentFlags(%q) = %v, want %v", c.content, got, c.want)
+		}
+	}
+}

@@ -1,6 +1,10 @@
 package memory
 
-import "time"
+import (
+	"time"
+
+	"engram/domain/secret"
+)
 
 // Policy holds the lifecycle settings a deployment chooses.
 type Policy struct {
@@ -8,6 +12,9 @@ type Policy struct {
 	// ConstraintTTLDays is the default lifetime of a constraint; 0 (the default):
 	// a standing rule never expires unless its writer says so.
 	ConstraintTTLDays int
+	// Secrets is what a secret in new content becomes (ENGRAM_SECRETS); the zero
+	// value stores content as given.
+	Secrets secret.Mode
 }
 
 // lifetime is how many days a memory written from d lives (0: forever): what

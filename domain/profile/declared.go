@@ -87,6 +87,32 @@ func (p Patch) tagsFields(d *Declared) []tagsField {
 	}
 }
 
+// MapText returns the patch with f applied to every text and tag value it sets
+// (the secret screen masks them before they are stored).
+func (p Patch) MapText(f func(string) string) Patch {
+	text := func(o Opt[string]) Opt[string] {
+		if o.Set {
+			o.Value = f(o.Value)
+		}
+		return o
+	}
+	tags := func(o Opt[[]string]) Opt[[]string] {
+		if o.Set && o.Value != nil {
+			mapped := make([]string, len(o.Value))
+			for i, v := range o.Value {
+				mapped[i] = f(v)
+			}
+			o.Value = mapped
+		}
+		return o
+	}
+	p.DisplayName, p.Department, p.Position = text(p.DisplayName), text(p.Department), text(p.Position)
+	p.PreferredModel, p.Language, p.Tone, p.TimeZone = text(p.PreferredModel), text(p.Language), text(p.Tone), text(p.TimeZone)
+	p.Nickname, p.PreferredName, p.AIName, p.Emoji = text(p.Nickname), text(p.PreferredName), text(p.AIName), text(p.Emoji)
+	p.RoleTags, p.WorkStyleTags = tags(p.RoleTags), tags(p.WorkStyleTags)
+	return p
+}
+
 // ErrEmptyPatch refuses a patch that names no field: it would change nothing, so
 // the caller meant something else (a field to set, or null to clear one).
 var ErrEmptyPatch = errors.New("the patch names no field")

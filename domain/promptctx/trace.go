@@ -68,6 +68,7 @@ type RawHit struct {
 const (
 	ReasonDuplicate       = "duplicate"        // the same text is already a candidate of a section before it
 	ReasonInstructionLike = "instruction_like" // reads as an instruction to the assistant, and the call leaves such text out
+	ReasonSecret          = "secret"           // holds a secret or an identity number (domain/secret), which never reaches a prompt
 	ReasonCurrentSession  = "current_session"  // a past message of this very session: its summary and recent messages stand for it
 	ReasonBelowMinScore   = "below_min_score"  // an external item scoring below min_score
 )

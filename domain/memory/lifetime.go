@@ -3,6 +3,7 @@ package memory
 import (
 	"time"
 
+	"engram/domain/invalid"
 	"engram/domain/secret"
 )
 
@@ -93,4 +94,48 @@ func Merged(survivor, copyOf State, now time.Time) State {
 	survivor.Pinned = survivor.Pinned || copyOf.Pinned
 	survivor.ExpiresAt = expiry(survivor.TTLDays, now)
 	return survivor
+}
+
+// Settings change how a memory is kept, not what it says (memory_patch): each
+// field that is not nil is set.
+type Settings struct {
+	Pinned     *bool
+	Importance *int
+	TTLDays    *int // 0: never expires; any other lifetime restarts from now
+}
+
+// Validate checks the settings' ranges.
+func (st Settings) Validate() error {
+	var errs []error
+	if st.Importance != nil && (*st.Importance < MinImportance || *st.Importance > MaxImportance) {
+		errs = append(errs, invalid.FieldValue("importance", *st.Importance, "must be between %d and %d", MinImportance, MaxImportance))
+	}
+	if st.TTLDays != nil && (*st.TTLDays < 0 || *st.TTLDays > MaxTTLDays) {
+		errs = append(errs, invalid.FieldValue("ttl_days", *st.TTLDays, "must be between 0 (never expires) and %d days", MaxTTLDays))
+	}
+	return invalid.Join(errs...)
+}
+
+// Set applies the settings at now; ok is false when they change nothing. A new
+// lifetime restarts the expiry from now. Like a renewal it is a change (version,
+// event) but not of content: the vector index has nothing to catch up on.
+func (m Memory) Set(st Settings, src Source, now time.Time) (next Memory, ok bool) {
+	next = m
+	if st.Pinned != nil {
+		next.s.Pinned = *st.Pinned
+	}
+	if st.Importance != nil {
+		next.s.Importance = *st.Importance
+	}
+	if st.TTLDays != nil {
+		next.s.TTLDays = *st.TTLDays
+		next.s.ExpiresAt = expiry(*st.TTLDays, now)
+	}
+	if next.s == m.s {
+		return m, false
+	}
+	next.s.Version++
+	next.s.UpdatedAt = now
+	next.s.Source = src
+	return next, true
 }

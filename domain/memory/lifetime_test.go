@@ -159,3 +159,19 @@ func TestIsStanding_constraintsImportantAndPinned(t *testing.T) {
 		}
 	}
 }
+
+func TestSet_changesPinImportanceAndLifetimeOnly(t *testing.T) {
+	t.Parallel()
+	m, _ := New("id1", scope, MustParseKey("team"), mustDraft(t, DraftInput{Type: "fact", Content: "payments", TTLDays: ptr(30)}), Policy{}, t0)
+	later := t0.Add(time.Hour)
+	next, ok := m.Set(Settings{Pinned: ptr(true), Importance: ptr(5), TTLDays: ptr(0)}, tool, later)
+	if !ok || !next.Pinned() || next.Importance() != 5 || next.TTLDays() != 0 || !next.ExpiresAt().IsZero() || next.Version() != 2 || next.Content() != "payments" {
+		t.Errorf("set: ok %v %+v", ok, next.State())
+	}
+	if _, ok := next.Set(Settings{Pinned: ptr(true)}, tool, later); ok {
+		t.Error("setting what it already is changed it")
+	}
+	if err := (Settings{TTLDays: ptr(-1)}).Validate(); err == nil {
+		t.Error("ttl_days -1 accepted")
+	}
+}

@@ -239,6 +239,20 @@ func pinnedCase(t *testing.T, srv *Server, user string) {
 	if inStanding() {
 		t.Error("an unpinned memory of importance 2 is still standing")
 	}
+	// PATCH pins without saying the content again, and sets the lifetime.
+	saveMemory(t, srv, user, "team", map[string]any{"type": "fact", "content": "Works in the payments team.", "importance": 2, "ttl_days": 30})
+	var patched memoryAnswer
+	if code := srv.Do(http.MethodPatch, "/v1/users/"+user+"/memories/team", map[string]any{"pinned": true, "ttl_days": 0}, &patched); code != http.StatusOK ||
+		!patched.Pinned || patched.ExpiresAt != nil {
+		t.Errorf("patch pinned and ttl_days 0 = %d %+v", code, patched)
+	}
+	a, _ := standingContext(t, srv, user, map[string]any{"query": "how is the weather today?"})
+	if len(a.Sections.Standing) != 1 || a.Sections.Standing[0].Key != "team" {
+		t.Errorf("after the patch, standing = %+v, want the team memory", a.Sections.Standing)
+	}
+	if code := srv.Do(http.MethodPatch, "/v1/users/"+user+"/memories/nobody", map[string]any{"pinned": true}, nil); code != http.StatusNotFound {
+		t.Errorf("patch of an absent key = %d, want 404", code)
+	}
 	var tool memoryAnswer
 	if code := srv.Do(http.MethodPost, "/v1/users/"+user+"/tools/memory_save", map[string]any{"arguments": map[string]any{
 		"key": "hobby", "type": "preference", "content": "Plays the cello.", "pinned": true,

@@ -11,6 +11,7 @@ import (
 	"engram/domain/invalid"
 	"engram/domain/memory"
 	"engram/domain/ranking"
+	"engram/ports"
 )
 
 // What a search looks through (API.md's "scope").
@@ -113,9 +114,13 @@ type plan struct {
 	limit    int
 	minScore float64
 	now      time.Time
-	queryCut bool         // Query is the end of a longer one
-	terms    []string     // the analysed query
-	explain  *explanation // nil unless Search.Explain
+	queryCut bool     // Query is the end of a longer one
+	terms    []string // the analysed query
+	// memoryTerms and related are the query memories are searched with (the
+	// Expander's, when there is one; see lexicalQuery).
+	memoryTerms []string
+	related     []ports.RelatedTerm
+	explain     *explanation // nil unless Search.Explain
 }
 
 // explanation collects what a search left out (Search.Explain).
@@ -171,11 +176,21 @@ func (s *Service) parse(q Search) (plan, error) {
 	if err := invalid.Join(errs...); err != nil {
 		return plan{}, err
 	}
-	p.terms = s.deps.Analyzer.Terms(p.Query)
+	s.analyse(&p)
 	if q.Explain {
 		p.explain = &explanation{unread: map[string]int{}}
 	}
 	return p, nil
+}
+
+// analyse sets the plan's terms from its query: its own, and the ones memories
+// are searched with.
+func (s *Service) analyse(p *plan) {
+	p.terms = s.deps.Analyzer.Terms(p.Query)
+	p.memoryTerms, p.related = p.terms, nil
+	if s.deps.Expander != nil && slices.Contains(p.kinds, memory.KindMemory) {
+		p.memoryTerms, p.related = s.deps.Expander.Expand(p.Query)
+	}
 }
 
 func (p *plan) parseMode(mode string, fallback Mode) error {

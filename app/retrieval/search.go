@@ -82,7 +82,8 @@ func (s *Service) withAsk(ctx context.Context, p plan, res Result) (Result, erro
 		return res, nil
 	}
 	ap := p
-	ap.Query, ap.terms, ap.explain = ask, s.deps.Analyzer.Terms(ask), nil
+	ap.Query, ap.explain = ask, nil
+	s.analyse(&ap)
 	more, err := s.retrieve(ctx, ap)
 	if err != nil {
 		return Result{}, err

@@ -361,16 +361,28 @@ type browser struct {
 func newBrowser(t *testing.T, srv *Server) *browser {
 	t.Helper()
 	exec := chromium(t)
+	// Chromium's helper processes may still write to its profile when the tab is
+	// gone: the directory is removed once the browser has closed, and whatever a
+	// straggler leaves is no failure of the console.
+	profile, err := os.MkdirTemp("", "engram-console-chromium-")
+	if err != nil {
+		t.Fatal(err)
+	}
 	opts := []chromedp.ExecAllocatorOption{
 		chromedp.ExecPath(exec), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun,
-		chromedp.NoDefaultBrowserCheck, chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(1280, 900),
+		chromedp.NoDefaultBrowserCheck, chromedp.UserDataDir(profile), chromedp.WindowSize(1280, 900),
 		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
 		chromedp.Flag("disable-sync", true), chromedp.Flag("disable-dev-shm-usage", true),
 		chromedp.Flag("host-resolver-rules", "MAP * ~NOTFOUND , EXCLUDE 127.0.0.1"),
 	}
 	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	tab, cancelTab := chromedp.NewContext(allocCtx)
-	t.Cleanup(func() { cancelTab(); cancelAlloc() })
+	t.Cleanup(func() {
+		_ = chromedp.Cancel(tab) // closes the browser and waits for it
+		cancelTab()
+		cancelAlloc()
+		_ = os.RemoveAll(profile)
+	})
 	// The first Run starts the browser and binds it to the context it is given:
 	// the tab's own, not one of the steps' shorter ones.
 	if err := chromedp.Run(tab, network.Enable(), log.Enable(), runtime.Enable()); err != nil {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -128,5 +129,36 @@ func TestRestoreSQLite_refusesWhatIsNotABackup(t *testing.T) {
 	defer db.Close()
 	if got := marks(t, db); len(got) != 1 || got[0] != "kept" {
 		t.Errorf("a refused restore changed the database: %v", got)
+	}
+}
+
+func TestRestoreSQLite_intoAnEmptyDataDirectory(t *testing.T) {
+	ctx := testContext(t)
+	src, to := t.TempDir(), filepath.Join(t.TempDir(), "engram.backup")
+	db := openData(t, src)
+	mark(t, db, "only")
+	_ = db.Close()
+	if err := BackupSQLite(ctx, src, to); err != nil {
+		t.Fatal(err)
+	}
+	fresh := filepath.Join(t.TempDir(), "new-data")
+	r, err := RestoreSQLite(ctx, fresh, to, "s")
+	if err != nil || r.Aside != "" {
+		t.Fatalf("restore into a new data directory = %+v, %v", r, err)
+	}
+	restored := openData(t, fresh)
+	defer restored.Close()
+	if got := marks(t, restored); len(got) != 1 || got[0] != "only" {
+		t.Errorf("restored rows = %v", got)
+	}
+}
+
+func TestBackupSQLite_refusesWithoutADatabase(t *testing.T) {
+	to := filepath.Join(t.TempDir(), "engram.backup")
+	if err := BackupSQLite(testContext(t), t.TempDir(), to); err == nil || !strings.Contains(err.Error(), "no database at") {
+		t.Fatalf("backup of an empty data directory = %v", err)
+	}
+	if _, err := os.Stat(to); err == nil {
+		t.Error("a backup file was written from nothing")
 	}
 }

@@ -17,7 +17,7 @@ import (
 // exactly what was written before it; a restore (refused while the server runs)
 // brings back that and nothing written after, searchable by vector at once.
 func TestBackup_roundTripWhileServing(t *testing.T) {
-	runBackupRoundTrip(t, []string{"ENGRAM_DATA_DIR=" + t.TempDir()})
+	runBackupRoundTrip(t, []string{"ENGRAM_DATA_DIR=" + t.TempDir()}, false)
 }
 
 // TestBackup_roundTripWhileServing_Postgres is the same on PostgreSQL with
@@ -25,7 +25,17 @@ func TestBackup_roundTripWhileServing(t *testing.T) {
 func TestBackup_roundTripWhileServing_Postgres(t *testing.T) {
 	tools := postgresClientDir(t)
 	runBackupRoundTrip(t, []string{"ENGRAM_DATA_DIR=" + t.TempDir(), "ENGRAM_DATABASE_URL=" + testenv.NewPostgresDatabase(t),
-		"ENGRAM_VECTOR_BACKEND=pgvector", "PATH=" + tools + string(os.PathListSeparator) + os.Getenv("PATH")})
+		"ENGRAM_VECTOR_BACKEND=pgvector", "PATH=" + tools + string(os.PathListSeparator) + os.Getenv("PATH")}, false)
+}
+
+// TestBackup_redisSessionsAreNotInTheBackup_Postgres_Redis: with sessions in
+// Redis the database round-trips as without, the commands say that sessions are
+// not in the backup, and after the restore Redis holds the sessions as they were
+// before it (turns recorded after the backup included).
+func TestBackup_redisSessionsAreNotInTheBackup_Postgres_Redis(t *testing.T) {
+	tools := postgresClientDir(t)
+	env := backendEnv(t, true)
+	runBackupRoundTrip(t, append(env, "ENGRAM_VECTOR_BACKEND=pgvector", "PATH="+tools+string(os.PathListSeparator)+os.Getenv("PATH")), true)
 }
 
 // postgresClientDir is the directory of pg_dump: on PATH, or where Debian's
@@ -54,7 +64,7 @@ func engramCLI(t *testing.T, env []string, args ...string) (string, error) {
 	return out.String(), err
 }
 
-func runBackupRoundTrip(t *testing.T, env []string) {
+func runBackupRoundTrip(t *testing.T, env []string, redis bool) {
 	env = append(env, "LONG_TERM_MEMORY_DEBOUNCE_SEC=3600")
 	backup := filepath.Join(t.TempDir(), "engram.backup")
 	const user = "/v1/users/alice"
@@ -126,6 +136,8 @@ func runBackupRoundTrip(t *testing.T, env []string) {
 	})
 	if out, err := engramCLI(t, env, "backup", "--to", backup); err != nil {
 		t.Fatalf("backup while serving: %v\n%s", err, out)
+	} else if noted := strings.Contains(out, "session turns kept in Redis"); noted != redis {
+		t.Errorf("backup with Redis=%v: the note on Redis sessions is there=%v:\n%s", redis, noted, out)
 	}
 	if out, err := engramCLI(t, env, "backup", "--to", backup); err == nil || !strings.Contains(out, "already exists") {
 		t.Errorf("a second backup to the same file: %v\n%s", err, out)
@@ -157,8 +169,12 @@ func runBackupRoundTrip(t *testing.T, env []string) {
 			t.Errorf("memory %s written after the backup is there after the restore: %d", key, code)
 		}
 	}
-	if got := sessions(srv); len(got) != 1 || got["s1"] != 2 {
-		t.Errorf("sessions after the restore = %v, want s1 with its one exchange", got)
+	want := map[string]int{"s1": 2}
+	if redis { // Redis is not restored: it holds every turn recorded
+		want = map[string]int{"s1": 4, "s2": 2}
+	}
+	if got := sessions(srv); len(got) != len(want) || got["s1"] != want["s1"] || got["s2"] != want["s2"] {
+		t.Errorf("sessions after the restore = %v, want %v", got, want)
 	}
 	if !has(search(srv, "memories", "dense", "golden retriever Biscuit"), "pet") {
 		t.Error("the backed-up memory is not found by dense search after the restore")

@@ -115,10 +115,13 @@ func conflictProblem(err error) error {
 		exchange *sessions.ExchangeConflictError
 		message  *ports.MessageConflictError
 		activity *ports.ActivityConflictError
+		deleted  *ports.ConversationDeletedError
 	)
 	switch {
 	case errors.As(err, &erasing):
 		return huma.Error409Conflict(erasing.Error() + "; follow it with GET /v1/jobs/" + erasing.JobID)
+	case errors.As(err, &deleted): // not a race to retry: the chat was deleted after the message was made
+		return huma.Error409Conflict(deleted.Error())
 	case errors.As(err, &exchange): // before message: it wraps the conflict of the turn's messages
 		return huma.Error409Conflict(exchange.Error() + "; an exchange_id names one turn, so send a new turn with a new exchange_id")
 	case errors.As(err, &message):

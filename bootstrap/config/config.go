@@ -150,7 +150,10 @@ type Vector struct {
 	SearchTimeoutMS    int    `yaml:"search_timeout_ms" env:"ENGRAM_VECTOR_SEARCH_TIMEOUT_MS"`
 	BreakerFailures    int    `yaml:"breaker_failures" env:"ENGRAM_VECTOR_BREAKER_FAILURES"`
 	BreakerCooldownSec int    `yaml:"breaker_cooldown_sec" env:"ENGRAM_VECTOR_BREAKER_COOLDOWN_SEC"`
-	Milvus             Milvus `yaml:"milvus"`
+	// LocalPrefilterThreshold: partitions of the local index with at least this
+	// many vectors are scanned by int8 copies first; -1 scans exactly always.
+	LocalPrefilterThreshold int    `yaml:"local_prefilter_threshold" env:"ENGRAM_VECTOR_LOCAL_PREFILTER_THRESHOLD"`
+	Milvus                  Milvus `yaml:"milvus"`
 }
 
 // Milvus is seed 000's MEMORY_MILVUS_* table.
@@ -417,6 +420,9 @@ func (c Config) Validate() error {
 		}
 	default:
 		bad("ENGRAM_EMBEDDER", "must be local, openai or ollama, got %q", c.Embedding.Provider)
+	}
+	if t := c.Vector.LocalPrefilterThreshold; t < -1 || t == 0 {
+		bad("ENGRAM_VECTOR_LOCAL_PREFILTER_THRESHOLD", "must be -1 (exact scans only) or a number of vectors of at least 1, got %d", t)
 	}
 	switch c.Vector.Backend {
 	case "local":

@@ -99,6 +99,7 @@ type Log struct {
 type Memory struct {
 	Enabled                bool    `yaml:"enabled" env:"LONG_TERM_MEMORY_ENABLED"`
 	DefaultTTLDays         int     `yaml:"default_ttl_days" env:"LONG_TERM_MEMORY_DEFAULT_TTL_DAYS"`
+	ConstraintTTLDays      int     `yaml:"constraint_ttl_days" env:"LONG_TERM_MEMORY_CONSTRAINT_TTL_DAYS"`
 	RetrieveMode           string  `yaml:"retrieve_mode" env:"LONG_TERM_MEMORY_RETRIEVE_MODE"`
 	RetrieveLimit          int     `yaml:"retrieve_limit" env:"LONG_TERM_MEMORY_RETRIEVE_LIMIT"`
 	RetrieveScanLimit      int     `yaml:"retrieve_scan_limit" env:"LONG_TERM_MEMORY_RETRIEVE_SCAN_LIMIT"`
@@ -345,6 +346,9 @@ func (c Config) Validate() error {
 	m := c.Memory
 	if m.DefaultTTLDays < 0 || m.DefaultTTLDays > 36500 {
 		bad("LONG_TERM_MEMORY_DEFAULT_TTL_DAYS", "must be between 0 (never expire) and 36500, got %d", m.DefaultTTLDays)
+	}
+	if m.ConstraintTTLDays < 0 || m.ConstraintTTLDays > 36500 {
+		bad("LONG_TERM_MEMORY_CONSTRAINT_TTL_DAYS", "must be between 0 (never expire) and 36500, got %d", m.ConstraintTTLDays)
 	}
 	if !slices.Contains([]string{"auto", "dense", "lexical", "full_inject"}, m.RetrieveMode) {
 		bad("LONG_TERM_MEMORY_RETRIEVE_MODE", "must be auto, dense, lexical or full_inject, got %q", m.RetrieveMode)

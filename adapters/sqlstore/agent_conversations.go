@@ -21,7 +21,9 @@ type AgentConversationStore struct {
 var _ ports.AgentConversationStore = (*AgentConversationStore)(nil)
 
 // NewAgentConversationStore serves ports.AgentConversationStore from db.
-func NewAgentConversationStore(db *DB) *AgentConversationStore { return &AgentConversationStore{db: db} }
+func NewAgentConversationStore(db *DB) *AgentConversationStore {
+	return &AgentConversationStore{db: db}
+}
 
 type agentConversationRow struct {
 	bun.BaseModel `bun:"table:agent_conversations,alias:ac"`

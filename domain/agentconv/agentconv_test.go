@@ -5,7 +5,9 @@ import (
 	"testing"
 )
 
-func msg(id string, role Role, text string) Item { return Item{ID: id, Type: "message", Role: role, Text: text} }
+func msg(id string, role Role, text string) Item {
+	return Item{ID: id, Type: "message", Role: role, Text: text}
+}
 
 func TestExchanges(t *testing.T) {
 	t.Parallel()

@@ -80,9 +80,12 @@ func RunAgentConversationStore(t *testing.T, open func(t *testing.T) ports.Agent
 			"Conversation": func() error { _, err := s.Conversation(ctx, bob, "conv_a"); return err }(),
 			"Item":         func() error { _, err := s.Item(ctx, bob, "conv_a", "msg_1"); return err }(),
 			"Items":        func() error { _, _, err := s.Items(ctx, bob, "conv_a", ports.ItemQuery{}); return err }(),
-			"Append":       func() error { _, err := s.Append(ctx, bob, "conv_a", []agentconv.Item{item("msg_9", "", `{}`)}); return err }(),
-			"DeleteItem":   s.DeleteItem(ctx, bob, "conv_a", "msg_1"),
-			"Delete":       s.Delete(ctx, bob, "conv_a"),
+			"Append": func() error {
+				_, err := s.Append(ctx, bob, "conv_a", []agentconv.Item{item("msg_9", "", `{}`)})
+				return err
+			}(),
+			"DeleteItem": s.DeleteItem(ctx, bob, "conv_a", "msg_1"),
+			"Delete":     s.Delete(ctx, bob, "conv_a"),
 		}
 		for name, err := range checks {
 			if !errors.Is(err, ports.ErrNotFound) {

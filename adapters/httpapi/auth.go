@@ -33,13 +33,18 @@ func authenticate(api huma.API, authn Authenticator, log *slog.Logger) func(huma
 
 // authenticated is authenticate for a handler outside huma (the MCP endpoint).
 func authenticated(authn Authenticator, log *slog.Logger, h http.Handler) http.Handler {
+	return authenticatedWith(authn, log, writeProblem, h)
+}
+
+// authenticatedWith is authenticated with refusals written by refuse.
+func authenticatedWith(authn Authenticator, log *slog.Logger, refuse Refusal, h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		tenant, failure, msg := checkKey(r.Context(), authn, log, r.Header.Get("Authorization"))
 		if failure != 0 {
 			if failure == noValidKey {
 				w.Header().Set("WWW-Authenticate", `Bearer realm="engram"`)
 			}
-			writeProblem(w, r, failure.status(), msg)
+			refuse(w, r, failure.status(), msg)
 			return
 		}
 		h.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), tenantKey, tenant)))

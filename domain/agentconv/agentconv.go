@@ -6,9 +6,15 @@
 package agentconv
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"strings"
 	"time"
+	"unicode/utf8"
 
+	"engram/domain/clip"
+	"engram/domain/conversation"
+	"engram/domain/invalid"
 	"engram/domain/memory"
 )
 
@@ -25,13 +31,41 @@ const (
 // MaxItemsPerAdd bounds the items one call adds.
 const MaxItemsPerAdd = 1000
 
-// Conversation is one conversation of a user. Metadata is a JSON object, kept as
-// sent.
+// Metadata bounds, the OpenAI API's: a few short labels, not a store.
+const (
+	MaxMetadataKeys     = 16
+	MaxMetadataKeyLen   = 64
+	MaxMetadataValueLen = 512
+)
+
+// Conversation is one conversation of a user, with the labels its client set.
 type Conversation struct {
 	ID        string
 	Scope     memory.Scope
 	CreatedAt time.Time
-	Metadata  []byte
+	Metadata  map[string]string
+}
+
+// ValidateMetadata checks a conversation's labels against the bounds.
+func ValidateMetadata(m map[string]string) error {
+	if len(m) > MaxMetadataKeys {
+		return invalid.Field("metadata", "must have at most %d keys, got %d", MaxMetadataKeys, len(m))
+	}
+	for k, v := range m {
+		if n := utf8.RuneCountInString(k); n == 0 || n > MaxMetadataKeyLen {
+			return invalid.FieldValue("metadata", k, "keys must be 1 to %d characters", MaxMetadataKeyLen)
+		}
+		if n := utf8.RuneCountInString(v); n > MaxMetadataValueLen {
+			return invalid.FieldValue("metadata."+k, clip.Runes(v, 40), "must be at most %d characters, got %d", MaxMetadataValueLen, n)
+		}
+	}
+	return nil
+}
+
+// ValidateItemID checks an id a client gave an item (reasoning items keep
+// theirs) or names in a path.
+func ValidateItemID(field, id string) error {
+	return memory.ValidateUserID(field, id)
 }
 
 // Role of a message item; empty for items that are not messages.
@@ -92,12 +126,20 @@ func NewConversationID(unique string) string {
 }
 
 // Exchange is one turn of the session: what the user said and what the
-// assistant answered. Its id is the id of the turn's first user message, so the
-// same items always make the same exchange.
+// assistant answered. Its id derives from the turn's first user message and its
+// texts, so the same items always make the same exchange, and a turn whose text
+// changed (more of the answer was added) is another exchange, never a conflict
+// with the one recorded before.
 type Exchange struct {
 	ID        string
 	User      string
 	Assistant string
+}
+
+// exchangeID is the id of the turn that starts at the item and says these texts.
+func exchangeID(firstItemID, user, assistant string) string {
+	sum := sha256.Sum256([]byte(firstItemID + "\x00" + user + "\x00" + assistant))
+	return "turn-" + hex.EncodeToString(sum[:12])
 }
 
 // Exchanges are the turns the items make, in order. A turn is a run of user
@@ -116,7 +158,8 @@ func Exchanges(items []Item) []Exchange {
 	)
 	flush := func() {
 		if len(user) > 0 && len(assistant) > 0 {
-			cur.User, cur.Assistant = strings.Join(user, "\n\n"), strings.Join(assistant, "\n\n")
+			cur.User, cur.Assistant = turnText(user), turnText(assistant)
+			cur.ID = exchangeID(cur.ID, cur.User, cur.Assistant)
 			out = append(out, cur)
 		}
 		cur, user, assistant, answering = Exchange{}, nil, nil, false
@@ -143,6 +186,14 @@ func Exchanges(items []Item) []Exchange {
 	}
 	flush()
 	return out
+}
+
+// turnText joins the texts of one side of a turn, bounded as a session message
+// is (a long answer is cut, not refused: the items keep it whole) and without
+// the NUL characters no store keeps.
+func turnText(texts []string) string {
+	joined := strings.ToValidUTF8(strings.ReplaceAll(strings.Join(texts, "\n\n"), "\x00", ""), "\uFFFD")
+	return clip.Runes(joined, conversation.MaxContentLen)
 }
 
 // Changed says whether the exchanges after a change of the items differ from

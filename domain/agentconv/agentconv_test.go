@@ -40,10 +40,23 @@ func TestExchanges(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
+			for i, x := range tt.want {
+				tt.want[i].ID = exchangeID(x.ID, x.User, x.Assistant)
+			}
 			if got := Exchanges(tt.items); !slices.Equal(got, tt.want) {
 				t.Errorf("Exchanges = %+v, want %+v", got, tt.want)
 			}
 		})
+	}
+}
+
+func TestExchanges_aTurnWhoseAnswerGrewIsAnotherExchange(t *testing.T) {
+	t.Parallel()
+	first := Exchanges([]Item{msg("m1", RoleUser, "q"), msg("m2", RoleAssistant, "a")})
+	grown := Exchanges([]Item{msg("m1", RoleUser, "q"), msg("m2", RoleAssistant, "a"), msg("m3", RoleAssistant, "b")})
+	again := Exchanges([]Item{msg("m1", RoleUser, "q"), msg("m2", RoleAssistant, "a")})
+	if first[0].ID == grown[0].ID || first[0].ID != again[0].ID {
+		t.Errorf("ids: first %s, grown %s, again %s", first[0].ID, grown[0].ID, again[0].ID)
 	}
 }
 

@@ -18,4 +18,3 @@ func MountCompat(api *API, name string, routes map[string]http.Handler, refuse R
 		api.mux.Handle(pattern, observed(api.opts.Observer, name, authenticatedWith(api.authn, api.opts.Logger, refuse, h)))
 	}
 }
-

@@ -2,6 +2,8 @@ package sqlstore
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -68,8 +70,12 @@ func (s *AgentConversationStore) Create(ctx context.Context, c agentconv.Convers
 		if err := s.db.guardWrite(ctx, tx, c.Scope); err != nil {
 			return err
 		}
+		metadata, err := json.Marshal(c.Metadata)
+		if err != nil {
+			return fmt.Errorf("sqlstore: conversation %s metadata: %w", c.ID, err)
+		}
 		row := agentConversationRow{ID: c.ID, TenantID: c.Scope.Tenant, UserID: c.Scope.User, CreatedAt: dbTime(c.CreatedAt),
-			Metadata: string(c.Metadata)}
+			Metadata: string(metadata)}
 		if _, err := tx.NewInsert().Model(&row).Exec(ctx); err != nil {
 			return wrapErr("insert agent conversation", err)
 		}
@@ -97,7 +103,11 @@ func conversationOf(ctx context.Context, db bun.IDB, scope memory.Scope, id stri
 	if err != nil {
 		return agentconv.Conversation{}, wrapErr("get agent conversation", err)
 	}
-	return agentconv.Conversation{ID: row.ID, Scope: scope, CreatedAt: dbTime(row.CreatedAt), Metadata: []byte(row.Metadata)}, nil
+	metadata := map[string]string{}
+	if err := json.Unmarshal([]byte(row.Metadata), &metadata); err != nil {
+		return agentconv.Conversation{}, fmt.Errorf("sqlstore: conversation %s metadata: %w", row.ID, err)
+	}
+	return agentconv.Conversation{ID: row.ID, Scope: scope, CreatedAt: dbTime(row.CreatedAt), Metadata: metadata}, nil
 }
 
 // Delete removes the conversation and its items in one transaction.

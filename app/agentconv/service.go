@@ -59,7 +59,9 @@ type SessionError struct {
 	err   error
 }
 
-func (e *SessionError) Error() string { return "conversation stored, its session not updated: " + e.err.Error() }
+func (e *SessionError) Error() string {
+	return "conversation stored, its session not updated: " + e.err.Error()
+}
 
 func (e *SessionError) Unwrap() error { return e.err }
 

@@ -21,7 +21,7 @@ func RunAgentConversationStore(t *testing.T, open func(t *testing.T) ports.Agent
 	alice := memory.Scope{Tenant: "acme", User: "alice"}
 	bob := memory.Scope{Tenant: "acme", User: "bob"}
 	conv := func(id string, sc memory.Scope) agentconv.Conversation {
-		return agentconv.Conversation{ID: id, Scope: sc, CreatedAt: at, Metadata: []byte(`{"topic":"菜单"}`)}
+		return agentconv.Conversation{ID: id, Scope: sc, CreatedAt: at, Metadata: map[string]string{"topic": "菜单"}}
 	}
 	item := func(id string, role agentconv.Role, raw string) agentconv.Item {
 		return agentconv.Item{ID: id, Type: "message", Role: role, Text: "text of " + id, Raw: []byte(raw)}
@@ -64,11 +64,10 @@ func RunAgentConversationStore(t *testing.T, open func(t *testing.T) ports.Agent
 			}
 		}
 		c, err := s.Conversation(ctx, alice, "conv_1")
-		if err != nil || !reflect.DeepEqual(c, conv("conv_1", alice)) && !c.CreatedAt.Equal(at.Truncate(time.Microsecond)) {
-			t.Errorf("Conversation = %+v, %v", c, err)
-		}
-		if string(c.Metadata) != `{"topic":"菜单"}` {
-			t.Errorf("metadata %s", c.Metadata)
+		want := conv("conv_1", alice)
+		want.CreatedAt = at.Truncate(time.Microsecond)
+		if err != nil || !reflect.DeepEqual(c, want) {
+			t.Errorf("Conversation = %+v, %v; want %+v", c, err, want)
 		}
 	})
 

@@ -187,18 +187,33 @@ func render(it agentconv.Item) json.RawMessage {
 		b.Write(quote(f.key))
 		b.WriteByte(':')
 		if f.key == "content" {
-			part := map[string]any{"type": partType, "text": *textContent}
-			if partType == "output_text" {
-				part["annotations"] = []any{}
-			}
-			content, _ := json.Marshal([]any{part})
-			b.Write(content)
+			b.Write(textParts(partType, *textContent))
 			continue
 		}
 		b.Write(f.value)
 	}
 	b.WriteByte('}')
 	return b.Bytes()
+}
+
+// textPart is a content part of text, in the API's order of members; an
+// output_text part has its (empty) annotations.
+type textPart struct {
+	Type        string `json:"type"`
+	Text        string `json:"text"`
+	Annotations *[]any `json:"annotations,omitempty"`
+}
+
+func textParts(partType, text string) []byte {
+	part := textPart{Type: partType, Text: text}
+	if partType == "output_text" {
+		part.Annotations = &[]any{}
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode([]textPart{part})
+	return bytes.TrimSpace(b.Bytes())
 }
 
 func quote(s string) []byte {

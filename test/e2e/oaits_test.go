@@ -6,53 +6,16 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"engram/test/testenv"
 	"engram/test/wait"
 )
 
 // oaitsDir holds the OpenAI Agents SDK client and its locked dependencies.
 const oaitsDir = "../oaits"
-
-// agentsClient makes test/oaits runnable: node on the PATH, and the locked
-// @openai/agents installed with `npm ci` when node_modules does not hold it.
-// Without node the test skips, unless the run requires every service.
-func agentsClient(t *testing.T) string {
-	t.Helper()
-	node, err := exec.LookPath("node")
-	if err != nil {
-		if testenv.Required() {
-			t.Fatalf("node is not on the PATH but %s=1: install Node 20 or later", testenv.RequireServicesVar)
-		}
-		t.Skip("node is not on the PATH; skipping the OpenAI Agents SDK client")
-	}
-	var pkg struct {
-		Dependencies map[string]string `json:"dependencies"`
-	}
-	if b, err := os.ReadFile(filepath.Join(oaitsDir, "package.json")); err != nil || json.Unmarshal(b, &pkg) != nil {
-		t.Fatalf("read %s/package.json: %v", oaitsDir, err)
-	}
-	var installed struct {
-		Version string `json:"version"`
-	}
-	b, _ := os.ReadFile(filepath.Join(oaitsDir, "node_modules", "@openai", "agents", "package.json"))
-	if json.Unmarshal(b, &installed) != nil || installed.Version != pkg.Dependencies["@openai/agents"] {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-		defer cancel()
-		npm := exec.CommandContext(ctx, "npm", "ci", "--no-audit", "--no-fund")
-		npm.Dir = oaitsDir
-		if out, err := npm.CombinedOutput(); err != nil {
-			t.Fatalf("npm ci in %s: %v\n%s", oaitsDir, err, out)
-		}
-	}
-	return node
-}
 
 // runAgentsClient runs session.mjs and decodes what it printed into out.
 func runAgentsClient(t *testing.T, node string, out any, args ...string) {
@@ -75,14 +38,14 @@ func runAgentsClient(t *testing.T, node string, out any, args ...string) {
 // The OpenAI Agents SDK's OpenAIConversationsSession, given nothing but engram's
 // base URL and a key, keeps its session in engram on the embedded default.
 func TestOpenAIAgentsSession_sdkSessionUnchanged(t *testing.T) {
-	node := agentsClient(t)
+	node := nodeClient(t, oaitsDir, "@openai/agents")
 	srv := Start(t, "ENGRAM_DATA_DIR="+t.TempDir(), "ENGRAM_API_KEYS=acme="+acmeMCPKey, "LONG_TERM_MEMORY_DEBOUNCE_SEC=0.5")
 	agentsSession(t, srv, node)
 	srv.Stop()
 }
 
 func TestOpenAIAgentsSession_sdkSessionUnchanged_Postgres_Redis(t *testing.T) {
-	node := agentsClient(t)
+	node := nodeClient(t, oaitsDir, "@openai/agents")
 	srv, _, _ := startOnPostgresAndRedis(t, "ENGRAM_API_KEYS=acme="+acmeMCPKey, "LONG_TERM_MEMORY_DEBOUNCE_SEC=0.5")
 	agentsSession(t, srv, node)
 	srv.Stop()

@@ -222,9 +222,15 @@ func TestRequests_refusedWithWhatToFix(t *testing.T) {
 		tooMany[fmt.Sprint(i)] = "x"
 	}
 	for name, err := range map[string]error{
-		"no items":       func() error { _, err := svc.AddItems(ctx, appconv.AddItems{Scope: alice, ConversationID: c.ID}); return err }(),
-		"limit too high": func() error { _, err := svc.ListItems(ctx, appconv.ListItems{Scope: alice, ConversationID: c.ID, Limit: 101}); return err }(),
-		"metadata":       func() error { _, err := svc.Create(ctx, appconv.Create{Scope: alice, Metadata: tooMany}); return err }(),
+		"no items": func() error {
+			_, err := svc.AddItems(ctx, appconv.AddItems{Scope: alice, ConversationID: c.ID})
+			return err
+		}(),
+		"limit too high": func() error {
+			_, err := svc.ListItems(ctx, appconv.ListItems{Scope: alice, ConversationID: c.ID, Limit: 101})
+			return err
+		}(),
+		"metadata": func() error { _, err := svc.Create(ctx, appconv.Create{Scope: alice, Metadata: tooMany}); return err }(),
 		"item id": func() error {
 			_, err := svc.AddItems(ctx, appconv.AddItems{Scope: alice, ConversationID: c.ID, Items: []appconv.NewItem{{ID: "a\x01", Type: "reasoning", Raw: []byte(`{}`)}}})
 			return err

@@ -25,9 +25,10 @@ type PostMessageRequest struct {
 
 // PostedMessage says what became of a posted message.
 type PostedMessage struct {
-	MessageID string `json:"message_id"`
-	Status    string `json:"status" enum:"PENDING,PROCESSED,FAILED,SKIPPED"`
-	Created   bool   `json:"created" doc:"False when the message_id was already stored: the stored message is reported, unchanged."`
+	MessageID  string `json:"message_id"`
+	Status     string `json:"status" enum:"PENDING,PROCESSED,FAILED,SKIPPED"`
+	SkipReason string `json:"skip_reason,omitempty" doc:"The stored message's skip_reason (see GET /v1/users/{user}/messages/{message_id}): why it taught nothing, or what of it waits."`
+	Created    bool   `json:"created" doc:"False when the message_id was already stored: the stored message is reported, unchanged."`
 }
 
 type postMessageInput struct {
@@ -74,7 +75,7 @@ type MessageItem struct {
 	CreatedAt      time.Time  `json:"created_at"`
 	ReceivedAt     time.Time  `json:"received_at"`
 	Status         string     `json:"status" enum:"PENDING,PROCESSED,FAILED,SKIPPED"`
-	SkipReason     string     `json:"skip_reason,omitempty" doc:"Why it was not extracted (not_from_user, greeting, question…). instruction_like:<rule> when it, or part of it, tried to instruct the assistant: SKIPPED when nothing was taken from it, PROCESSED when a clean part was. routed_to_profile (PROCESSED) when it set an identity slot of the profile (nickname, AI name, emoji…) instead of a memory. secret (SKIPPED) when it holds a secret or an identity number, as given or masked: nothing is learned from it."`
+	SkipReason     string     `json:"skip_reason,omitempty" doc:"Why it taught nothing, or why part of it was not learned; empty when every part of it became its memory events. Before extraction: not_from_user, empty_message, too_short, greeting, thanks, acknowledgement, farewell, question, command, nothing_about_the_user. After it: no_fact (nothing lasting about the user in it), duplicate (all it says is already remembered), secret (SKIPPED: it holds a secret or an identity number, as given or masked; nothing is learned from it), instruction_like:<rule> (it, or part of it, tried to instruct the assistant: SKIPPED when nothing was taken from it, PROCESSED when a clean part was), routed_to_profile (PROCESSED: it set an identity slot of the profile, nickname, AI name, emoji…), deferred (PENDING: part of it is over the per-message write limit LONG_TERM_MEMORY_MAX_WRITE_ITEMS and is written by the next run, or the model is rate-limited or over budget; error says which)."`
 	Attempts       int        `json:"attempts"`
 	Error          string     `json:"error,omitempty" doc:"The last extraction failure, or why a PENDING message waits (the tenant's LLM budget, the endpoint's rate limit)."`
 	ProcessAfter   *time.Time `json:"process_after" nullable:"true" doc:"The next extraction is not before this; null when none is planned."`
@@ -202,7 +203,7 @@ func toInput(m PostMessageRequest) (conversation.Input, error) {
 }
 
 func fromPosted(p messages.Posted) PostedMessage {
-	return PostedMessage{MessageID: p.Message.ID, Status: string(p.Message.Status), Created: p.Created}
+	return PostedMessage{MessageID: p.Message.ID, Status: string(p.Message.Status), SkipReason: p.Message.SkipReason, Created: p.Created}
 }
 
 func fromView(v messages.View) Message {

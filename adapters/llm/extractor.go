@@ -29,9 +29,11 @@ type ExtractorOptions struct {
 	// ContextMaxChars bounds the context messages shown to the model (the most
 	// recent are kept) and, separately, the summary. 0: DefaultContextMaxChars.
 	ContextMaxChars int
-	// MaxCandidates bounds the candidates taken from one answer (the model is told
-	// the same). The pipeline's write limit (LONG_TERM_MEMORY_MAX_WRITE_ITEMS)
-	// applies later. 0: DefaultMaxCandidates.
+	// MaxCandidates bounds the candidates taken from one answer per new user
+	// message in it (the model is told the same), so ten messages extracted
+	// together are not held to one message's share. The pipeline's write limit
+	// (LONG_TERM_MEMORY_MAX_WRITE_ITEMS, per message; what is over it is carried
+	// to the next run) applies later. 0: DefaultMaxCandidates.
 	MaxCandidates int
 	Logger        *slog.Logger // rejected candidates are logged here; nil: not logged
 }
@@ -109,7 +111,7 @@ func (e *Extractor) ExtractDetailed(ctx context.Context, in ports.ExtractionInpu
 	if err != nil {
 		return x, badOutput("extract", reply.Content, "%v", err)
 	}
-	x.Candidates, x.Rejected = e.validate(items, sources)
+	x.Candidates, x.Rejected = e.validate(items, sources, data.MaxCandidates)
 	return x, nil
 }
 
@@ -140,6 +142,7 @@ func (e *Extractor) extractData(in ports.ExtractionInput) (prompts.ExtractData, 
 		data.Messages = append(data.Messages, prompts.Line{N: len(sources), Role: string(m.Role), Name: m.Name, Text: m.Content})
 	}
 	data.Context, data.ContextOmitted = trimContext(judgement, e.contextMaxChars)
+	data.MaxCandidates = e.maxCandidates * max(1, len(sources))
 	return data, sources
 }
 
@@ -193,7 +196,7 @@ type rawCandidate struct {
 	SourceMessage field `json:"source_message"`
 }
 
-func (e *Extractor) validate(items []json.RawMessage, sources []string) ([]candidate.Candidate, []Rejection) {
+func (e *Extractor) validate(items []json.RawMessage, sources []string, limit int) ([]candidate.Candidate, []Rejection) {
 	var (
 		out      []candidate.Candidate
 		rejected []Rejection
@@ -216,8 +219,8 @@ func (e *Extractor) validate(items []json.RawMessage, sources []string) ([]candi
 			continue
 		}
 		seen[c.Key+"\x00"+c.Content] = true
-		if len(out) >= e.maxCandidates {
-			rejected = append(rejected, Rejection{Index: i, Key: c.Key, Reason: fmt.Sprintf("over the limit of %d candidates per call", e.maxCandidates)})
+		if len(out) >= limit {
+			rejected = append(rejected, Rejection{Index: i, Key: c.Key, Reason: fmt.Sprintf("over the limit of %d candidates per call", limit)})
 			continue
 		}
 		out = append(out, c)

@@ -464,6 +464,24 @@ func TestExtract_takesAtMostMaxCandidates(t *testing.T) {
 	}
 }
 
+func TestExtract_theLimitGrowsWithTheMessages(t *testing.T) {
+	t.Parallel()
+	srv := fakellm.New(t)
+	srv.EnqueueChat(fakellm.Answer(`[
+		{"memory_type":"fact","key":"a","content":"1","source_message":1},{"memory_type":"fact","key":"b","content":"2","source_message":1},
+		{"memory_type":"fact","key":"c","content":"3","source_message":2},{"memory_type":"fact","key":"d","content":"4","source_message":2},
+		{"memory_type":"fact","key":"e","content":"5","source_message":2}]`))
+	e := newTestExtractor(t, srv, ExtractorOptions{MaxCandidates: 2})
+	x, err := e.ExtractDetailed(context.Background(), input([]conversation.Message{
+		msg("m1", conversation.RoleUser, "…"), msg("m2", conversation.RoleUser, "…")}))
+	if err != nil || len(x.Candidates) != 4 || len(x.Rejected) != 1 || !strings.Contains(x.Rejected[0].Reason, "limit of 4") {
+		t.Fatalf("candidates %v rejected %v err %v, want 4: two per message", x.Candidates, x.Rejected, err)
+	}
+	if !strings.Contains(srv.ChatRequests()[0].Text("system"), "at most 4 candidates") {
+		t.Error("the model was not told the limit for two messages")
+	}
+}
+
 func TestExtract_usesPromptOverridesFromADirectory(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()

@@ -66,7 +66,7 @@ func (m *Metrics) Extraction() *Extraction {
 			Buckets: []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30, 90},
 		}, []string{"outcome"}),
 		candidate: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "engram_extraction_candidates_total", Help: "Candidates by fate: proposed, written, unchanged, reused (a similar memory's key), merged, colliding (sent to stage 2), routed_to_profile (identity slots set on the profile, never memories).",
+			Name: "engram_extraction_candidates_total", Help: "Candidates by fate: proposed, written, unchanged, reused (a similar memory's key), merged, colliding (sent to stage 2), routed_to_profile (identity slots set on the profile, never memories), deferred (over their message's write limit, written by the next run).",
 		}, []string{"fate"}),
 	}
 	x.instructionLike = prometheus.NewCounterVec(prometheus.CounterOpts{
@@ -116,6 +116,7 @@ func (x *Extraction) Processed(r extraction.Report) {
 	x.candidate.WithLabelValues("merged").Add(float64(r.Merged))
 	x.candidate.WithLabelValues("colliding").Add(float64(r.Colliding))
 	x.candidate.WithLabelValues("routed_to_profile").Add(float64(r.RoutedToProfile))
+	x.candidate.WithLabelValues("deferred").Add(float64(r.Deferred))
 	result := "ok"
 	switch {
 	case r.Err != nil:

@@ -64,6 +64,9 @@ func extractionAttrs(r extraction.Report) []any {
 	if r.RoutedToProfile > 0 {
 		attrs = append(attrs, "routed_to_profile", r.RoutedToProfile)
 	}
+	if r.Deferred > 0 {
+		attrs = append(attrs, "deferred", r.Deferred) // over a message's write limit: the next run writes them
+	}
 	if len(r.Skipped) > 0 {
 		attrs = append(attrs, "skipped", reasons(r.Skipped))
 	}

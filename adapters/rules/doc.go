@@ -14,6 +14,14 @@
 // first and every candidate through candidate.Boundaries last, so "Remind me to
 // bring an umbrella tomorrow" yields nothing.
 //
+// Stance (stance/*.yaml, rules as data): fillers, intensifiers and hedges are
+// taken out before any pattern reads a sentence ("I am allergic to peanuts,
+// seriously." → allergy.peanuts, never allergy.seriously; "我真的对花生过敏"), and a
+// clause that denies ("I'm not allergic to…", "我对花生不过敏"), supposes ("if I
+// were vegan", "要是我…"), doubts ("I might be…") or reports someone else ("my
+// friend is vegan", "我朋友对花生过敏") gives nothing. Importance is put into its
+// key family's band (candidate.CalibrateImportance).
+//
 // Clauses: a pattern is tried at each clause start; when none fits there, at the
 // next first-person sub-clause ("…last year and I work as a nurse", "…所以我…"), so
 // one clause that states nothing or something time-bound does not hide the next. A

@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"engram/adapters/rules/slots"
+	"engram/adapters/rules/stance"
 	"engram/domain/candidate"
 	"engram/domain/conversation"
 	"engram/domain/memory"
@@ -15,8 +16,9 @@ import (
 
 var _ ports.Extractor = (*Extractor)(nil)
 
-// DefaultMaxCandidates bounds what one Extract call proposes; the pipeline applies
-// its own per-turn write limit after refinement.
+// DefaultMaxCandidates bounds what one user message proposes; the pipeline applies
+// its own per-message write limit after refinement (and carries what is over it to
+// the next run).
 const DefaultMaxCandidates = 12
 
 // Remembering explicitly ("remember that…", "记住…") raises confidence and importance.
@@ -28,7 +30,7 @@ const (
 // ExtractorOptions configure the rule extractor. The zero value is usable.
 type ExtractorOptions struct {
 	Boundaries    candidate.Boundaries // candidates that fail them are not proposed
-	MaxCandidates int                  // per call; 0 means DefaultMaxCandidates
+	MaxCandidates int                  // per user message; 0 means DefaultMaxCandidates
 }
 
 // Extractor is the offline stage-1 extractor: trigger phrases and patterns in English
@@ -64,11 +66,13 @@ func (e *Extractor) Extract(ctx context.Context, in ports.ExtractionInput) ([]ca
 		if m.Role != conversation.RoleUser {
 			continue // assistant and system text is never a source of facts
 		}
-		out = append(out, e.ExtractMessage(m.ID, m.Content)...)
-	}
-	out = lastPerKey(out)
-	if len(out) > e.opts.MaxCandidates {
-		out = out[len(out)-e.opts.MaxCandidates:]
+		// Each message keeps its own candidates, so each says what it taught; a
+		// later message on the same key is a later write to it (an update).
+		got := e.ExtractMessage(m.ID, m.Content)
+		if len(got) > e.opts.MaxCandidates {
+			got = got[len(got)-e.opts.MaxCandidates:]
+		}
+		out = append(out, got...)
 	}
 	return out, ports.LLMUsage{}, nil
 }
@@ -79,7 +83,9 @@ func (e *Extractor) ExtractMessage(messageID, text string) []candidate.Candidate
 	if worth, _ := candidate.Prefilter(text); !worth {
 		return nil
 	}
-	folded := candidate.Fold(strings.TrimSpace(text))
+	// Fillers go first ("I am allergic to peanuts, seriously." reads as "I am
+	// allergic to peanuts."), so no pattern takes one for its object.
+	folded := stance.Default().Clean(candidate.Fold(strings.TrimSpace(text)))
 	var drafts []draft
 	greeted := false
 	for _, s := range candidate.Sentences(folded) {
@@ -142,7 +148,7 @@ func (d draft) candidate(messageID string) candidate.Candidate {
 	if op == "" {
 		op = candidate.OpAdd
 	}
-	return candidate.Candidate{
+	return candidate.CalibrateImportance(candidate.Candidate{
 		Op:              op,
 		Type:            d.typ,
 		Key:             d.key,
@@ -150,7 +156,7 @@ func (d draft) candidate(messageID string) candidate.Candidate {
 		Importance:      imp,
 		Confidence:      conf,
 		SourceMessageID: messageID,
-	}
+	})
 }
 
 // extractSentence walks the clause starts of one folded sentence and applies the
@@ -173,7 +179,7 @@ func extractSentence(s string, boost, greeted bool) []draft {
 	for pos := 0; pos < len(s); {
 		ds, next, carryOn := extractClause(s, low, pos, question, boost, greeted, carry)
 		out = append(out, ds...)
-		if len(ds) > 0 {
+		if len(ds) > 0 || carryOn != carryNone {
 			carry = carryOn
 		}
 		if next <= pos {
@@ -272,6 +278,23 @@ func extractClause(s, low string, start int, question, boost, greeted bool, carr
 	if question && candidate.LooksLikeQuestion(low[i:end]) {
 		return nil, end, carryNone
 	}
+	// A clause that denies, supposes, doubts or reports states nothing true about
+	// the user. A denial is still the user's own statement: a subjectless clause
+	// after it is theirs ("我对花生不过敏，但是对海鲜过敏").
+	if carry == carryHypothetical {
+		return nil, end, carryNone
+	}
+	if veto := stance.Default().For(low[i:end]).Veto(low[i:end]); veto != "" {
+		switch {
+		case veto == stance.Negated:
+			return nil, end, carryUser
+		case veto == stance.Hypothetical && len(strings.Fields(low[i:end])) <= 2:
+			// "Hypothetically, I'm allergic to peanuts.": the marker stands alone
+			// and the clause after it is what it supposes.
+			return nil, end, carryHypothetical
+		}
+		return nil, end, carryNone
+	}
 	hypothetical := prefixWord(restLow, hypotheticalEN) != "" || prefixWord(restLow, hypotheticalZH) != ""
 	ds, consumed, carryOn := matchPatterns(rest, restLow, start > 0, question, boost, greeted, hypothetical, false)
 	if len(ds) == 0 && carry != carryNone && !hypothetical {
@@ -348,9 +371,10 @@ func matchPatterns(rest, restLow string, inside, question, boost, greeted, hypot
 type carryMode int
 
 const (
-	carryNone     carryMode = iota
-	carryUser               // the user's: a subjectless clause is the user's too
-	carryRelative           // a relative's: only a clause that names another relative is the user's
+	carryNone         carryMode = iota
+	carryUser                   // the user's: a subjectless clause is the user's too
+	carryRelative               // a relative's: only a clause that names another relative is the user's
+	carryHypothetical           // a bare "hypothetically," / "假如说,": the next clause is supposed, not stated
 )
 
 // windowFollows reports whether what follows a statement in its clause, up to the

@@ -20,7 +20,10 @@ import (
 // they are a slice of their own, outside the dev/held-out split. Lines with "set":
 // "slots" are identity slots (type profile, key profile.<slot>) and their
 // counter-examples, written with the slot rules (adapters/rules/slots): a slice of
-// their own too.
+// their own too. Lines with "set": "robust" are statements wrapped in fillers and
+// hedges ("…, seriously", "真的", "其实") that must still give their fact, and
+// negations, hypotheticals, doubts, other people's facts and questions that must
+// give nothing (adapters/rules/stance).
 const labelledPath = "testdata/labelled.jsonl"
 
 type labelledExpect struct {
@@ -227,7 +230,8 @@ func TestLabelled(t *testing.T) {
 	}
 	t.Logf("%-14s %4s %4s %4s | %6s | %6s %6s | %6s %6s", "slice", "msgs", "pos", "neg", "silent", "msg P", "msg R", "cand P", "cand R")
 	for _, k := range []string{"en dev", "en held-out", "en all", "en memorybank", "en fresh", "en fresh2", "zh dev", "zh held-out", "zh all",
-		"zh memorybank", "zh fresh", "zh fresh2", "en slots", "zh slots", "all dev", "all held-out", "all all", "all fresh", "all fresh2", "all slots"} {
+		"zh memorybank", "zh fresh", "zh fresh2", "en slots", "zh slots", "en robust", "zh robust", "en robust-fresh", "zh robust-fresh", "all dev", "all held-out", "all all", "all fresh",
+		"all fresh2", "all slots", "all robust", "all robust-fresh"} {
 		if s := scores[k]; s != nil {
 			t.Logf("%s", s.row(k))
 		}
@@ -252,6 +256,10 @@ func TestLabelled(t *testing.T) {
 		{"zh fresh2", 0.95, 0.95, 0.85},
 		{"en slots", 0.95, 0.95, 0.90},
 		{"zh slots", 0.95, 0.95, 0.90},
+		// Fillers, negation, hypotheticals, doubt, other people's facts, questions:
+		// never a fact about the user, and a filler never the object of one.
+		{"en robust", 0.97, 0.97, 0.90},
+		{"zh robust", 0.97, 0.97, 0.90},
 	}
 	for _, f := range floors {
 		s := scores[f.slice]

@@ -38,7 +38,7 @@ func TestMemoryBank(t *testing.T) {
 	expectations := map[string][]struct{ text, key, content string }{
 		"memory_bank_en.json": {
 			{"Hello, my name is Emily. Nice to meet you.", "name", "User's name is Emily."},
-			{"I really enjoy painting, playing piano and tea tasting. Do you have any good book recommendations for me?", "hobby.likes.painting", "User really enjoys painting."},
+			{"I really enjoy painting, playing piano and tea tasting. Do you have any good book recommendations for me?", "hobby.likes.painting", "User enjoys painting."},
 			{"Well, we can talk about my hobbies. I like hiking, long-distance running, basketball, military history research, and rock climbing.", "sport.likes.basketball", "User likes basketball."},
 			{"I like sunny and warm weather. Did you have any new tasks yesterday?", "interest.likes.sunny_warm_weather", "User likes sunny and warm weather."},
 			{"I like action and comedy movies. They always make me feel excited and happy.", "film.likes.action_comedy_movies", "User likes action and comedy movies."},

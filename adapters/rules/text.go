@@ -351,7 +351,9 @@ func validObject(obj string, zh bool) bool {
 		return false
 	}
 	first := strings.ToLower(strings.Trim(ws[0], `"'`))
-	if deicticEN[first] {
+	if deicticEN[first] || first == "allergic" {
+		// "allergic to peanuts, really allergic": the predicate said again for
+		// emphasis is not one more allergen.
 		return false
 	}
 	for _, w := range ws[1:] {

@@ -14,8 +14,10 @@
 //	           stored vectors (only the candidates are embedded)
 //	refine     stage 2, only for candidates that collide with an existing memory
 //	           (same key, or duplicate alike): keep, merge, reuse a key or drop
-//	upsert     stage 3 in domain code: key match, duplicates, merges, write limit;
-//	           every write an event with channel extraction and the message id
+//	upsert     stage 3 in domain code: key match, duplicates, merges, the write
+//	           limit per user message, most important first (what is over it
+//	           waits for the next run, the message PENDING as deferred); every
+//	           write an event with channel extraction and the message id
 //
 // At most two model calls per conversation run, whatever the number of messages,
 // and one when nothing collides. Model calls are bounded in flight across runs,
@@ -23,7 +25,8 @@
 // that may not call waits (its messages stay PENDING, attempts untouched). The
 // Runner claims due conversations from the message store, runs the pipeline and
 // stores each message's outcome (PROCESSED, SKIPPED, FAILED with backoff, or
-// PENDING again when it waits).
+// PENDING again when it waits). A message without memory events always says
+// why, in the skip-reason vocabulary of domain/conversation (skip.go).
 //
 // It depends on domain and ports only; metrics observe it through Observer.
 package extraction
@@ -207,7 +210,7 @@ func (p *Pipeline) Process(ctx context.Context, msgs []conversation.Message) ([]
 		case err != nil:
 			out[i] = out[i].Failed(describe(err, p.opts), now, p.opts.Retry)
 		default:
-			out[i] = outcome(out[i], &rep, now)
+			out[i] = outcome(out[i], &rep, now, p.opts.MaxWriteItems)
 		}
 	}
 	if waits {

@@ -192,15 +192,49 @@ func TestPipeline_writesAtMostMaxWriteItems(t *testing.T) {
 		cands = append(cands, candidate.Candidate{Op: candidate.OpAdd, Type: memory.TypePreference,
 			Key: "likes." + topic, Content: "User likes " + topic, Importance: 3, Confidence: 0.9})
 	}
+	cands = append(cands, candidate.Candidate{Op: candidate.OpAdd, Type: memory.TypeFact,
+		Key: "health.diabetes", Content: "User has type 2 diabetes", Importance: 5, Confidence: 0.9})
 	e := newEnv(t, envOptions{extractor: stubExtractor{cands: cands}})
-	e.post("c1", user("m1", "I like "+strings.Join(topics, ", ")+"."))
+	e.post("c1", user("m1", "I like "+strings.Join(topics, ", ")+". I have type 2 diabetes."))
 	e.tick()
-	if live := e.live(); len(live) != 6 {
-		t.Errorf("%d memories written, want LONG_TERM_MEMORY_MAX_WRITE_ITEMS = 6", len(live))
+	r := e.reports.All()
+	if len(r) != 2 {
+		t.Fatalf("%d runs, want 2: six writes, then the five carried over", len(r))
 	}
-	if r := e.reports.All(); len(r) != 1 || r[0].Dropped[extraction.ReasonOverWriteLimit] != 4 {
-		t.Errorf("reports %+v", r)
+	if r[0].Written != 6 || r[0].Deferred != 5 || r[1].Written != 5 || r[1].Deferred != 0 {
+		t.Errorf("runs wrote %d (deferred %d) then %d (deferred %d), want 6 (5) then 5 (0)", r[0].Written, r[0].Deferred, r[1].Written, r[1].Deferred)
 	}
+	if first := r[0].Messages[0]; first.Status != conversation.StatusPending || first.SkipReason != conversation.SkipDeferred || first.ProcessAfter.IsZero() {
+		t.Errorf("after the first run m1 is %s %q due %v, want PENDING deferred, due again", first.Status, first.SkipReason, first.ProcessAfter)
+	}
+	if !slices.ContainsFunc(firstRunKeys(t, e, r[0]), func(k string) bool { return k == "health.diabetes" }) {
+		t.Errorf("the first run did not write the health fact, the most important one")
+	}
+	if live := e.live(); len(live) != 11 {
+		t.Errorf("%d memories, want all 11: nothing over the limit is lost", len(live))
+	}
+	if m := e.message("m1"); m.Status != conversation.StatusProcessed || m.SkipReason != "" {
+		t.Errorf("m1 ends %s %q, want PROCESSED", m.Status, m.SkipReason)
+	}
+	if caused, _ := e.messages.CausedEvents(context.Background(), scope, "m1"); len(caused) != 11 {
+		t.Errorf("m1 caused %d events, want 11", len(caused))
+	}
+}
+
+// firstRunKeys are the keys whose first event is among the first run's writes.
+func firstRunKeys(t *testing.T, e *env, first extraction.Report) []string {
+	t.Helper()
+	caused, err := e.messages.CausedEvents(context.Background(), scope, "m1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var keys []string
+	for i, ev := range caused {
+		if i < first.Written {
+			keys = append(keys, ev.Key.String())
+		}
+	}
+	return keys
 }
 
 func TestPipeline_noiseKeysAndAssistantFactsAreNeverWritten(t *testing.T) {
@@ -294,4 +328,55 @@ func keysOf(m map[memory.Key]memory.Memory) []memory.Key {
 	}
 	slices.SortFunc(keys, memory.Key.Compare)
 	return keys
+}
+
+// Every message that taught nothing says why: a fact already remembered is a
+// duplicate, a statement with nothing lasting about the user no_fact; a message
+// that taught something has its events and no reason.
+func TestPipeline_everyMessageSaysWhatItLearnedOrWhyNot(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, envOptions{})
+	e.post("c1", user("m1", "I'm allergic to peanuts."))
+	e.tick()
+	e.post("c2", user("m2", "I'm allergic to peanuts."), user("m3", "I'm not allergic to shellfish."), user("m4", "I live in Lisbon."))
+	e.tick()
+	tests := []struct {
+		id, reason string
+		events     int
+	}{
+		{"m1", "", 1},
+		{"m2", conversation.SkipDuplicate, 0},
+		{"m3", conversation.SkipNoFact, 0},
+		{"m4", "", 1},
+	}
+	for _, tt := range tests {
+		m := e.message(tt.id)
+		caused, err := e.messages.CausedEvents(context.Background(), scope, tt.id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.Status != conversation.StatusProcessed || m.SkipReason != tt.reason || len(caused) != tt.events {
+			t.Errorf("%s: %s %q with %d events, want PROCESSED %q with %d", tt.id, m.Status, m.SkipReason, len(caused), tt.reason, tt.events)
+		}
+	}
+}
+
+// Importance means the same whichever extractor proposed it: an allergy rated 2
+// is stored at 5, a like rated 5 at 3, a standing rule at least 4.
+func TestPipeline_importanceIsHeldToItsFamilysBand(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, envOptions{extractor: stubExtractor{cands: []candidate.Candidate{
+		{Op: candidate.OpAdd, Type: memory.TypeFact, Key: "allergy.peanuts", Content: "User is allergic to peanuts", Importance: 2, Confidence: 0.9},
+		{Op: candidate.OpAdd, Type: memory.TypePreference, Key: "music.likes.jazz", Content: "User likes jazz", Importance: 5, Confidence: 0.9},
+		{Op: candidate.OpAdd, Type: memory.TypeConstraint, Key: "reply.language", Content: "Always reply in Chinese", Importance: 3, Confidence: 0.9},
+	}}})
+	e.post("c1", user("m1", "I'm allergic to peanuts, I like jazz, and always reply in Chinese."))
+	e.tick()
+	live := e.live()
+	for key, want := range map[string]int{"allergy.peanuts": 5, "music.likes.jazz": 3, "reply.language": 4} {
+		m, ok := live[memory.MustParseKey(key)]
+		if !ok || m.Importance() != want {
+			t.Errorf("%s: importance %d (stored %v), want %d", key, m.Importance(), ok, want)
+		}
+	}
 }

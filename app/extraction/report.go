@@ -22,7 +22,10 @@ type Report struct {
 	Written        int                    // memories added, updated, appended or deleted
 	Unchanged      int                    // decisions the store already reflected
 	Reused         int                    // written under a similar memory's key
-	Merged         int                    // redundant copies folded after the write
+	// Deferred counts the candidates over their message's write limit: the message
+	// stays PENDING and they are written by the next run.
+	Deferred int
+	Merged   int // redundant copies folded after the write
 	// RoutedToProfile counts the identity-slot candidates applied to the profile
 	// (never to long-term memory).
 	RoutedToProfile int
@@ -36,6 +39,23 @@ type Report struct {
 	screened   map[string]string // message id → the instruction_like reason it gets
 	keptFrom   map[string]bool   // message ids a candidate passed the screen from
 	routedFrom map[string]bool   // message ids an identity slot was applied from
+	outcomes   map[string]*messageOutcome
+}
+
+// messageOutcome is what became of one trigger's candidates in stage 3.
+type messageOutcome struct {
+	learned  int // writes that changed a memory (an event with this message as source)
+	known    int // candidates the memories already said (unchanged writes, refined away)
+	deferred int // over the message's write limit: for the next run
+}
+
+func (r *Report) outcomeOf(messageID string) *messageOutcome {
+	o := r.outcomes[messageID]
+	if o == nil {
+		o = &messageOutcome{}
+		r.outcomes[messageID] = o
+	}
+	return o
 }
 
 // Call is one stage's extractor or refiner call. Fallback marks the deterministic
@@ -54,7 +74,7 @@ type Observer interface {
 
 func newReport(msgs []conversation.Message) Report {
 	r := Report{Skipped: map[string]int{}, Dropped: map[string]int{}, InstructionLike: map[string]int{},
-		screened: map[string]string{}, keptFrom: map[string]bool{}, routedFrom: map[string]bool{}}
+		screened: map[string]string{}, keptFrom: map[string]bool{}, routedFrom: map[string]bool{}, outcomes: map[string]*messageOutcome{}}
 	if len(msgs) > 0 {
 		r.Scope, r.ConversationID = msgs[0].Scope, msgs[0].ConversationID
 	}

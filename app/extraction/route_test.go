@@ -131,8 +131,8 @@ func TestRoute_withoutAProfileSlotsAreDroppedNotRemembered(t *testing.T) {
 	if r.Dropped[string(candidate.ReasonProfileSlot)] != 1 || r.RoutedToProfile != 0 {
 		t.Errorf("report dropped %v routed %d", r.Dropped, r.RoutedToProfile)
 	}
-	if m := e.message("m1"); m.Status != conversation.StatusProcessed || m.SkipReason != "" {
-		t.Errorf("m1 %s %q", m.Status, m.SkipReason)
+	if m := e.message("m1"); m.Status != conversation.StatusProcessed || m.SkipReason != conversation.SkipNoFact {
+		t.Errorf("m1 %s %q, want PROCESSED no_fact: without a profile a slot teaches nothing", m.Status, m.SkipReason)
 	}
 }
 

@@ -23,7 +23,9 @@ const ReasonNotGrounded = "not_grounded"
 //   - seed 000's boundaries (noise keys, profile slots, time windows, reminders,
 //     weather, tool lists, wrong slot values, minimum confidence);
 //   - grounding in what the user said: the triggers and the user's earlier messages
-//     of the conversation, never the assistant's.
+//     of the conversation, never the assistant's;
+//   - importance put into its family's band (candidate.CalibrateImportance), so
+//     every extractor rates health, diet and standing rules alike.
 //
 // A trigger with an instruction-like part is marked even when nothing was taken
 // from it, so its message shows why it taught nothing.
@@ -60,7 +62,7 @@ func (p *Pipeline) screen(cands []candidate.Candidate, triggers, earlier []conve
 			continue
 		}
 		rep.keptFrom[sourceMessage(c, triggers)] = true
-		kept = append(kept, c)
+		kept = append(kept, candidate.CalibrateImportance(c))
 	}
 	for _, id := range ids {
 		if v := sources.MessageVerdict(id); v.InstructionLike() {
@@ -70,21 +72,35 @@ func (p *Pipeline) screen(cands []candidate.Candidate, triggers, earlier []conve
 	return kept
 }
 
-// outcome is how a trigger ends after a run without error: PROCESSED, or SKIPPED as
-// instruction_like when it was screened and nothing was taken from it, or PROCESSED
-// with that reason when a clean part of it was used. A clean message that set an
-// identity slot is PROCESSED with routed_to_profile: that part went to the
-// profile, not to long-term memory.
-func outcome(m conversation.Message, rep *Report, now time.Time) conversation.Message {
+// outcome is how a trigger ends after a run without error; every message says
+// what it taught (its memory events) or why it taught nothing:
+//
+//   - candidates over its write limit: PENDING again, skip reason deferred, and the
+//     next run writes them;
+//   - screened as instruction-like: SKIPPED with instruction_like:<rule> when
+//     nothing was taken from it, PROCESSED with that reason when a clean part was;
+//   - an identity slot set: PROCESSED, routed_to_profile (its memories, if
+//     any, are its events);
+//   - a memory written: PROCESSED;
+//   - all it said already remembered: PROCESSED, duplicate;
+//   - nothing found: PROCESSED, no_fact.
+func outcome(m conversation.Message, rep *Report, now time.Time, writeLimit int) conversation.Message {
 	reason, screened := rep.screened[m.ID]
+	o := rep.outcomeOf(m.ID)
 	switch {
-	case !screened && rep.routedFrom[m.ID]:
-		return m.ProcessedExcept(string(candidate.ReasonRoutedToProfile), now)
-	case !screened:
-		return m.Processed(now)
-	case rep.keptFrom[m.ID]:
+	case o.deferred > 0:
+		return m.Carried(o.deferred, writeLimit, now)
+	case screened && rep.keptFrom[m.ID]:
 		return m.ProcessedExcept(reason, now)
-	default:
+	case screened:
 		return m.Skipped(reason, now)
+	case rep.routedFrom[m.ID]:
+		return m.ProcessedExcept(string(candidate.ReasonRoutedToProfile), now)
+	case o.learned > 0:
+		return m.Processed(now)
+	case o.known > 0:
+		return m.ProcessedExcept(conversation.SkipDuplicate, now)
+	default:
+		return m.ProcessedExcept(conversation.SkipNoFact, now)
 	}
 }

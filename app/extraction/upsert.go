@@ -15,7 +15,7 @@ import (
 // Reasons a refined candidate is not written.
 const (
 	ReasonRefinedAway    = candidate.ReasonRefinedAway    // stage 2 dropped it
-	ReasonOverWriteLimit = candidate.ReasonOverWriteLimit // past LONG_TERM_MEMORY_MAX_WRITE_ITEMS
+	ReasonOverWriteLimit = candidate.ReasonOverWriteLimit // past its message's LONG_TERM_MEMORY_MAX_WRITE_ITEMS: deferred
 )
 
 // upsert is stage 3, the same for every extractor: the domain plans the writes
@@ -33,9 +33,21 @@ func (p *Pipeline) upsert(ctx context.Context, triggers []conversation.Message, 
 ) error {
 	scope := triggers[0].Scope
 	policy := p.policy()
+	// Each decision is counted against the message it came from (the write limit is
+	// per message), and each message learns what came of its candidates.
+	for i := range decisions {
+		decisions[i].Candidate.SourceMessageID = sourceMessage(decisions[i].Candidate, triggers)
+		if decisions[i].Verdict == candidate.VerdictDrop {
+			rep.outcomeOf(decisions[i].Candidate.SourceMessageID).known++
+		}
+	}
 	plan := policy.PlanWrites(decisions, n, p.deps.Clock.Now())
 	for _, reason := range plan.Dropped {
 		rep.drop(reason)
+	}
+	for _, i := range plan.Deferred {
+		rep.Deferred++
+		rep.outcomeOf(decisions[i].Candidate.SourceMessageID).deferred++
 	}
 	live := map[memory.Key]candidate.Stored{}
 	for j, m := range n.Existing {
@@ -60,8 +72,10 @@ func (p *Pipeline) upsert(ctx context.Context, triggers []conversation.Message, 
 		}
 		if changed {
 			rep.Written++
+			rep.outcomeOf(src.MessageID).learned++
 		} else {
 			rep.Unchanged++
+			rep.outcomeOf(src.MessageID).known++
 		}
 		if !m.IsLive(p.deps.Clock.Now()) {
 			delete(live, w.Key)

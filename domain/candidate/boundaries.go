@@ -5,6 +5,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"engram/domain/conversation"
 	"engram/domain/memory"
 )
 
@@ -36,16 +37,17 @@ const (
 	ReasonLowConfidence      Reason = "low_confidence"       // below the minimum confidence
 )
 
-// Reasons a message is skipped by Prefilter.
+// Reasons a message is skipped by Prefilter: the message skip-reason vocabulary's
+// (domain/conversation, skip.go).
 const (
-	ReasonEmptyMessage Reason = "empty_message"
-	ReasonTooShort     Reason = "too_short"
-	ReasonGreeting     Reason = "greeting"
-	ReasonThanks       Reason = "thanks"
-	ReasonAck          Reason = "acknowledgement"
-	ReasonFarewell     Reason = "farewell"
-	ReasonQuestion     Reason = "question"
-	ReasonCommand      Reason = "command"
+	ReasonEmptyMessage Reason = conversation.SkipEmptyMessage
+	ReasonTooShort     Reason = conversation.SkipTooShort
+	ReasonGreeting     Reason = conversation.SkipGreeting
+	ReasonThanks       Reason = conversation.SkipThanks
+	ReasonAck          Reason = conversation.SkipAcknowledgement
+	ReasonFarewell     Reason = conversation.SkipFarewell
+	ReasonQuestion     Reason = conversation.SkipQuestion
+	ReasonCommand      Reason = conversation.SkipCommand
 )
 
 var reasonText = map[Reason]string{

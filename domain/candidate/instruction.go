@@ -3,12 +3,13 @@ package candidate
 import (
 	"strings"
 
+	"engram/domain/conversation"
 	"engram/domain/instruction"
 )
 
 // ReasonInstructionLike is the reason family of candidates that read as instructions
 // to the assistant; the full reason names the rule: "instruction_like:override".
-const ReasonInstructionLike Reason = "instruction_like"
+const ReasonInstructionLike Reason = conversation.SkipInstructionLike
 
 // InstructionReason is the reason for a verdict: "instruction_like:<rule>".
 func InstructionReason(v instruction.Verdict) Reason {

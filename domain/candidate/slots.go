@@ -5,6 +5,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"engram/domain/conversation"
 	"engram/domain/memory"
 	"engram/domain/profile"
 )
@@ -32,7 +33,7 @@ const TypeProfile memory.Type = "profile"
 
 // ReasonRoutedToProfile marks a message part that set the profile instead of
 // becoming a long-term memory (a PROCESSED message's skip_reason).
-const ReasonRoutedToProfile Reason = "routed_to_profile"
+const ReasonRoutedToProfile Reason = conversation.SkipRoutedToProfile
 
 // slotKeyPrefix opens the key of every slot candidate.
 const slotKeyPrefix = "profile."

@@ -10,7 +10,7 @@ import (
 // Reasons a refined candidate is not written (beyond the boundaries' reasons).
 const (
 	ReasonRefinedAway    = "refined_away"     // stage 2 dropped it
-	ReasonOverWriteLimit = "over_write_limit" // past LONG_TERM_MEMORY_MAX_WRITE_ITEMS
+	ReasonOverWriteLimit = "over_write_limit" // past its message's LONG_TERM_MEMORY_MAX_WRITE_ITEMS: deferred to the next run
 )
 
 // Neighbourhood is what stages 2 and 3 compare the candidates of one run with:
@@ -67,7 +67,7 @@ func Collisions(cands []Candidate, n Neighbourhood, duplicate float64, now time.
 // UpsertPolicy is stage 3's rules, the same for every extractor.
 type UpsertPolicy struct {
 	Boundaries          Boundaries
-	MaxWrites           int     // LONG_TERM_MEMORY_MAX_WRITE_ITEMS
+	MaxWrites           int     // per user message: LONG_TERM_MEMORY_MAX_WRITE_ITEMS
 	DuplicateSimilarity float64 // reuse an existing memory's key at or above
 	MergeSimilarity     float64 // fold a redundant copy into a written memory at or above
 }
@@ -79,23 +79,37 @@ type Write struct {
 	Key       memory.Key
 	Reused    bool // a similar memory lent its key
 	Merging   bool // stage 2 merged it into the memory at Key
+	// Restates: the live memory at Key already says this (same type, same
+	// content). It is still applied (a restatement renews the memory) but does not
+	// count against the write limit.
+	Restates bool
 }
 
 // WritePlan is what stage 3 writes, in order, and why the rest is not written.
 type WritePlan struct {
 	Writes  []Write
 	Dropped []string // one reason per decision not written
+	// Deferred are the decisions over their message's write limit, by index: the
+	// message is run again and they are written then, never discarded.
+	Deferred []int
 }
 
-// PlanWrites turns one decision per candidate into at most MaxWrites writes, in
-// the order proposed:
+// PlanWrites turns one decision per candidate into writes, at most MaxWrites new
+// ones per source message (Candidate.SourceMessageID), most important first:
 //
+//   - candidates are taken by importance (CalibrateImportance: a health fact is
+//     at least 4, a like at most 3), highest first, so a health constraint never
+//     loses its place to a name; candidates of one key keep their order
+//     and take the highest importance among them, so a retraction and a
+//     restatement of the same thing are still applied as said;
 //   - a dropped decision is not written (ReasonRefinedAway);
 //   - the key is the decision's target (or the candidate's), screened again,
 //     since a refiner may have rewritten it;
 //   - without a live memory under that key, the live memory (existing, or written
 //     earlier in the run) most alike the candidate lends its key when it is at
-//     least DuplicateSimilarity alike, so the same fact is not stored twice.
+//     least DuplicateSimilarity alike, so the same fact is not stored twice;
+//   - a write that only restates a live memory does not count against the
+//     limit; a candidate over its message's limit is deferred, not dropped.
 //
 // The plan assumes each write lands (a DELETE leaves its key without a live
 // memory, anything else leaves one); what the store already says is checked when
@@ -103,54 +117,94 @@ type WritePlan struct {
 func (p UpsertPolicy) PlanWrites(decisions []Decision, n Neighbourhood, now time.Time) WritePlan {
 	live := liveSlots(n, now)
 	var plan WritePlan
-	for i, d := range decisions {
-		if d.Verdict == VerdictDrop {
-			plan.Dropped = append(plan.Dropped, ReasonRefinedAway)
+	perMessage := map[string]int{}
+	for _, i := range writeOrder(decisions) {
+		w, reason := p.target(i, decisions[i], live, n)
+		if reason != "" {
+			plan.Dropped = append(plan.Dropped, reason)
 			continue
 		}
-		if len(plan.Writes) == p.MaxWrites {
-			plan.Dropped = append(plan.Dropped, ReasonOverWriteLimit)
-			continue
-		}
-		c := d.Candidate
-		if !d.TargetKey.IsZero() {
-			c.Key = d.TargetKey.String()
-		}
-		if c.IsSlot() { // a refiner turned it into a slot: Route's, never a write
-			plan.Dropped = append(plan.Dropped, string(ReasonProfileSlot))
-			continue
-		}
-		if s := p.Boundaries.Check(c); !s.Kept {
-			plan.Dropped = append(plan.Dropped, string(s.Reason))
-			continue
-		}
-		if s := ScreenInstructions(c); !s.Kept { // a refiner may have rewritten the content
-			plan.Dropped = append(plan.Dropped, string(s.Reason))
-			continue
-		}
-		key, err := memory.ParseKey(c.Key)
-		if err != nil {
-			plan.Dropped = append(plan.Dropped, string(ReasonInvalid))
-			continue
-		}
-		w := Write{Decision: i, Key: key, Merging: d.Verdict == VerdictMerge}
-		if _, ok := live[key]; !ok && c.Op != OpDelete {
-			if best, sim := mostAlike(i, live, n); sim >= p.DuplicateSimilarity && sim > 0 {
-				w.Key, w.Reused = best, true
+		c := w.Candidate
+		held, isLive := live[w.Key]
+		w.Restates = isLive && c.Op != OpDelete && held.says(c, n)
+		if !w.Restates {
+			if perMessage[c.SourceMessageID] >= p.MaxWrites {
+				plan.Deferred = append(plan.Deferred, i)
+				continue
 			}
+			perMessage[c.SourceMessageID]++
 		}
-		c.Key = w.Key.String()
-		w.Candidate = c
 		plan.Writes = append(plan.Writes, w)
 		if c.Op == OpDelete {
 			delete(live, w.Key)
 			continue
 		}
-		slot := live[w.Key]
-		slot.writer, slot.written = i, true
-		live[w.Key] = slot
+		held.writer, held.written, held.content, held.typ = i, true, c.Content, c.Type
+		if !isLive {
+			held.existing = -1
+		}
+		live[w.Key] = held
 	}
 	return plan
+}
+
+// target is decision i as a write (its candidate screened again, its key, a
+// similar memory's key lent), or why it is not written.
+func (p UpsertPolicy) target(i int, d Decision, live map[memory.Key]slot, n Neighbourhood) (Write, string) {
+	if d.Verdict == VerdictDrop {
+		return Write{}, ReasonRefinedAway
+	}
+	c := d.Candidate
+	if !d.TargetKey.IsZero() {
+		c.Key = d.TargetKey.String()
+	}
+	c = CalibrateImportance(c) // a refiner may have changed the key or the importance
+	if c.IsSlot() {            // a refiner turned it into a slot: Route's, never a write
+		return Write{}, string(ReasonProfileSlot)
+	}
+	if s := p.Boundaries.Check(c); !s.Kept {
+		return Write{}, string(s.Reason)
+	}
+	if s := ScreenInstructions(c); !s.Kept { // a refiner may have rewritten the content
+		return Write{}, string(s.Reason)
+	}
+	key, err := memory.ParseKey(c.Key)
+	if err != nil {
+		return Write{}, string(ReasonInvalid)
+	}
+	w := Write{Decision: i, Key: key, Merging: d.Verdict == VerdictMerge}
+	if _, ok := live[key]; !ok && c.Op != OpDelete {
+		if best, sim := mostAlike(i, live, n); sim >= p.DuplicateSimilarity && sim > 0 {
+			w.Key, w.Reused = best, true
+		}
+	}
+	c.Key = w.Key.String()
+	w.Candidate = c
+	return w, ""
+}
+
+// writeOrder is the order decisions are planned in: by importance, highest
+// first; the candidates of one key take the highest importance among them and
+// keep their order, as do candidates of equal importance.
+func writeOrder(decisions []Decision) []int {
+	keyOf := func(d Decision) string {
+		if !d.TargetKey.IsZero() {
+			return d.TargetKey.String()
+		}
+		return d.Candidate.Key
+	}
+	rank := map[string]int{}
+	for _, d := range decisions {
+		c := d.Candidate
+		c.Key = keyOf(d)
+		rank[c.Key] = max(rank[c.Key], CalibrateImportance(c).Importance)
+	}
+	order := make([]int, len(decisions))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return rank[keyOf(decisions[b])] - rank[keyOf(decisions[a])] })
+	return order
 }
 
 // slot is a key with a live memory: the existing memory it holds (existing ≥ 0)
@@ -159,6 +213,21 @@ type slot struct {
 	existing int
 	writer   int
 	written  bool
+	content  string      // what the candidate written there says
+	typ      memory.Type // and its type
+}
+
+// says reports whether the slot already holds what c says: the candidate written
+// there in this run, or else the existing memory.
+func (s slot) says(c Candidate, n Neighbourhood) bool {
+	if s.written {
+		return s.typ == c.Type && SameContent(s.content, c.Content)
+	}
+	if s.existing < 0 || s.existing >= len(n.Existing) {
+		return false
+	}
+	m := n.Existing[s.existing]
+	return m.Type() == c.Type && SameContent(m.Content(), c.Content)
 }
 
 func liveSlots(n Neighbourhood, now time.Time) map[memory.Key]slot {

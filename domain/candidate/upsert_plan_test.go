@@ -28,6 +28,12 @@ func planCand(key, content string) candidate.Candidate {
 	return candidate.Candidate{Op: candidate.OpAdd, Type: memory.TypeFact, Key: key, Content: content, Importance: 3, Confidence: 0.9}
 }
 
+func planFrom(message, key, content string, importance int) candidate.Candidate {
+	c := planCand(key, content)
+	c.SourceMessageID, c.Importance = message, importance
+	return c
+}
+
 func planKeep(c candidate.Candidate) candidate.Decision {
 	return candidate.Decision{Candidate: c, Verdict: candidate.VerdictKeep}
 }
@@ -66,6 +72,7 @@ func TestPlanWrites(t *testing.T) {
 		wantKeys  []string
 		wantReuse []bool
 		dropped   []string
+		deferred  []int
 	}{
 		{
 			name:      "new facts keep their keys",
@@ -100,7 +107,38 @@ func TestPlanWrites(t *testing.T) {
 				planKeep(planCand("d", "over the limit")),
 			},
 			wantKeys: []string{"drink.likes", "c"}, wantReuse: []bool{false, false},
-			dropped: []string{candidate.ReasonRefinedAway, string(candidate.ReasonNoiseKey), candidate.ReasonOverWriteLimit},
+			dropped: []string{candidate.ReasonRefinedAway, string(candidate.ReasonNoiseKey)}, deferred: []int{4},
+		},
+		{
+			name: "the limit is per message: one message's many facts do not crowd out another's",
+			decisions: []candidate.Decision{
+				planKeep(planFrom("m1", "a", "one", 3)), planKeep(planFrom("m1", "b", "two", 3)), planKeep(planFrom("m1", "c", "three", 3)),
+				planKeep(planFrom("m2", "d", "four", 3)),
+			},
+			wantKeys: []string{"a", "b", "d"}, wantReuse: []bool{false, false, false}, deferred: []int{2},
+		},
+		{
+			name: "most important first: a health constraint never loses to a name",
+			decisions: []candidate.Decision{
+				planKeep(planFrom("m1", "name", "User's name is Bob", 4)), planKeep(planFrom("m1", "home.city", "Lives in Oslo", 3)),
+				planKeep(planFrom("m1", "health.diabetes", "Has type 2 diabetes", 5)),
+			},
+			wantKeys: []string{"health.diabetes", "name"}, wantReuse: []bool{false, false}, deferred: []int{1},
+		},
+		{
+			name: "candidates of one key keep their order and the key's highest importance",
+			decisions: []candidate.Decision{
+				planKeep(planFrom("m1", "name", "User's name is Bob", 4)),
+				planKeep(candidate.Candidate{Op: candidate.OpDelete, Type: memory.TypeFact, Key: "diet", Content: "No longer vegan", Importance: 3, Confidence: 0.9, SourceMessageID: "m1"}),
+				planKeep(planFrom("m1", "diet", "Is vegetarian", 5)),
+			},
+			wantKeys: []string{"diet", "diet"}, wantReuse: []bool{false, false}, deferred: []int{0},
+		},
+		{
+			name:      "restating a live memory does not count against the limit",
+			decisions: []candidate.Decision{planKeep(planFrom("m1", "allergy.peanuts", "Allergic to peanuts", 5)), planKeep(planFrom("m1", "a", "one", 3)), planKeep(planFrom("m1", "b", "two", 3))},
+			n:         candidate.Neighbourhood{Existing: []memory.Memory{allergy}, Alike: [][]float64{{1}, {0}, {0}}},
+			wantKeys:  []string{"allergy.peanuts", "a", "b"}, wantReuse: []bool{false, false, false},
 		},
 	}
 	for _, tt := range tests {
@@ -121,6 +159,9 @@ func TestPlanWrites(t *testing.T) {
 			}
 			if !slices.Equal(plan.Dropped, tt.dropped) {
 				t.Errorf("dropped %v, want %v", plan.Dropped, tt.dropped)
+			}
+			if !slices.Equal(plan.Deferred, tt.deferred) {
+				t.Errorf("deferred %v, want %v", plan.Deferred, tt.deferred)
 			}
 		})
 	}

@@ -51,7 +51,7 @@ func TestDeferred_waitsWithoutUsingAnAttempt(t *testing.T) {
 	until := now.Add(40 * time.Second)
 	got := m.Deferred(until, "waiting: over budget")
 	if got.Status != conversation.StatusPending || got.Attempts != 1 || !got.ProcessAfter.Equal(until) ||
-		got.Error != "waiting: over budget" || got.ProcessAfter.Location() != time.UTC {
+		got.Error != "waiting: over budget" || got.ProcessAfter.Location() != time.UTC || got.SkipReason != conversation.SkipDeferred {
 		t.Errorf("%+v", got)
 	}
 }

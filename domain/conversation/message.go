@@ -55,15 +55,6 @@ const (
 // Statuses lists every status in a stable order (metrics pre-register them).
 var Statuses = []Status{StatusPending, StatusProcessed, StatusFailed, StatusSkipped}
 
-// SkipNotFromUser is the skip reason of assistant and system messages: they are
-// context and episodic memory, never a source of facts.
-const SkipNotFromUser = "not_from_user"
-
-// SkipSecret is the skip reason of a user message that holds a secret or an
-// identity number (domain/secret), as given or masked: nothing is learned from it,
-// and it is never shown to an extractor.
-const SkipSecret = "secret"
-
 // Message is one stored message of a conversation.
 type Message struct {
 	ID             string // the client's message_id, unique per tenant and user

@@ -31,10 +31,11 @@ import (
 	"engram/adapters/rules/ruledata"
 	"engram/adapters/rules/slots"
 	"engram/domain/candidate"
+	"engram/domain/conversation"
 )
 
 // ReasonNothingAboutTheUser is the skip reason of a message the gate holds back.
-const ReasonNothingAboutTheUser = "nothing_about_the_user"
+const ReasonNothingAboutTheUser = conversation.SkipNothingAboutTheUser
 
 // Kinds of rules.
 const (

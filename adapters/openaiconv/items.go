@@ -10,6 +10,7 @@ import (
 
 	appconv "engram/app/agentconv"
 	"engram/domain/agentconv"
+	"engram/domain/memory"
 )
 
 // field is one top-level member of a JSON object, its value as sent.
@@ -70,6 +71,10 @@ var textPartTypes = map[string]bool{"input_text": true, "output_text": true, "te
 // id) and keeps its bytes. A message may come in the API's short form: no type,
 // and content as a string.
 func parseItem(param string, raw json.RawMessage) (appconv.NewItem, *failure) {
+	if !utf8.Valid(raw) {
+		f := badRequest(param, param+" must be valid UTF-8")
+		return appconv.NewItem{}, &f
+	}
 	fields, err := fieldsOf(raw)
 	if err != nil {
 		f := badRequest(param, param+" must be a JSON object (an item: a message, a function_call, a function_call_output…)")
@@ -79,8 +84,8 @@ func parseItem(param string, raw json.RawMessage) (appconv.NewItem, *failure) {
 	itemType, hasType := stringField(fields, "type")
 	role, hasRole := stringField(fields, "role")
 	switch {
-	case hasType && (itemType == "" || utf8.RuneCountInString(itemType) > 64):
-		f := badRequest(param+".type", param+".type must be 1 to 64 characters")
+	case hasType && (itemType == "" || utf8.RuneCountInString(itemType) > 64 || memory.ValidatePrintable("type", itemType) != nil):
+		f := badRequest(param+".type", param+".type must be 1 to 64 printable characters")
 		return item, &f
 	case !hasType && !hasRole:
 		f := badRequest(param+".type", param+" needs a type (message, function_call, function_call_output, reasoning…) or, for a message, a role")
@@ -109,7 +114,8 @@ func parseItem(param string, raw json.RawMessage) (appconv.NewItem, *failure) {
 		f := badRequest(param+".content", param+".content must be a string or an array of content parts")
 		return item, &f
 	}
-	item.Text = text
+	// The text is what the session records, and no store keeps a NUL.
+	item.Text = strings.ReplaceAll(text, "\x00", "")
 	return item, nil
 }
 

@@ -87,6 +87,14 @@ func (h *Handler) route(serve func(call) (int, any, error)) http.Handler {
 			writeFailure(w, badRequest("user", "the user in the path "+err.Error()))
 			return
 		}
+		for _, name := range []string{"conversation", "item"} {
+			if id := r.PathValue(name); id != "" {
+				if err := agentconv.ValidateItemID(name, id); err != nil {
+					writeFailure(w, badRequest(name, "the "+name+" id in the path "+err.Error()))
+					return
+				}
+			}
+		}
 		status, body, err := serve(call{w: w, r: r, scope: memory.Scope{Tenant: h.opts.Tenant(r.Context()), User: user}})
 		var f *failure
 		switch {

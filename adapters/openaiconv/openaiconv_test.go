@@ -65,12 +65,15 @@ func TestParseItem(t *testing.T) {
 			wantType: "message", wantRole: agentconv.RoleAssistant, wantText: "a\n\nb"},
 		{raw: `{"role":"developer","content":[{"type":"input_text","text":"cite"}]}`, wantType: "message", wantRole: agentconv.RoleDeveloper, wantText: "cite"},
 		{raw: `{"type":"reasoning","id":"rs_1","summary":[]}`, wantType: "reasoning", wantID: "rs_1"},
+		{raw: `{"role":"user","content":"a\u0000b"}`, wantType: "message", wantRole: agentconv.RoleUser, wantText: "ab"},
 		{raw: `{"type":"function_call_output","call_id":"c","output":"sunny"}`, wantType: "function_call_output"},
 		{raw: `{"type":"message","role":"tool","content":"x"}`, wantParam: "items[0].role"},
 		{raw: `{"type":"message","role":"user"}`, wantParam: "items[0].content"},
 		{raw: `{"content":"x"}`, wantParam: "items[0].type"},
 		{raw: `{"type":"function_call","id":7}`, wantParam: "items[0].id"},
 		{raw: `"hello"`, wantParam: "items[0]"},
+		{raw: "{\"type\":\"message\",\"role\":\"user\",\"content\":\"\xff\"}", wantParam: "items[0]"},
+		{raw: `{"type":"a\u0001b"}`, wantParam: "items[0].type"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.raw, func(t *testing.T) {
@@ -187,6 +190,8 @@ func TestRoutes_refuseInOpenAIErrorShape(t *testing.T) {
 		param, code        string
 	}{
 		{http.MethodGet, "/conversations/conv_nope", "", http.StatusNotFound, "", "not_found"},
+		{http.MethodGet, "/conversations/conv%00x", "", http.StatusBadRequest, "conversation", ""},
+		{http.MethodDelete, "/conversations/conv_1/items/%ff", "", http.StatusBadRequest, "item", ""},
 		{http.MethodGet, "/conversations/conv_nope?extra=1", "", http.StatusBadRequest, "extra", ""},
 		{http.MethodPost, "/conversations", `{"items":[{"type":"message","role":"robot","content":"x"}]}`, http.StatusBadRequest, "items[0].role", ""},
 		{http.MethodPost, "/conversations", `{"itemz":[]}`, http.StatusBadRequest, "itemz", ""},

@@ -16,6 +16,9 @@ type AgentConversationStore interface {
 	// Conversation returns one conversation; ErrNotFound when the user has none
 	// of that id.
 	Conversation(ctx context.Context, scope memory.Scope, id string) (agentconv.Conversation, error)
+	// SetMetadata replaces the conversation's metadata and returns the
+	// conversation; ErrNotFound when the user has none of that id.
+	SetMetadata(ctx context.Context, scope memory.Scope, id string, metadata map[string]string) (agentconv.Conversation, error)
 	// Delete removes the conversation and its items; ErrNotFound when the user has
 	// none of that id.
 	Delete(ctx context.Context, scope memory.Scope, id string) error

@@ -29,6 +29,7 @@ const Prefix = "/openai/users/{user}/v1"
 type Conversations interface {
 	Create(ctx context.Context, cmd appconv.Create) (agentconv.Conversation, error)
 	Get(ctx context.Context, scope memory.Scope, conversationID string) (agentconv.Conversation, error)
+	Update(ctx context.Context, scope memory.Scope, conversationID string, metadata map[string]string) (agentconv.Conversation, error)
 	Delete(ctx context.Context, scope memory.Scope, conversationID string) error
 	AddItems(ctx context.Context, cmd appconv.AddItems) ([]agentconv.Item, error)
 	ListItems(ctx context.Context, q appconv.ListItems) (appconv.ItemPage, error)
@@ -65,6 +66,7 @@ func (h *Handler) Routes() map[string]http.Handler {
 	return map[string]http.Handler{
 		"POST " + c:                                    h.route(h.create),
 		"GET " + c + "/{conversation}":                 h.route(h.get),
+		"POST " + c + "/{conversation}":                h.route(h.update),
 		"DELETE " + c + "/{conversation}":              h.route(h.delete),
 		"POST " + c + "/{conversation}/items":          h.route(h.addItems),
 		"GET " + c + "/{conversation}/items":           h.route(h.listItems),
@@ -248,6 +250,27 @@ func (h *Handler) get(c call) (int, any, error) {
 		return 0, nil, err
 	}
 	conv, err := h.svc.Get(c.r.Context(), c.scope, c.r.PathValue("conversation"))
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusOK, toConversationJSON(conv), nil
+}
+
+func (h *Handler) update(c call) (int, any, error) {
+	if err := refuseQuery(c); err != nil {
+		return 0, nil, err
+	}
+	var body struct {
+		Metadata *map[string]string `json:"metadata"`
+	}
+	if err := h.decode(c, &body, false); err != nil {
+		return 0, nil, err
+	}
+	if body.Metadata == nil {
+		f := badRequest("metadata", "metadata is required: the labels that replace the conversation's (an empty object clears them)")
+		return 0, nil, &f
+	}
+	conv, err := h.svc.Update(c.r.Context(), c.scope, c.r.PathValue("conversation"), *body.Metadata)
 	if err != nil {
 		return 0, nil, err
 	}

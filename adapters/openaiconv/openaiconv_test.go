@@ -175,6 +175,10 @@ func TestRoutes_answerInOpenAIShapes(t *testing.T) {
 	if code != http.StatusOK || json.Unmarshal([]byte(body), &list) != nil || len(list.Data) != 0 || list.HasMore {
 		t.Errorf("after the last = %d %s", code, body)
 	}
+	if code, body = send(t, srv, http.MethodPost, "/conversations/"+conv.ID, `{"metadata":{"topic":"cooking"}}`); code != http.StatusOK ||
+		!strings.Contains(body, `"metadata":{"topic":"cooking"}`) {
+		t.Errorf("update = %d %s", code, body)
+	}
 	if code, body = send(t, srv, http.MethodDelete, "/conversations/"+conv.ID, ""); code != http.StatusOK ||
 		body != `{"deleted":true,"id":"`+conv.ID+`","object":"conversation.deleted"}` {
 		t.Errorf("delete = %d %s", code, body)
@@ -197,6 +201,8 @@ func TestRoutes_refuseInOpenAIErrorShape(t *testing.T) {
 		{http.MethodPost, "/conversations", `{"itemz":[]}`, http.StatusBadRequest, "itemz", ""},
 		{http.MethodPost, "/conversations", `{"items":[{"role":"user","content":"` + strings.Repeat("x", 5000) + `"}]}`, http.StatusRequestEntityTooLarge, "", ""},
 		{http.MethodGet, "/conversations/conv_nope/items?limit=0", "", http.StatusBadRequest, "limit", ""},
+		{http.MethodPost, "/conversations/conv_nope", `{}`, http.StatusBadRequest, "metadata", ""},
+		{http.MethodPost, "/conversations/conv_nope", `{"metadata":{}}`, http.StatusNotFound, "", "not_found"},
 		{http.MethodGet, "/conversations/conv_nope/items?limit=101", "", http.StatusBadRequest, "limit", ""},
 		{http.MethodGet, "/conversations/conv_nope/items?order=up", "", http.StatusBadRequest, "order", ""},
 		{http.MethodPost, "/conversations/conv_nope/items", `{"items":[{"role":"user","content":"x"}]}`, http.StatusNotFound, "", "not_found"},

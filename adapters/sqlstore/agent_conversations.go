@@ -110,6 +110,28 @@ func conversationOf(ctx context.Context, db bun.IDB, scope memory.Scope, id stri
 	return agentconv.Conversation{ID: row.ID, Scope: scope, CreatedAt: dbTime(row.CreatedAt), Metadata: metadata}, nil
 }
 
+// SetMetadata replaces the conversation's metadata.
+func (s *AgentConversationStore) SetMetadata(ctx context.Context, scope memory.Scope, id string, metadata map[string]string) (agentconv.Conversation, error) {
+	encoded, err := json.Marshal(metadata)
+	if err != nil {
+		return agentconv.Conversation{}, fmt.Errorf("sqlstore: conversation %s metadata: %w", id, err)
+	}
+	var out agentconv.Conversation
+	err = s.db.WriteTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+		res, err := tx.NewUpdate().TableExpr("agent_conversations").Set("metadata = ?", string(encoded)).Where("id = ?", id).
+			Where("tenant_id = ?", scope.Tenant).Where("user_id = ?", scope.User).Exec(ctx)
+		if err != nil {
+			return wrapErr("update agent conversation", err)
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return ports.NotFound("conversation", id)
+		}
+		out, err = conversationOf(ctx, tx, scope, id)
+		return err
+	})
+	return out, err
+}
+
 // Delete removes the conversation and its items in one transaction.
 func (s *AgentConversationStore) Delete(ctx context.Context, scope memory.Scope, id string) error {
 	return s.db.WriteTx(ctx, func(ctx context.Context, tx bun.Tx) error {

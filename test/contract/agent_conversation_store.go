@@ -71,6 +71,22 @@ func RunAgentConversationStore(t *testing.T, open func(t *testing.T) ports.Agent
 		}
 	})
 
+	t.Run("metadata is replaced whole", func(t *testing.T) {
+		t.Parallel()
+		s, ctx := open(t), memTestContext(t)
+		must(t, s.Create(ctx, conv("conv_m", alice), nil))
+		got, err := s.SetMetadata(ctx, alice, "conv_m", map[string]string{"mood": "calme"})
+		if err != nil || !reflect.DeepEqual(got.Metadata, map[string]string{"mood": "calme"}) || got.ID != "conv_m" {
+			t.Errorf("SetMetadata = %+v, %v", got, err)
+		}
+		if c, err := s.Conversation(ctx, alice, "conv_m"); err != nil || !reflect.DeepEqual(c.Metadata, got.Metadata) {
+			t.Errorf("after: %+v, %v", c, err)
+		}
+		if _, err := s.SetMetadata(ctx, bob, "conv_m", nil); !errors.Is(err, ports.ErrNotFound) {
+			t.Errorf("as another user: %v", err)
+		}
+	})
+
 	t.Run("another user finds nothing of the conversation", func(t *testing.T) {
 		t.Parallel()
 		s, ctx := open(t), memTestContext(t)

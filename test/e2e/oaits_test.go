@@ -141,6 +141,18 @@ func agentsSession(t *testing.T, srv *Server, node string) {
 		}
 	}
 
+	// A wrong key is refused in OpenAI's error shape, as the SDK reads it.
+	var refused struct {
+		Error struct {
+			Type string `json:"type"`
+			Code string `json:"code"`
+		} `json:"error"`
+	}
+	if code := srv.Do(http.MethodGet, "/openai/users/alice/v1/conversations/"+conv, nil, &refused, "Authorization", "Bearer wrong"); code != http.StatusUnauthorized ||
+		refused.Error.Code != "invalid_api_key" || refused.Error.Type != "invalid_request_error" {
+		t.Errorf("a wrong key = %d %+v", code, refused)
+	}
+
 	var clear struct {
 		Before int `json:"before"`
 		Status int `json:"status"`

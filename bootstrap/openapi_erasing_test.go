@@ -51,6 +51,8 @@ var erasingProbes = map[string]erasingProbe{
 	"activity_post":           {body: `{"event_id":"e1","kind":"task_created","at":"2026-12-01T08:00:00Z"}`, writesTruth: true},
 	"org_user_put":            {body: `{"display_name":"Erased Again"}`, writesTruth: true},
 	"tools_call":              {body: `{"arguments":{"key":"diet","type":"fact","content":"written while erasing"}}`, writesTruth: true},
+	"user_import": {body: `{"format":"engram.user-export","version":1,"user":"erased","memories":[]}`,
+		headers: []string{"X-Acting-User", erasingUser}, writesTruth: true},
 
 	// Reads, deletions and tenant-wide calls: whatever they answer, it is documented.
 	"memory_get": {}, "memory_list": {}, "memory_history": {},
@@ -63,6 +65,7 @@ var erasingProbes = map[string]erasingProbe{
 	"session_get":        {},
 	"session_delete":     {},
 	"profile_get":        {headers: []string{"X-Acting-User", erasingUser}},
+	"user_export":        {headers: []string{"X-Acting-User", erasingUser}},
 	"profile_report":     {headers: []string{"X-Acting-User", "the-manager"}},
 	"profile_reports":    {headers: []string{"X-Acting-User", "the-manager"}},
 	"profile_report_get": {headers: []string{"X-Acting-User", "the-manager"}},

@@ -17,6 +17,7 @@ import (
 	"engram/app/extraction"
 	apporg "engram/app/org"
 	"engram/app/profiles"
+	"engram/app/users"
 	"engram/bootstrap/config"
 	"engram/configs/prompts"
 	"engram/domain/conversation"
@@ -46,6 +47,10 @@ var profilesModule = fx.Module("profiles",
 		AsMCPResource(func(p *profiles.Service) mcpserver.Resource { return mcpserver.ProfileResource(httpapi.OwnProfile(p)) }),
 	),
 	AsPurger("profiles", erasure.PhaseTruth, func(svc *profiles.Service) ports.UserPurger { return svc }),
+	// GET /v1/users lists a user with only a profile, an org entry or activity too.
+	AsUserSource(users.KindProfile, func(s *storage) ports.UserActivity { return sqlstore.ProfileActivity(s.db) }),
+	AsUserSource(users.KindOrg, func(s *storage) ports.UserActivity { return sqlstore.OrgActivity(s.db) }),
+	AsUserSource(users.KindActivity, func(s *storage) ports.UserActivity { return sqlstore.EventActivity(s.db) }),
 )
 
 // profileWorkerModule is the worker role's share: the refresh loop.

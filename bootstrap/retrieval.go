@@ -11,6 +11,7 @@ import (
 
 	"engram/adapters/httpapi"
 	"engram/adapters/lexical"
+	"engram/adapters/lexicon"
 	"engram/adapters/metrics"
 	"engram/adapters/oplog"
 	"engram/adapters/sqlstore"
@@ -126,6 +127,11 @@ func newRetrievalService(p retrievalParams) *retrieval.Service {
 	}
 	if p.Embedder != nil && p.Vectors != nil {
 		deps.Embedder, deps.Vectors = p.Guard.Embedder(p.Embedder), p.Guard.Index(p.Vectors)
+	}
+	if c.Memory.QueryExpansion {
+		// The table is read by the first search of memories (about 0.2 s), not at
+		// start-up: a process that never searches memories never pays for it.
+		deps.Expander = lexicon.New(p.Analyzer, lexicon.Weights{})
 	}
 	return retrieval.New(deps, retrieval.Options{
 		DefaultMode:  retrieval.Mode(c.Memory.RetrieveMode),

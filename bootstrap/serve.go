@@ -51,6 +51,9 @@ func appOptions(cfg config.Config) fx.Option {
 		opts = append(opts, sessionsModule) // bootstrap/sessions.go
 	}
 	if cfg.HasRole(config.RoleAPI) {
+		opts = append(opts, portabilityModule) // bootstrap/portability.go
+	}
+	if cfg.HasRole(config.RoleAPI) {
 		opts = append(opts, apiModule)
 	}
 	if cfg.HasRole(config.RoleWorker) {

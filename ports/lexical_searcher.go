@@ -20,6 +20,18 @@ type LexicalQuery struct {
 	// Only, when not nil, restricts the search to these documents (full_inject
 	// scores the memories it already chose).
 	Only []string
+	// Related are terms that stand in for a query term (a synonym, a translation,
+	// a narrower concept): a document is credited, for that term, the best of the
+	// term itself and each related term at its weight, so related terms widen what
+	// a term matches without adding to the query's IDF mass.
+	Related []RelatedTerm
+}
+
+// RelatedTerm is a term that stands in for the query term Of, at Weight in (0, 1).
+type RelatedTerm struct {
+	Of     string
+	Term   string
+	Weight float64
 }
 
 // LexicalHit is a document that shares a term with the query, with its calibrated

@@ -57,6 +57,7 @@ func New(mux *http.ServeMux, opts Options, authn Authenticator) *API {
 		opts.Logger = slog.Default()
 	}
 	installErrorDetail()
+	installStrictCasing()
 	cfg := huma.DefaultConfig("engram", Version)
 	cfg.CreateHooks = nil // no "$schema" links in bodies: API.md's shapes are the contract
 	cfg.DocsPath = ""     // huma's page loads its viewer from a CDN; ours is embedded (apidocs)

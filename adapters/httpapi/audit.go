@@ -23,7 +23,7 @@ type auditInput struct {
 type AuditEntry struct {
 	At         time.Time `json:"at"`
 	Actor      string    `json:"actor"`
-	Action     string    `json:"action" doc:"profile.read, report.create, report.read; with .denied appended when refused."`
+	Action     string    `json:"action" doc:"profile.read, report.create, report.read, user.export, user.import; with .denied appended when refused."`
 	TargetUser string    `json:"target_user"`
 }
 

@@ -185,15 +185,18 @@ func StatusOf(err error) int {
 type edgeFailure int
 
 const (
-	badText        edgeFailure = iota + 1 // NUL or invalid UTF-8 in a string the client sent
-	bodyTooLarge                          // declared or read past the operation's limit
-	bodyUnreadable                        // e.g. a malformed chunked encoding
-	bodyTooSlow                           // the body did not arrive in time
-	wrongMethod                           // a known path, another method
-	noRoute                               // no such path
-	panicked                              // a handler panicked
-	noValidKey                            // no API key, another scheme, or a key nobody issued
-	keyUncheckable                        // the key store cannot answer
+	badText          edgeFailure = iota + 1 // NUL or invalid UTF-8 in a string the client sent
+	bodyTooLarge                            // declared or read past the operation's limit
+	bodyUnreadable                          // e.g. a malformed chunked encoding
+	bodyTooSlow                             // the body did not arrive in time
+	wrongMethod                             // a known path, another method
+	noRoute                                 // no such path
+	panicked                                // a handler panicked
+	noValidKey                              // no API key, another scheme, or a key nobody issued
+	keyUncheckable                          // the key store cannot answer
+	unknownParameter                        // a query parameter the operation does not declare
+	badName                                 // a JSON name repeated in one object, or in the wrong case
+	badNumber                               // a JSON number no float64 holds (1e309)
 )
 
 // status maps each failure of the edge to its status code, next to problem's
@@ -204,8 +207,10 @@ func (f edgeFailure) status() int {
 		return http.StatusUnprocessableEntity
 	case bodyTooLarge:
 		return http.StatusRequestEntityTooLarge
-	case bodyUnreadable:
+	case bodyUnreadable, unknownParameter, badName:
 		return http.StatusBadRequest
+	case badNumber:
+		return http.StatusUnprocessableEntity
 	case bodyTooSlow:
 		return http.StatusRequestTimeout
 	case wrongMethod:

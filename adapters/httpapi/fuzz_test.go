@@ -33,6 +33,8 @@ func FuzzSaveMemory(f *testing.F) {
 	f.Add("k", `{"type":"fact","content":`)
 	f.Add("k", `[1,2,3]`)
 	f.Add("k", `{"type":"fact","content":"x","confidence":1e309}`)
+	f.Add("k", `{"type":"fact","content":"x","content":"y"}`)
+	f.Add("k", `{"TYPE":"fact","CoNtEnT":"x"}`)
 	s := newEdgeServer(f, nil)
 	f.Fuzz(func(t *testing.T, key, body string) {
 		resp := s.do(t, http.MethodPut, "/v1/users/u/memories/"+url.PathEscape(key), body)
@@ -61,6 +63,8 @@ func FuzzPostMessage(f *testing.F) {
 	f.Add("{\"conversation_id\":\"c\xff\",\"role\":\"user\",\"content\":\"x\"}")
 	f.Add(`{"conversation_id":"c","role":"user","content":"x","created_at":"0001-01-01T00:00:00Z"}`)
 	f.Add(`{"conversation_id":" ","role":"user","content":"x"}`)
+	f.Add(`{"conversation_id":"c","role":"user","content":"x","role":"assistant"}`)
+	f.Add(`{"Conversation_ID":"c","ROLE":"user","content":"x"}`)
 	s := newEdgeServer(f, nil)
 	f.Fuzz(func(t *testing.T, body string) {
 		resp := s.do(t, http.MethodPost, "/v1/users/u/messages", body)

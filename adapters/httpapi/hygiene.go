@@ -17,7 +17,10 @@ import (
 )
 
 // hygiene is the input check every authenticated operation gets before huma
-// decodes anything: no string of the path, the query, a header parameter or the
+// decodes anything: a query parameter the operation does not declare is 400
+// naming it; so is a JSON name repeated in one object or spelt in another case
+// than the schema's, and a number no float64 holds is 422 naming its field
+// (strict.go); no string of the path, the query, a header parameter or the
 // JSON body may hold invalid UTF-8 or NUL (422 naming the field, e.g. body.content,
 // path.user, query.q); a body that cannot be read (a malformed chunked encoding) is
 // 400; a declared length over the operation's limit is 413 before the body is read,
@@ -32,6 +35,11 @@ func hygiene(api huma.API) func(huma.Context, func(huma.Context)) {
 			return
 		}
 		op := ctx.Operation()
+		u := ctx.URL()
+		if bad := unknownQuery(op, u.Query()); len(bad) > 0 {
+			_ = huma.WriteErr(api, ctx, unknownParameter.status(), "validation failed", bad...)
+			return
+		}
 		if op.RequestBody == nil {
 			next(ctx)
 			return
@@ -49,6 +57,10 @@ func hygiene(api huma.API) func(huma.Context, func(huma.Context)) {
 		if isJSON(ctx.Header("Content-Type")) {
 			if d := badJSONText(body); d != nil {
 				_ = huma.WriteErr(api, ctx, badText.status(), "validation failed", d)
+				return
+			}
+			if p := strictJSON(body, api.OpenAPI().Components.Schemas, requestSchema(op)); p != nil {
+				_ = huma.WriteErr(api, ctx, p.bad.status(), "validation failed", p.detail)
 				return
 			}
 		}

@@ -19,7 +19,8 @@ import (
 // parseArguments turns a call's arguments into the tool's Go value. They must be a
 // JSON object (or a JSON string holding one); no string in them may hold NUL or
 // invalid UTF-8 (the edge's hygiene does not see inside a JSON string, and MCP
-// does not pass the edge's body checks at all); every argument must be known, the
+// does not pass the edge's body checks at all); no name may repeat or differ from
+// the tool's only in case, no number overflow (strict.go); every argument must be known, the
 // required ones present, and each valid against the schema, checked by huma's
 // validator, the one the HTTP operations use. A null counts as an absent argument:
 // models send them for optional arguments they do not use. user_id is returned on
@@ -28,6 +29,9 @@ func (tb *Toolbox) parseArguments(b *boxedTool, c tools.Call) (arguments any, us
 	raw, err := argumentsObject(c.Arguments)
 	if err != nil {
 		return nil, "", err
+	}
+	if p := strictJSON(raw, tb.registry, b.schema); p != nil {
+		return nil, "", invalid.FieldValue(strings.TrimPrefix(strings.TrimPrefix(p.detail.Location, "body"), "."), p.detail.Value, "%s", p.detail.Message)
 	}
 	var m map[string]any
 	if err := json.Unmarshal(raw, &m); err != nil {

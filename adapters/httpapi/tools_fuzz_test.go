@@ -26,6 +26,8 @@ func FuzzToolArguments(f *testing.F) {
 	f.Add("memory_append", `{"key":"diet","content":"and eggs","user_id":"bob"}`)
 	f.Add("memory_append", `[`)
 	f.Add("memory_save", `null`)
+	f.Add("memory_save", `{"key":"k","type":"fact","content":"x","content":"y"}`)
+	f.Add("memory_save", `{"KEY":"k","Type":"fact","content":"x"}`)
 	clk := fakeclock.New(time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC))
 	tb, mem, _, _ := newToolbox(f, clk, &seqIDs{})
 	f.Fuzz(func(t *testing.T, name, arguments string) {

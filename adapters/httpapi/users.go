@@ -42,6 +42,9 @@ type UserSummary struct {
 	Memories     int64      `json:"memories" doc:"Stored memories, active or deleted (a deleted memory stays in its history until purged)."`
 	Messages     int64      `json:"messages" doc:"Stored conversation messages."`
 	Sessions     int64      `json:"sessions" doc:"Live short-term sessions: the ones GET /v1/users/{user}/sessions lists."`
+	Profile      int64      `json:"profile" doc:"1 when a profile is stored."`
+	Org          int64      `json:"org" doc:"1 when the organisation graph has an entry for the user."`
+	Activity     int64      `json:"activity" doc:"Stored activity events (tasks, workflow runs)."`
 	LastActiveAt *time.Time `json:"last_active_at" nullable:"true" doc:"The latest change to anything of the user."`
 }
 
@@ -121,8 +124,9 @@ func RegisterErasure(api *API, er Erasure, us Users) {
 	register(api, huma.Operation{
 		OperationID: "users_list", Method: http.MethodGet, Path: "/users",
 		Summary: "List the tenant's users and what is stored of them", Tags: []string{"users"},
-		Description: "Users with anything stored, in id order. Users being erased are left out.",
-		Errors:      []int{http.StatusUnprocessableEntity},
+		Description: "Users with anything stored (memories, messages, sessions, a profile, an org entry, activity), in id order. " +
+			"Users being erased are left out.",
+		Errors: []int{http.StatusUnprocessableEntity},
 	}, func(ctx context.Context, in *PageQuery) (*userListOutput, error) {
 		page, err := us.ListUsers(ctx, users.ListUsers{Tenant: tenantFrom(ctx), Limit: in.Limit, Cursor: in.Cursor})
 		if err != nil {
@@ -132,7 +136,8 @@ func RegisterErasure(api *API, er Erasure, us Users) {
 		for _, u := range page.Items {
 			out.Body.Items = append(out.Body.Items, UserSummary{
 				UserID: u.User, Memories: u.Counts[users.KindMemories], Messages: u.Counts[users.KindMessages],
-				Sessions: u.Counts[users.KindSessions], LastActiveAt: timePtr(u.LastActiveAt),
+				Sessions: u.Counts[users.KindSessions], Profile: u.Counts[users.KindProfile], Org: u.Counts[users.KindOrg],
+				Activity: u.Counts[users.KindActivity], LastActiveAt: timePtr(u.LastActiveAt),
 			})
 		}
 		return out, nil

@@ -1,6 +1,7 @@
 package lexical
 
 import (
+	"cmp"
 	"slices"
 	"sync"
 
@@ -57,6 +58,14 @@ type scratch struct {
 	touched  []int32
 	matched  []int32
 	queryIDF []float64
+	// a term with related terms: the best match per document (scoreGroup)
+	group   []groupMatch
+	groupAt []int32 // per document: its place in group + 1, 0 when not there
+}
+
+type groupMatch struct {
+	doc             int32
+	direct, context float64
 }
 
 var scratchPool = sync.Pool{New: func() any { return &scratch{} }}
@@ -66,8 +75,10 @@ func (s *scratch) reset(n int) {
 		s.own, s.nb = make([]float64, n), make([]float64, n)
 		s.direct, s.context = make([]float64, n), make([]float64, n)
 		s.hit, s.want = make([]bool, n), make([]bool, n)
+		s.groupAt = make([]int32, n)
 	}
 	s.own, s.nb, s.direct, s.context, s.hit, s.want = s.own[:n], s.nb[:n], s.direct[:n], s.context[:n], s.hit[:n], s.want[:n]
+	s.groupAt = s.groupAt[:n]
 	s.only = false
 	s.touched, s.matched, s.queryIDF = s.touched[:0], s.matched[:0], s.queryIDF[:0]
 }
@@ -95,8 +106,14 @@ func (ki *kindIndex) search(f filter, query []string, limit int, r ranking.Recip
 		}
 		defer clear(s.want)
 	}
+	related := relatedOf(f.q.Related)
 	for _, qt := range countTerms(query) {
-		idf := ki.scoreTerm(s, qt.term, qt.count, m, r)
+		var idf float64
+		if alts := related[qt.term]; len(alts) > 0 {
+			idf = ki.scoreGroup(s, qt, alts, m, r)
+		} else {
+			idf = ki.scoreTerm(s, qt.term, qt.count, m, r)
+		}
 		for range qt.count {
 			s.queryIDF = append(s.queryIDF, idf)
 		}
@@ -147,11 +164,74 @@ func countTerms(query []string) []queryTerm {
 // in its own text or its neighbours', and returns the term's idf (that of an
 // absent term when no document has it).
 func (ki *kindIndex) scoreTerm(s *scratch, term string, count int, m ranking.Matcher, r ranking.Recipe) float64 {
+	q := float64(count)
+	return ki.eachMatch(s, term, m, r, func(doc int32, d, c, _ float64) {
+		s.direct[doc] += q * d
+		s.context[doc] += q * c
+		s.markMatched(doc)
+	})
+}
+
+// scoreGroup is scoreTerm for a term with related terms: each document earns the
+// best of the term's own TermMatch and each related term's at its weight, scaled
+// to the term's idf (a related term earns at most its weight of the term's share
+// of the query, whatever its own rarity). It returns the term's idf.
+func (ki *kindIndex) scoreGroup(s *scratch, qt queryTerm, alts []ports.RelatedTerm, m ranking.Matcher, r ranking.Recipe) float64 {
+	s.group = s.group[:0]
+	var idf float64 // the term's own, set before any related term is matched
+	best := func(weight float64) func(doc int32, d, c, termIDF float64) {
+		return func(doc int32, d, c, termIDF float64) {
+			scale := 1.0
+			if weight < 1 {
+				scale = weight * idf / termIDF
+			}
+			d, c = d*scale, c*scale
+			g := s.groupAt[doc]
+			if g == 0 {
+				s.group = append(s.group, groupMatch{doc: doc, direct: d, context: c})
+				s.groupAt[doc] = int32(len(s.group))
+				return
+			}
+			if e := &s.group[g-1]; d+c > e.direct+e.context {
+				e.direct, e.context = d, c
+			}
+		}
+	}
+	idf = r.IDF(0, ki.n)
+	if len(ki.postings[qt.term]) > 0 {
+		idf = ki.eachMatch(s, qt.term, m, r, best(1))
+	}
+	// Related terms cost their postings: at most as many as the term's own (or
+	// minRelatedPostings), the heaviest terms first, so that a user with 100,000
+	// memories does not pay for every sibling of a common word.
+	budget := max(minRelatedPostings, len(ki.postings[qt.term]))
+	for _, a := range alts {
+		n := len(ki.postings[a.Term])
+		if a.Term == qt.term || a.Weight <= 0 || n == 0 || n > budget {
+			continue
+		}
+		budget -= n
+		ki.eachMatch(s, a.Term, m, r, best(min(a.Weight, 0.999)))
+	}
+	q := float64(qt.count)
+	for _, g := range s.group {
+		s.direct[g.doc] += q * g.direct
+		s.context[g.doc] += q * g.context
+		s.markMatched(g.doc)
+		s.groupAt[g.doc] = 0
+	}
+	return idf
+}
+
+// eachMatch calls fn with the term's TermMatch (direct and contextual parts) in
+// every document that has it in its own text or its neighbours' (with Only, the
+// documents asked for), and returns the term's idf (that of an absent term when
+// no document has it).
+func (ki *kindIndex) eachMatch(s *scratch, term string, m ranking.Matcher, r ranking.Recipe, fn func(doc int32, d, c, idf float64)) float64 {
 	ps := ki.postings[term]
 	if len(ps) == 0 {
 		return r.IDF(0, ki.n)
 	}
-	q := float64(count)
 	if ki.window == 0 {
 		// No neighbours: each posting is its document's whole frequency, and the
 		// document frequency is the list's length.
@@ -161,8 +241,7 @@ func (ki *kindIndex) scoreTerm(s *scratch, term string, count int, m ranking.Mat
 				continue
 			}
 			d, _ := m.Match(idf, float64(p.tf), 0, ki.lens[p.doc])
-			s.direct[p.doc] += q * d
-			s.markMatched(p.doc)
+			fn(p.doc, d, 0, idf)
 		}
 		return idf
 	}
@@ -192,13 +271,29 @@ func (ki *kindIndex) scoreTerm(s *scratch, term string, count int, m ranking.Mat
 	for _, doc := range s.touched {
 		if !s.only || s.want[doc] {
 			d, c := m.Match(idf, s.own[doc], s.nb[doc], ki.lens[doc])
-			s.direct[doc] += q * d
-			s.context[doc] += q * c
-			s.markMatched(doc)
+			fn(doc, d, c, idf)
 		}
 		s.own[doc], s.nb[doc] = 0, 0
 	}
 	return idf
+}
+
+// minRelatedPostings is the postings a term's related terms may read at least.
+const minRelatedPostings = 4096
+
+// relatedOf groups a query's related terms by the term they stand in for.
+func relatedOf(related []ports.RelatedTerm) map[string][]ports.RelatedTerm {
+	if len(related) == 0 {
+		return nil
+	}
+	out := make(map[string][]ports.RelatedTerm, len(related))
+	for _, rt := range related {
+		out[rt.Of] = append(out[rt.Of], rt)
+	}
+	for _, alts := range out {
+		slices.SortStableFunc(alts, func(a, b ports.RelatedTerm) int { return cmp.Compare(b.Weight, a.Weight) })
+	}
+	return out
 }
 
 func (s *scratch) markMatched(doc int32) {

@@ -97,9 +97,37 @@ type userRows struct {
 }
 
 var (
-	messageRows = userRows{table: "conversation_messages", changed: "received_at"}
-	memoryRows  = userRows{table: "long_term_memories", changed: "updated_at"}
+	messageRows  = userRows{table: "conversation_messages", changed: "received_at"}
+	memoryRows   = userRows{table: "long_term_memories", changed: "updated_at"}
+	profileRows  = userRows{table: "user_profiles", changed: "last_updated_at"}
+	orgRows      = userRows{table: "org_members", changed: "updated_at"}
+	activityRows = userRows{table: "user_activity_events", changed: "received_at"}
 )
+
+// TableActivity counts the users of one table of the profile side: a user with
+// only a profile, an org entry or activity events is a data subject too.
+type TableActivity struct {
+	db   *DB
+	rows userRows
+}
+
+var _ ports.UserActivity = TableActivity{}
+
+// ProfileActivity, OrgActivity and EventActivity count users with a stored
+// profile, an org entry, activity events.
+func ProfileActivity(db *DB) TableActivity { return TableActivity{db: db, rows: profileRows} }
+func OrgActivity(db *DB) TableActivity     { return TableActivity{db: db, rows: orgRows} }
+func EventActivity(db *DB) TableActivity   { return TableActivity{db: db, rows: activityRows} }
+
+// UsersAfter lists the tenant's users with rows in the table.
+func (a TableActivity) UsersAfter(ctx context.Context, tenant, after string, limit int) ([]string, error) {
+	return usersAfter(ctx, a.db, a.rows, tenant, after, limit)
+}
+
+// Activity counts the users' rows and finds their latest change.
+func (a TableActivity) Activity(ctx context.Context, tenant string, users []string) (map[string]ports.Activity, error) {
+	return activity(ctx, a.db, a.rows, tenant, users)
+}
 
 func (r userRows) condition() string {
 	if r.where == "" {

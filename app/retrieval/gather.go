@@ -89,6 +89,13 @@ func (s *Service) lexicalSide(ctx context.Context, p plan) (map[memory.Kind][]po
 func (s *Service) lexicalQuery(p plan, kind memory.Kind, limit int, only []string) ports.LexicalQuery {
 	q := ports.LexicalQuery{Kind: kind, Terms: p.terms, Since: p.Since, Until: p.Until, Now: p.now, Limit: limit, Only: only}
 	if kind == memory.KindMemory {
+		// The expanded query is for memories only: a memory is short and in the
+		// extractor's words ("User is allergic to penicillin"), so the question's
+		// words are often not its own; a message is in the user's own words, which
+		// the question usually repeats, and related terms there cost more than they
+		// find (LoCoMo recall@10 0.784 → 0.770; docs/BENCHMARKS.md "Natural
+		// questions").
+		q.Terms, q.Related = p.memoryTerms, p.related
 		q.MemoryTypes = typeNames(p.types)
 	} else {
 		q.ConversationID = p.ConversationID

@@ -10,6 +10,7 @@ import (
 	"engram/domain/invalid"
 	"engram/domain/memory"
 	"engram/domain/ranking"
+	"engram/ports"
 )
 
 // What a search looks through (API.md's "scope").
@@ -109,8 +110,12 @@ type plan struct {
 	limit    int
 	minScore float64
 	now      time.Time
-	terms    []string     // the analysed query
-	explain  *explanation // nil unless Search.Explain
+	terms    []string // the analysed query
+	// memoryTerms and related are the query memories are searched with (the
+	// Expander's, when there is one; see lexicalQuery).
+	memoryTerms []string
+	related     []ports.RelatedTerm
+	explain     *explanation // nil unless Search.Explain
 }
 
 // explanation collects what a search left out (Search.Explain).
@@ -167,6 +172,10 @@ func (s *Service) parse(q Search) (plan, error) {
 		return plan{}, err
 	}
 	p.terms = s.deps.Analyzer.Terms(p.Query)
+	p.memoryTerms = p.terms
+	if s.deps.Expander != nil && slices.Contains(p.kinds, memory.KindMemory) {
+		p.memoryTerms, p.related = s.deps.Expander.Expand(p.Query)
+	}
 	if q.Explain {
 		p.explain = &explanation{unread: map[string]int{}}
 	}

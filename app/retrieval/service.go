@@ -131,6 +131,9 @@ func (o Options) withDefaults() Options {
 // search); Access may be nil (no last-access).
 type Deps struct {
 	Analyzer ports.TextAnalyzer
+	// Expander, when set, makes the lexical query instead of Analyzer: the
+	// question's terms and the related terms that stand in for them.
+	Expander QueryExpander
 	Lexical  ports.LexicalSearcher
 	Memories MemoryReader
 	Messages MessageReader

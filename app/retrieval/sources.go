@@ -6,6 +6,7 @@ import (
 
 	"engram/domain/conversation"
 	"engram/domain/memory"
+	"engram/ports"
 )
 
 // The reads below serve only this package, so their interfaces live here rather
@@ -34,4 +35,11 @@ type MessageReader interface {
 // of the memory: no version, no event.
 type AccessWriter interface {
 	TouchMemories(ctx context.Context, tenant string, ids []string, at time.Time) error
+}
+
+// QueryExpander makes a question's lexical query: its terms and the related terms
+// (synonyms, translations, what a question of its kind asks for) that stand in
+// for them (adapters/lexicon).
+type QueryExpander interface {
+	Expand(query string) (terms []string, related []ports.RelatedTerm)
 }

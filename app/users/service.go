@@ -17,6 +17,9 @@ const (
 	KindMemories = "memories"
 	KindMessages = "messages"
 	KindSessions = "sessions"
+	KindProfile  = "profile"  // 1 when a profile is stored
+	KindOrg      = "org"      // 1 when the org graph has an entry
+	KindActivity = "activity" // activity events
 )
 
 // Source is one store's share of the users, under the kind it counts.

@@ -93,6 +93,7 @@ type Memory struct {
 	RetrieveLimit          int     `yaml:"retrieve_limit" env:"LONG_TERM_MEMORY_RETRIEVE_LIMIT"`
 	RetrieveScanLimit      int     `yaml:"retrieve_scan_limit" env:"LONG_TERM_MEMORY_RETRIEVE_SCAN_LIMIT"`
 	MinScore               float64 `yaml:"min_score" env:"LONG_TERM_MEMORY_MIN_SCORE"`
+	QueryExpansion         bool    `yaml:"query_expansion" env:"ENGRAM_QUERY_EXPANSION"`
 	MinConfidence          float64 `yaml:"min_confidence" env:"LONG_TERM_MEMORY_MIN_CONFIDENCE"`
 	MaxWriteItems          int     `yaml:"max_write_items" env:"LONG_TERM_MEMORY_MAX_WRITE_ITEMS"`
 	DebounceSec            float64 `yaml:"debounce_sec" env:"LONG_TERM_MEMORY_DEBOUNCE_SEC"`

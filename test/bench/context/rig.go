@@ -10,6 +10,7 @@ import (
 
 	"engram/adapters/contextsearch"
 	"engram/adapters/lexical"
+	"engram/adapters/lexicon"
 	"engram/adapters/localembed"
 	"engram/adapters/localvec"
 	"engram/adapters/redisstore"
@@ -90,6 +91,7 @@ func newRig(ctx context.Context, o rigOptions) (*rig, error) {
 	r.search = retrieval.New(retrieval.Deps{
 		Analyzer: r.analyzer, Lexical: lexical.New(lexIndex, lexical.Options{}), Memories: r.memories, Messages: r.messages,
 		Embedder: guard.Embedder(emb), Vectors: guard.Index(vectors), Clock: r.clock,
+		Expander: lexicon.New(r.analyzer, lexicon.Weights{}), // ENGRAM_QUERY_EXPANSION's default
 	}, retrieval.Options{MinScore: 0.12, DefaultMode: retrieval.Mode(o.mode)}) // LONG_TERM_MEMORY_MIN_SCORE's default; the rest default
 	r.ingest = messages.New(r.messages, r.clock, r.ids, messages.Options{})
 	if err := r.openSessions(ctx, o); err != nil {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	lexicalpkg "engram/adapters/lexical"
+	"engram/adapters/lexicon"
 	"engram/adapters/localembed"
 	"engram/adapters/localvec"
 	"engram/adapters/memstore"
@@ -202,10 +203,14 @@ func (a *appRetriever) Index(ctx context.Context, turns []Turn) error {
 	// vector search into a lexical answer.
 	guard := retrieval.NewVectorGuard(clock, retrieval.GuardOptions{Timeout: 10 * time.Second})
 	opts := a.config.options()
-	a.search = retrieval.New(retrieval.Deps{
+	deps := retrieval.Deps{
 		Analyzer: analyzer, Lexical: lexicalpkg.New(lexical, lexicalpkg.Options{Recipe: opts.Recipe}), Memories: mems, Messages: msgs,
 		Embedder: guard.Embedder(embedder), Vectors: guard.Index(vectors), Clock: clock,
-	}, opts)
+	}
+	if a.config.Expand > 0 {
+		deps.Expander = lexicon.New(analyzer, lexicon.DefaultWeights.Scaled(a.config.Expand))
+	}
+	a.search = retrieval.New(deps, opts)
 	return nil
 }
 

@@ -20,6 +20,9 @@ type appConfig struct {
 	Dense           ranking.DenseScale
 	MinScore        float64
 	BackgroundDocs  int
+	// Expand scales the lexicon's weights of related terms (lexicon.DefaultWeights);
+	// 0: no query expansion (ENGRAM_QUERY_EXPANSION false).
+	Expand float64
 }
 
 // productAppConfig is the product's calibration: ranking.DefaultRecipe, and the
@@ -37,6 +40,7 @@ var productAppConfig = func() appConfig {
 		Dense:           ranking.DenseScale{Floor: e.LocalMinCosine, Full: e.LocalFullCosine, Weight: e.LocalDenseWeight},
 		MinScore:        cfg.Memory.MinScore,
 		BackgroundDocs:  ranking.DefaultRecipe.BackgroundDocs,
+		Expand:          map[bool]float64{true: 1}[cfg.Memory.QueryExpansion],
 	}
 }()
 
@@ -47,10 +51,10 @@ func (c appConfig) options() retrieval.Options {
 }
 
 func (c appConfig) String() string {
-	return fmt.Sprintf("cd%.2g sat%.2g sb%.2g floor%.2g full%.2g dw%.2g min%.2g", c.ContextDiscount, c.Saturation, c.SpeakerBoost, c.Dense.Floor, c.Dense.Full, c.Dense.Weight, c.MinScore)
+	return fmt.Sprintf("cd%.2g sat%.2g sb%.2g floor%.2g full%.2g dw%.2g min%.2g ex%.2g", c.ContextDiscount, c.Saturation, c.SpeakerBoost, c.Dense.Floor, c.Dense.Full, c.Dense.Weight, c.MinScore, c.Expand)
 }
 
-var appConfigFlag = flag.String("app-config", "", "calibration of the app methods instead of the product's: cd=0.8,sat=0.3,sb=1,floor=0.25,full=0.5,dw=0.05,min=0.12,bg=20 (any subset)")
+var appConfigFlag = flag.String("app-config", "", "calibration of the app methods instead of the product's: cd=0.8,sat=0.3,sb=1,floor=0.25,full=0.5,dw=0.05,min=0.12,bg=20,ex=1 (any subset)")
 
 // parseAppConfig reads -app-config over the product's values.
 func parseAppConfig(s string) (appConfig, error) {
@@ -81,8 +85,10 @@ func parseAppConfig(s string) (appConfig, error) {
 			c.MinScore = f
 		case "bg":
 			c.BackgroundDocs = int(f)
+		case "ex":
+			c.Expand = f
 		default:
-			return c, fmt.Errorf("-app-config: unknown knob %q (cd, sat, sb, floor, full, dw, min, bg)", k)
+			return c, fmt.Errorf("-app-config: unknown knob %q (cd, sat, sb, floor, full, dw, min, bg, ex)", k)
 		}
 	}
 	return c, nil

@@ -32,6 +32,7 @@ import (
 
 	"engram/adapters/clock"
 	"engram/adapters/lexical"
+	"engram/adapters/lexicon"
 	"engram/adapters/localembed"
 	"engram/adapters/localvec"
 	"engram/adapters/sqlstore"
@@ -59,6 +60,7 @@ type config struct {
 	vectorsOff bool
 	cpuProfile string
 	only       string
+	expand     bool
 	memProfile string
 }
 
@@ -77,6 +79,7 @@ func main() {
 	flag.StringVar(&c.cpuProfile, "cpuprofile", "", "write a CPU profile of the measured searches here")
 	flag.StringVar(&c.memProfile, "memprofile", "", "write a heap profile after the warm-up here")
 	flag.StringVar(&c.only, "only", "", "run only the rows whose \"case | mode\" contains this")
+	flag.BoolVar(&c.expand, "expand", true, "query expansion (ENGRAM_QUERY_EXPANSION)")
 	flag.Parse()
 	slog.SetDefault(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
 	if err := run(c); err != nil {
@@ -293,6 +296,13 @@ func measure(ctx context.Context, c config, db *sqlstore.DB, an ports.TextAnalyz
 	if vectors != nil {
 		guard := retrieval.NewVectorGuard(clk, retrieval.GuardOptions{})
 		deps.Embedder, deps.Vectors = guard.Embedder(emb), guard.Index(vectors)
+	}
+	if c.expand {
+		exp := lexicon.New(an, lexicon.Weights{})
+		if err := exp.Load(); err != nil {
+			return err
+		}
+		deps.Expander = exp
 	}
 	svc := retrieval.New(deps, retrieval.Options{})
 	rng := rand.New(rand.NewPCG(c.seed, 99))

@@ -1,0 +1,60 @@
+package bootstrap
+
+import (
+	"go.uber.org/fx"
+
+	"engram/adapters/httpapi"
+	"engram/adapters/sqlstore"
+	"engram/app/indexing"
+	"engram/app/users"
+	"engram/ports"
+)
+
+// portabilityModule is the export of everything stored about a user and its
+// import (GET /v1/users/{user}/export, POST /v1/users/{user}/import): the SQL
+// truth tables' rows, the sessions of the session store in use, authorised and
+// audited as profile reads are.
+var portabilityModule = fx.Module("portability",
+	fx.Provide(newPortability, AsRoute(portabilityRoutes)),
+)
+
+// sessionTransfer lists sessions through the store the use cases call and moves
+// them whole through the store that holds them: Redis when configured, else SQL.
+type sessionTransfer struct {
+	ports.SessionStore
+	ports.SessionImporter
+}
+
+type portabilityParams struct {
+	fx.In
+	Storage  *storage
+	Sessions *sessionStores
+	Erasures ports.ErasureStore
+	Indexer  *indexing.LexicalIndexer
+	Clock    ports.Clock
+	IDs      ports.IDs
+}
+
+func newPortability(p portabilityParams) *users.Portability {
+	var importer ports.SessionImporter = p.Sessions.sql
+	if p.Sessions.redis != nil {
+		importer = p.Sessions.redis
+	}
+	db := p.Storage.db
+	return users.NewPortability(users.PortabilityDeps{
+		Records:  sqlstore.NewUserRecords(db, p.Clock),
+		Sessions: sessionTransfer{SessionStore: p.Sessions.store, SessionImporter: importer},
+		Managers: sqlstore.NewOrgStore(db),
+		Audit:    sqlstore.NewReportStore(db),
+		Erasing:  p.Erasures,
+		Memories: p.Storage.memories,
+		Messages: p.Storage.messages,
+		Indexer:  p.Indexer,
+		Clock:    p.Clock,
+		IDs:      p.IDs,
+	})
+}
+
+func portabilityRoutes(p *users.Portability) Route {
+	return func(api *httpapi.API) { httpapi.RegisterPortability(api, p) }
+}

@@ -63,7 +63,7 @@ func newAPIAuthenticator(cfg config.Config, s *storage, clk ports.Clock, ids por
 		}
 		log.Warn("auth: open mode: no API key configured, every request is tenant \"default\"; loopback only; it ends when a key is created (`engram keys create`)")
 	} else {
-		log.Info("auth: API keys required", "configured", len(configured), "stored_keys_refresh", ttl)
+		log.Info("auth: API keys required", "configured", len(configured), "stored_key_lookup_ttl", ttl)
 	}
 	return auth.New(auth.Options{Configured: configured, Open: open, CacheTTL: ttl, Logger: log}, s.apiKeys, clk, ids), nil
 }
@@ -83,6 +83,9 @@ func newHTTPAPI(p httpAPIParams) *httpapi.API {
 		Logger:       p.Log,
 		Observer:     p.Metrics,
 		Version:      readBuildInfo().Version,
+		BodyTimeout:  time.Duration(p.Config.HTTP.BodyTimeoutSec) * time.Second,
+		WriteTimeout: time.Duration(p.Config.HTTP.WriteTimeoutSec) * time.Second,
+		RateLimit:    p.Config.HTTP.RateLimitRPS,
 	}, p.Auth)
 	mux.Handle("GET /metrics", p.Metrics.Handler())
 	return api
@@ -122,8 +125,12 @@ func serveHTTP(lc fx.Lifecycle, setting, addr string, handler http.Handler, cfg 
 		Addr:              addr,
 		Handler:           handler,
 		ReadHeaderTimeout: 10 * time.Second,
-		IdleTimeout:       2 * time.Minute,
-		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+		// The body's deadline and each write's are set per request by the API's
+		// edge (ENGRAM_HTTP_BODY_TIMEOUT_SEC, ENGRAM_HTTP_WRITE_TIMEOUT_SEC), which
+		// answers a slow body with a 408 problem: the server's own timeouts would
+		// only drop the connection.
+		IdleTimeout: time.Duration(cfg.HTTP.IdleTimeoutSec) * time.Second,
+		ErrorLog:    slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
 	lc.Append(fx.Hook{
 		OnStart: func(ctx context.Context) error {

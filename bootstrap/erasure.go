@@ -1,6 +1,7 @@
 package bootstrap
 
 import (
+	"context"
 	"fmt"
 
 	"go.uber.org/fx"
@@ -8,10 +9,13 @@ import (
 	"engram/adapters/httpapi"
 	"engram/adapters/metrics"
 	"engram/adapters/sqlstore"
+	"engram/app/contextbuild"
 	apperasure "engram/app/erasure"
 	"engram/app/lifecycle"
+	"engram/app/sessions"
 	"engram/app/users"
 	"engram/domain/erasure"
+	"engram/domain/memory"
 	"engram/domain/ranking"
 	"engram/ports"
 )
@@ -84,6 +88,10 @@ type eraserParams struct {
 	Jobs     ports.JobStore
 	Purgers  []apperasure.Purger `group:"purgers"`
 	Vectors  ports.VectorIndex
+	Traces   *contextbuild.TraceRecorder
+	// Sessions is the sessions module's (absent from an indexer-only process,
+	// which deletes no session).
+	Sessions metrics.SessionService `optional:"true"`
 	Clock    ports.Clock
 	IDs      ports.IDs
 	Metrics  *metrics.Metrics
@@ -91,14 +99,22 @@ type eraserParams struct {
 
 // newEraser is the erasure use cases with their metrics. The memory purge writes
 // through the SQL store itself (which deletes the lexical document in the same
-// transaction); the vector index is the one search uses.
+// transaction); the vector index is the one search uses; traces are changed
+// through the recorder, which holds those not written yet.
 func newEraser(p eraserParams) (metrics.Eraser, error) {
-	svc, err := apperasure.New(apperasure.Deps{
+	deps := apperasure.Deps{
 		Erasures: p.Erasures, Jobs: p.Jobs, Purgers: p.Purgers,
 		Memories: p.Storage.memories, Messages: p.Storage.messages,
-		Vectors: p.Vectors, Lexical: sqlstore.NewLexicalIndex(p.Storage.db),
+		Conversations: p.Storage.messages, Histories: p.Storage.memories,
+		Traces:   contextbuild.TraceEraser{Recorder: p.Traces, Store: sqlstore.NewTraceStore(p.Storage.db)},
+		Scrubber: sqlstore.NewScrubber(p.Storage.db),
+		Vectors:  p.Vectors, Lexical: sqlstore.NewLexicalIndex(p.Storage.db),
 		Clock: p.Clock, IDs: p.IDs,
-	}, apperasure.Options{Neighbours: ranking.DefaultRecipe.NeighbourWindow})
+	}
+	if p.Sessions != nil {
+		deps.Sessions = sessionRemover{p.Sessions}
+	}
+	svc, err := apperasure.New(deps, apperasure.Options{Neighbours: ranking.DefaultRecipe.NeighbourWindow})
 	if err != nil {
 		return nil, fmt.Errorf("erasure: %w", err)
 	}
@@ -117,5 +133,16 @@ func newUsersService(p usersParams) *users.Service {
 }
 
 func erasureRoutes(e metrics.Eraser, u *users.Service) Route {
-	return func(api *httpapi.API) { httpapi.RegisterErasure(api, e, u) }
+	return func(api *httpapi.API) {
+		httpapi.RegisterErasure(api, e, u)
+		httpapi.RegisterSessionDeletion(api, e)
+	}
+}
+
+// sessionRemover is the session store's share of a session's deletion: the
+// sessions use case, for the erasure's.
+type sessionRemover struct{ svc metrics.SessionService }
+
+func (r sessionRemover) DeleteSession(ctx context.Context, scope memory.Scope, sessionID, flowID string) error {
+	return r.svc.Delete(ctx, sessions.Delete{Scope: scope, SessionID: sessionID, FlowID: flowID})
 }

@@ -11,6 +11,7 @@ import (
 
 	"engram/app/auth"
 	"engram/bootstrap/config"
+	"engram/domain/memory"
 	"engram/ports"
 )
 
@@ -29,13 +30,53 @@ func (g *globalFlags) withStore(cmd *cobra.Command, fn func(ctx context.Context,
 	return withDatabase(cmd.Context(), cfg, true, func(ctx context.Context, s *storage) error { return fn(ctx, cfg, s) })
 }
 
+// keysCreateCommand is `engram keys create --tenant T [--user U]`.
+func keysCreateCommand(g *globalFlags) *cobra.Command {
+	var tenant, user string
+	create := &cobra.Command{
+		Use:   "create",
+		Short: "Create an API key for a tenant, or for one user of it; the key is printed once and stored only as a hash",
+		Long: "Creates an API key for the tenant. With --user the key reaches that user only, on every route: the key to hand\n" +
+			"a desktop MCP client or an agent that runs on the user's side. Without it the key reaches every user of the tenant.",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if !config.ValidTenant(tenant) {
+				return errors.New("--tenant must be 1-64 characters of A-Z a-z 0-9 _ . -")
+			}
+			if user != "" {
+				if err := memory.ValidateUserID("--user", user); err != nil {
+					return err
+				}
+			}
+			return g.withStore(cmd, func(ctx context.Context, _ config.Config, s *storage) error {
+				secret, err := keysManager(s).CreateKey(ctx, tenant, user)
+				if err != nil {
+					return err
+				}
+				fmt.Fprintln(cmd.OutOrStdout(), secret)
+				if user != "" {
+					fmt.Fprintf(cmd.ErrOrStderr(), "created an API key for user %s of tenant %s (it reaches that user only); it is shown only this once\n", user, tenant)
+					return nil
+				}
+				fmt.Fprintf(cmd.ErrOrStderr(), "created an API key for tenant %s; it is shown only this once\n", tenant)
+				return nil
+			})
+		},
+	}
+	create.Flags().StringVar(&tenant, "tenant", "", "tenant the key belongs to (required)")
+	create.Flags().StringVar(&user, "user", "", "the one user of the tenant the key reaches (default: every user)")
+	_ = create.MarkFlagRequired("tenant")
+	return create
+}
+
 // keysListCommand is `engram keys list`: a header, then one line per stored key
-// (id, tenant, created, last used), never a secret or its hash.
+// (id, tenant, user or * for every user, created, last used), never a secret or
+// its hash.
 func keysListCommand(g *globalFlags) *cobra.Command {
 	var all bool
 	cmd := &cobra.Command{
 		Use:   "list",
-		Short: "List the stored API keys (id, tenant, created, last used); never the secrets",
+		Short: "List the stored API keys (id, tenant, user, created, last used); never the secrets",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return g.withStore(cmd, func(ctx context.Context, cfg config.Config, s *storage) error {
@@ -44,13 +85,13 @@ func keysListCommand(g *globalFlags) *cobra.Command {
 					return err
 				}
 				w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
-				header := "ID\tTENANT\tCREATED\tLAST USED"
+				header := "ID\tTENANT\tUSER\tCREATED\tLAST USED"
 				if all {
 					header += "\tREVOKED"
 				}
 				fmt.Fprintln(w, header)
 				for _, k := range keys {
-					line := k.ID + "\t" + k.Tenant + "\t" + when(k.CreatedAt) + "\t" + when(k.LastUsedAt)
+					line := k.ID + "\t" + k.Tenant + "\t" + keyUser(k.User) + "\t" + when(k.CreatedAt) + "\t" + when(k.LastUsedAt)
 					if all {
 						line += "\t" + when(k.RevokedAt)
 					}
@@ -70,6 +111,14 @@ func keysListCommand(g *globalFlags) *cobra.Command {
 	return cmd
 }
 
+// keyUser is the USER column: the one user a key reaches, * for every user.
+func keyUser(user string) string {
+	if user == "" {
+		return "*"
+	}
+	return user
+}
+
 func when(t time.Time) string {
 	if t.IsZero() {
 		return "never"
@@ -81,7 +130,7 @@ func when(t time.Time) string {
 func keysRevokeCommand(g *globalFlags) *cobra.Command {
 	return &cobra.Command{
 		Use:   "revoke ID",
-		Short: "Revoke a stored API key; running servers refuse it within ENGRAM_AUTH_CACHE_TTL_SEC",
+		Short: "Revoke a stored API key; every running server refuses it from its next request on",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return g.withStore(cmd, func(ctx context.Context, cfg config.Config, s *storage) error {
@@ -92,12 +141,15 @@ func keysRevokeCommand(g *globalFlags) *cobra.Command {
 				if err != nil {
 					return err
 				}
+				of := "tenant " + key.Tenant
+				if key.User != "" {
+					of = "user " + key.User + " of " + of
+				}
 				if already {
-					fmt.Fprintf(cmd.OutOrStdout(), "API key %s of tenant %s was already revoked at %s\n", key.ID, key.Tenant, when(key.RevokedAt))
+					fmt.Fprintf(cmd.OutOrStdout(), "API key %s of %s was already revoked at %s\n", key.ID, of, when(key.RevokedAt))
 					return nil
 				}
-				fmt.Fprintf(cmd.OutOrStdout(), "revoked API key %s of tenant %s; running servers refuse it within %d s\n",
-					key.ID, key.Tenant, cfg.Auth.CacheTTLSec)
+				fmt.Fprintf(cmd.OutOrStdout(), "revoked API key %s of %s; every running server refuses it from its next request on\n", key.ID, of)
 				return nil
 			})
 		},

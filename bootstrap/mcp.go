@@ -60,7 +60,8 @@ func mcpCommand(g *globalFlags) *cobra.Command {
 		},
 	}
 	cmd.Flags().BoolVar(&stdio, "stdio", false, "serve MCP on stdin/stdout (required)")
-	cmd.Flags().StringVar(&user, "user", "", "the default user of every tool call (a call may name another with user_id)")
+	cmd.Flags().StringVar(&user, "user", "", "pin the connection to this user: the tools take no user_id and refuse any other user "+
+		"(without it, every tool call names its user with user_id)")
 	cmd.Flags().StringVar(&tenant, "tenant", auth.OpenTenant, "the tenant whose memories the tools read and write")
 	cmd.Flags().StringVar(&roles, "roles", "", "background roles to run in this process, or none (default: ENGRAM_ROLES without api)")
 	return cmd

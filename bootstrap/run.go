@@ -5,7 +5,6 @@ package bootstrap
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -96,29 +95,7 @@ func migrateCommand(g *globalFlags) *cobra.Command {
 
 func keysCommand(g *globalFlags) *cobra.Command {
 	keys := &cobra.Command{Use: "keys", Short: "Manage API keys"}
-	var tenant string
-	create := &cobra.Command{
-		Use:   "create",
-		Short: "Create an API key for a tenant; the key is printed once and stored only as a hash",
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if !config.ValidTenant(tenant) {
-				return errors.New("--tenant must be 1-64 characters of A-Z a-z 0-9 _ . -")
-			}
-			return g.withStore(cmd, func(ctx context.Context, _ config.Config, s *storage) error {
-				secret, err := keysManager(s).CreateKey(ctx, tenant)
-				if err != nil {
-					return err
-				}
-				fmt.Fprintln(cmd.OutOrStdout(), secret)
-				fmt.Fprintf(cmd.ErrOrStderr(), "created an API key for tenant %s; it is shown only this once\n", tenant)
-				return nil
-			})
-		},
-	}
-	create.Flags().StringVar(&tenant, "tenant", "", "tenant the key belongs to (required)")
-	_ = create.MarkFlagRequired("tenant")
-	keys.AddCommand(create, keysListCommand(g), keysRevokeCommand(g))
+	keys.AddCommand(keysCreateCommand(g), keysListCommand(g), keysRevokeCommand(g))
 	return keys
 }
 

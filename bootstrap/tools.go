@@ -72,6 +72,6 @@ func newMCPServer(p mcpParams) (*mcpserver.Server, error) {
 func toolRoutes(tb *httpapi.Toolbox, srv *mcpserver.Server, cfg config.Config) Route {
 	return func(api *httpapi.API) {
 		httpapi.RegisterTools(api, tb)
-		httpapi.MountMCP(api, srv.Handler(httpapi.Tenant, httpapi.UserHeader, cfg.HTTP.MaxBodyBytes))
+		httpapi.MountMCP(api, srv.Handler(httpapi.MCPIdentity, cfg.HTTP.MaxBodyBytes))
 	}
 }

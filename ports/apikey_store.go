@@ -9,6 +9,7 @@ import (
 type APIKey struct {
 	ID         string
 	Tenant     string
+	User       string // "": every user of the tenant; else the one user the key reaches
 	Hash       string // hex sha256 of the secret
 	CreatedAt  time.Time
 	LastUsedAt time.Time // zero: never used (recorded at most about once a minute)
@@ -36,4 +37,8 @@ type APIKeyStore interface {
 	// TouchAPIKey records that the key was used at at (a later time than the one
 	// stored wins). An unknown id is not an error.
 	TouchAPIKey(ctx context.Context, id string, at time.Time) error
+	// Generation is a number that changes with every key created or revoked, in
+	// the same transaction, and is read on every request that presents a stored
+	// key: what a process cached of keys is good while it stays the same.
+	Generation(ctx context.Context) (int64, error)
 }

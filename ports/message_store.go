@@ -28,7 +28,9 @@ type MessageStore interface {
 	// the earliest of that, MaxWait after the oldest of them was received, and the
 	// newest one's receipt once MaxMessages wait (conversation.Batching.Due). The
 	// results follow the input's order; a created message carries the deadline
-	// its conversation got.
+	// its conversation got. A message of a conversation deleted at or after its
+	// CreatedAt (see ConversationDeleter) fails the call with a
+	// *ConversationDeletedError, and nothing is stored.
 	Ingest(ctx context.Context, scope memory.Scope, msgs []conversation.Message) ([]Ingested, error)
 
 	// Message returns one message of the scope. ErrNotFound if absent.

@@ -15,6 +15,7 @@ import (
 	"github.com/danielgtaylor/huma/v2/adapters/humago"
 
 	"engram/adapters/httpapi/apidocs"
+	"engram/app/auth"
 )
 
 // Version is the API version in the OpenAPI document.
@@ -26,6 +27,12 @@ type Options struct {
 	Logger       *slog.Logger // 5xx causes are logged here, never sent to clients
 	Observer     Observer     // request metrics; nil for none
 	Version      string       // the binary's version, reported by /healthz
+	// BodyTimeout bounds the arrival of a request body (408 past it);
+	// WriteTimeout how long one write of a response may block. 0: no bound.
+	BodyTimeout, WriteTimeout time.Duration
+	// RateLimit is the requests per second each API key may make, with a burst
+	// of one second's worth; past it, 429 with Retry-After. 0: no limit.
+	RateLimit float64
 }
 
 // Observer receives one call per finished request.
@@ -42,6 +49,7 @@ type API struct {
 	erasure Erasure        // memory_delete's ?purge=true; set by RegisterErasure
 	mux     *http.ServeMux // for routes outside huma (MountMCP)
 	authn   Authenticator
+	limits  *keyLimits // nil: no rate limit
 }
 
 // Handler serves every route; use it as the http.Server's handler.
@@ -68,16 +76,17 @@ func New(mux *http.ServeMux, opts Options, authn Authenticator) *API {
 		"bearer": {Type: "http", Scheme: "bearer", Description: "An engram API key; it names the tenant."},
 	}
 	cfg.Transformers = append(cfg.Transformers, stampRequestID)
-	handler := newEdge(mux, opts.Logger)
+	handler := newEdge(mux, opts)
 	root := humago.New(handler, cfg)
 	root.UseMiddleware(recordRoute, observe(root, opts.Observer))
 	v1 := huma.NewGroup(root, "/v1")
-	v1.UseMiddleware(authenticate(root, authn, opts.Logger), hygiene(root))
+	limits := newKeyLimits(opts.RateLimit)
+	v1.UseMiddleware(authenticate(root, authn, limits, opts.Logger), reachUsers(root), hygiene(root))
 	v1.UseModifier(documentCommonErrors(root.OpenAPI().Components.Schemas))
 	docs := apidocs.Handler(apidocs.Options{Title: "engram", Path: "/docs", Spec: "/openapi.json"})
 	mux.Handle("GET /docs", docs)
 	mux.Handle("GET /docs/assets/", docs)
-	return &API{Root: root, V1: v1, handler: handler, opts: opts, mux: mux, authn: authn}
+	return &API{Root: root, V1: v1, handler: handler, opts: opts, mux: mux, authn: authn, limits: limits}
 }
 
 // register adds an authenticated /v1 operation. It applies the configured body
@@ -86,6 +95,12 @@ func New(mux *http.ServeMux, opts Options, authn Authenticator) *API {
 func register[I, O any](api *API, op huma.Operation, handler func(context.Context, *I) (*O, error)) {
 	if op.MaxBodyBytes == 0 {
 		op.MaxBodyBytes = api.opts.MaxBodyBytes
+	}
+	if op.BodyReadTimeout == 0 {
+		// The edge bounds the body's arrival, and hygiene has read it whole before
+		// huma would set its own deadline, which could then only cut a long
+		// handler short.
+		op.BodyReadTimeout = -1
 	}
 	huma.Register(api.V1, op, handler)
 }
@@ -112,10 +127,13 @@ func observe(api huma.API, o Observer) func(huma.Context, func(huma.Context)) {
 
 type ctxKey int
 
-const tenantKey ctxKey = iota
+const principalKey ctxKey = iota
+
+// principalFrom returns who the auth middleware established the request acts as.
+func principalFrom(ctx context.Context) auth.Principal {
+	p, _ := ctx.Value(principalKey).(auth.Principal)
+	return p
+}
 
 // tenantFrom returns the tenant the auth middleware established.
-func tenantFrom(ctx context.Context) string {
-	t, _ := ctx.Value(tenantKey).(string)
-	return t
-}
+func tenantFrom(ctx context.Context) string { return principalFrom(ctx).Tenant }

@@ -5,73 +5,94 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/danielgtaylor/huma/v2"
 
+	"engram/app/auth"
 	"engram/ports"
 )
 
-// Authenticator maps an API key to its tenant (app/auth implements it).
+// Authenticator maps an API key to who it acts as (app/auth implements it).
 type Authenticator interface {
-	Authenticate(ctx context.Context, presented string) (tenant string, err error)
+	Authenticate(ctx context.Context, presented string) (auth.Principal, error)
 }
 
-func authenticate(api huma.API, authn Authenticator, log *slog.Logger) func(huma.Context, func(huma.Context)) {
+func authenticate(api huma.API, authn Authenticator, limits *keyLimits, log *slog.Logger) func(huma.Context, func(huma.Context)) {
 	return func(ctx huma.Context, next func(huma.Context)) {
-		tenant, failure, msg := checkKey(ctx.Context(), authn, log, ctx.Header("Authorization"))
-		if failure != 0 {
-			if failure == noValidKey {
-				ctx.SetHeader("WWW-Authenticate", `Bearer realm="engram"`)
+		who, refused := checkKey(ctx.Context(), authn, limits, log, ctx.Header("Authorization"))
+		if refused != nil {
+			for name, value := range refused.headers() {
+				ctx.SetHeader(name, value)
 			}
-			_ = huma.WriteErr(api, ctx, failure.status(), msg)
+			_ = huma.WriteErr(api, ctx, refused.failure.status(), refused.detail)
 			return
 		}
-		next(huma.WithValue(ctx, tenantKey, tenant))
+		next(huma.WithValue(ctx, principalKey, who))
 	}
 }
 
-// authenticated is authenticate for a handler outside huma (the MCP endpoint).
-func authenticated(authn Authenticator, log *slog.Logger, h http.Handler) http.Handler {
-	return authenticatedWith(authn, log, writeProblem, h)
-}
-
-// authenticatedWith is authenticated with refusals written by refuse.
-func authenticatedWith(authn Authenticator, log *slog.Logger, refuse Refusal, h http.Handler) http.Handler {
+// authenticated is authenticate for a handler outside huma (MCP, a compatibility
+// surface), its refusals written by refuse: a problem, or the shape of the
+// surface's client.
+func authenticated(authn Authenticator, limits *keyLimits, log *slog.Logger, refuse Refusal, h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		tenant, failure, msg := checkKey(r.Context(), authn, log, r.Header.Get("Authorization"))
-		if failure != 0 {
-			if failure == noValidKey {
-				w.Header().Set("WWW-Authenticate", `Bearer realm="engram"`)
+		who, refused := checkKey(r.Context(), authn, limits, log, r.Header.Get("Authorization"))
+		if refused != nil {
+			for name, value := range refused.headers() {
+				w.Header().Set(name, value)
 			}
-			refuse(w, r, failure.status(), msg)
+			refuse(w, r, refused.failure.status(), refused.detail)
 			return
 		}
-		h.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), tenantKey, tenant)))
+		h.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), principalKey, who)))
 	})
 }
 
-// checkKey authenticates the Authorization header's key: the tenant, or the
-// failure and detail of the refusal. The access log learns the tenant.
-func checkKey(ctx context.Context, authn Authenticator, log *slog.Logger, header string) (tenant string, failure edgeFailure, msg string) {
+// refusal is why the edge turned a request away before any operation ran.
+type refusal struct {
+	failure    edgeFailure
+	detail     string
+	retryAfter int // seconds, for a rate-limited key
+}
+
+func (r *refusal) headers() map[string]string {
+	switch r.failure {
+	case noValidKey:
+		return map[string]string{"WWW-Authenticate": `Bearer realm="engram"`}
+	case rateLimited:
+		return map[string]string{"Retry-After": strconv.Itoa(r.retryAfter)}
+	}
+	return nil
+}
+
+// checkKey authenticates the Authorization header's key and applies its rate
+// limit: who it acts as, or why the request is refused. The access log learns
+// the tenant.
+func checkKey(ctx context.Context, authn Authenticator, limits *keyLimits, log *slog.Logger, header string) (auth.Principal, *refusal) {
 	presented := ""
 	if header != "" {
 		scheme, token, ok := strings.Cut(header, " ")
 		if !ok || !strings.EqualFold(scheme, "Bearer") {
-			return "", noValidKey, "the Authorization header must be \"Bearer <api key>\""
+			return auth.Principal{}, &refusal{failure: noValidKey, detail: "the Authorization header must be \"Bearer <api key>\""}
 		}
 		presented = strings.TrimSpace(token)
 	}
-	tenant, err := authn.Authenticate(ctx, presented)
+	who, err := authn.Authenticate(ctx, presented)
 	if err != nil {
 		if errors.Is(err, ports.ErrUnauthenticated) {
-			return "", noValidKey, "a valid API key is required: send \"Authorization: Bearer <api key>\""
+			return auth.Principal{}, &refusal{failure: noValidKey, detail: "a valid API key is required: send \"Authorization: Bearer <api key>\""}
 		}
 		log.ErrorContext(ctx, "authenticate", "error", err, "request_id", RequestID(ctx))
-		return "", keyUncheckable, "cannot check the API key right now; retry shortly"
+		return auth.Principal{}, &refusal{failure: keyUncheckable, detail: "cannot check the API key right now; retry shortly"}
 	}
 	if x := exchangeFrom(ctx); x != nil {
-		x.tenant = tenant
+		x.tenant = who.Tenant
 	}
-	return tenant, 0, ""
+	if wait, ok := limits.allow(who.KeyID); !ok {
+		return auth.Principal{}, &refusal{failure: rateLimited, retryAfter: wait,
+			detail: "this API key made more requests than the " + limits.describe() + " it may make; retry after " + strconv.Itoa(wait) + " s"}
+	}
+	return who, nil
 }

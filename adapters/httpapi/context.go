@@ -136,8 +136,9 @@ type TraceItem struct {
 	Section   string  `json:"section" enum:"profile,summary,recent,memories,episodes,external"`
 	Source    string  `json:"source" doc:"memories, messages (past messages), session (summary and recent messages), profile, or the external item's source."`
 	Score     float64 `json:"score"`
-	Snippet   string  `json:"snippet" doc:"The start of the text injected, on one line."`
+	Snippet   string  `json:"snippet" doc:"The start of the text injected, on one line; empty once the item was erased (purged)."`
 	Truncated bool    `json:"truncated"`
+	Purged    bool    `json:"purged,omitempty" doc:"true: what the item quoted was erased since (a purged memory, a deleted message or session); the id says what it was."`
 }
 
 // TraceRawHit is one candidate and what became of it.
@@ -149,6 +150,7 @@ type TraceRawHit struct {
 	Score   float64 `json:"score" doc:"Its score; for one dropped before it was scored, its relevance."`
 	Kept    bool    `json:"kept"`
 	Reason  string  `json:"reason,omitempty" doc:"Why it was dropped: budget (no room), below_min_score, limit (scored below the best max_memories), duplicate (its text is already in), current_session (a past message of this session: its summary and recent messages stand for it), instruction_like, secret (holds a secret or an identity number, never injected), expired, inactive, noise, filtered, empty."`
+	Purged  bool    `json:"purged,omitempty" doc:"true: the candidate was erased since."`
 }
 
 type traceInput struct {
@@ -201,12 +203,16 @@ func RegisterContext(api *API, svc ContextBuilder) {
 
 	register(api, huma.Operation{
 		OperationID: "trace_get", Method: http.MethodGet, Path: "/traces/{trace_id}",
-		Summary: "Read the trace of a context call", Tags: tags,
+		Metadata: map[string]any{reachMetadata: reachByOwner},
+		Summary:  "Read the trace of a context call", Tags: tags,
 		Description: "Why each item was injected and why every other candidate was not (seed 001's /memory-trace). Readable as soon " +
 			"as the context call returned; 404 once older than ENGRAM_TRACE_RETENTION_DAYS, for another tenant's trace, and while its user is being erased.",
 		Errors: []int{http.StatusNotFound, http.StatusUnprocessableEntity},
 	}, func(ctx context.Context, in *traceInput) (*traceOutput, error) {
 		t, err := svc.Trace(ctx, tenantFrom(ctx), in.TraceID)
+		if err == nil {
+			err = owned(ctx, t.Scope.User, "trace", in.TraceID)
+		}
 		if err != nil {
 			return nil, problem(ctx, log, err, "path")
 		}
@@ -275,11 +281,11 @@ func fromTrace(t promptctx.Trace) Trace {
 	}
 	for _, it := range t.Items {
 		out.Items = append(out.Items, TraceItem{ID: it.ID, Kind: it.Kind, Section: string(it.Section), Source: it.Source, Score: it.Score,
-			Snippet: it.Snippet, Truncated: it.Truncated})
+			Snippet: it.Snippet, Truncated: it.Truncated, Purged: it.Purged})
 	}
 	for _, h := range t.RawHits {
 		out.RawHits = append(out.RawHits, TraceRawHit{ID: h.ID, Kind: h.Kind, Section: string(h.Section), Source: h.Source, Score: h.Score,
-			Kept: h.Kept, Reason: h.Reason})
+			Kept: h.Kept, Reason: h.Reason, Purged: h.Purged})
 	}
 	for reason, n := range t.Omitted {
 		out.Omitted[reason] = n

@@ -14,15 +14,18 @@ import (
 
 // edge is the router under huma. Every request passes through its ServeHTTP,
 // whether an operation serves it or the mux alone does (/metrics, /docs, an unknown
-// path): it gives the request its id, answers a wrong method on a known path with
-// 405, turns a panic into a 500 that names the request, and writes the access log.
+// path): it gives the request its id, bounds how long its body may take to arrive
+// and how long a write may wait on a client that does not read, answers a wrong
+// method on a known path with 405, turns a panic into a 500 that names the
+// request, and writes the access log.
 type edge struct {
 	*http.ServeMux
-	log *slog.Logger
+	log                       *slog.Logger
+	bodyTimeout, writeTimeout time.Duration // 0: none
 }
 
-func newEdge(mux *http.ServeMux, log *slog.Logger) *edge {
-	e := &edge{ServeMux: mux, log: log}
+func newEdge(mux *http.ServeMux, opts Options) *edge {
+	e := &edge{ServeMux: mux, log: opts.Logger, bodyTimeout: opts.BodyTimeout, writeTimeout: opts.WriteTimeout}
 	// Anything the mux does not route is a problem+json 404 or 405, not a text page.
 	mux.HandleFunc("/", e.unrouted)
 	return e
@@ -32,8 +35,19 @@ func (e *edge) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	x := &exchange{id: acceptRequestID(r.Header.Get(RequestIDHeader)), log: e.log}
 	w.Header().Set(RequestIDHeader, x.id)
+	rc := http.NewResponseController(w)
 	rec := &statusRecorder{ResponseWriter: w}
+	if e.writeTimeout > 0 {
+		// A deadline left by the previous request on this connection does not
+		// carry over; each write then gets one of its own.
+		_ = rc.SetWriteDeadline(time.Time{})
+		rec.rc, rec.writeTimeout = rc, e.writeTimeout
+	}
+	// A copy of the request from here on: the server reads the original's body
+	// type after the handler (an unread Expect: 100-continue body must stay
+	// recognisable, or the server would wait for it).
 	r = r.WithContext(withExchange(r.Context(), x))
+	e.limitBody(r, rc)
 	treatFormAsJSON(r)
 	defer func() {
 		if p := recover(); p != nil {
@@ -48,6 +62,38 @@ func (e *edge) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		e.accessLog(r, x, rec, time.Since(start))
 	}()
 	e.ServeMux.ServeHTTP(rec, r)
+}
+
+// limitBody gives the body bodyTimeout to arrive, from the end of the headers:
+// a client that declares a length and stops sending gets a 408 (hygiene, or the
+// MCP server, reads the body and sees the deadline pass) instead of holding the
+// connection. Once the body has been read whole the deadline is lifted, so that it
+// cannot cut a long handler short (the server watches the connection for a close
+// while the handler runs, and a passed deadline would cancel the request).
+func (e *edge) limitBody(r *http.Request, rc *http.ResponseController) {
+	if e.bodyTimeout <= 0 || r.Body == nil || r.Body == http.NoBody {
+		return
+	}
+	if rc.SetReadDeadline(time.Now().Add(e.bodyTimeout)) != nil {
+		return // not a network connection (a test recorder): nothing to bound
+	}
+	r.Body = &deadlineBody{ReadCloser: r.Body, lift: func() { _ = rc.SetReadDeadline(time.Time{}) }}
+}
+
+// deadlineBody lifts the body's read deadline at its end.
+type deadlineBody struct {
+	io.ReadCloser
+	lift   func()
+	lifted bool
+}
+
+func (b *deadlineBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if err == io.EOF && !b.lifted {
+		b.lifted = true
+		b.lift()
+	}
+	return n, err
 }
 
 // probeRoutes are polled by orchestrators every few seconds: their lines are DEBUG,
@@ -144,11 +190,16 @@ func recordRoute(ctx huma.Context, next func(huma.Context)) {
 	next(ctx)
 }
 
-// statusRecorder remembers the status and size of a response for the access log.
+// statusRecorder remembers the status and size of a response for the access log,
+// and gives each write writeTimeout to reach a client that may have stopped
+// reading (a deadline per write, not per response: a long stream that keeps
+// moving is never cut).
 type statusRecorder struct {
 	http.ResponseWriter
-	status int
-	bytes  int64
+	status       int
+	bytes        int64
+	rc           *http.ResponseController // nil: no write deadline
+	writeTimeout time.Duration
 }
 
 func (s *statusRecorder) WriteHeader(code int) {
@@ -161,6 +212,9 @@ func (s *statusRecorder) WriteHeader(code int) {
 func (s *statusRecorder) Write(b []byte) (int, error) {
 	if s.status == 0 {
 		s.status = http.StatusOK
+	}
+	if s.rc != nil {
+		_ = s.rc.SetWriteDeadline(time.Now().Add(s.writeTimeout))
 	}
 	n, err := s.ResponseWriter.Write(b)
 	s.bytes += int64(n)

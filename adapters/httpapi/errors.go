@@ -115,10 +115,13 @@ func conflictProblem(err error) error {
 		exchange *sessions.ExchangeConflictError
 		message  *ports.MessageConflictError
 		activity *ports.ActivityConflictError
+		deleted  *ports.ConversationDeletedError
 	)
 	switch {
 	case errors.As(err, &erasing):
 		return huma.Error409Conflict(erasing.Error() + "; follow it with GET /v1/jobs/" + erasing.JobID)
+	case errors.As(err, &deleted): // not a race to retry: the chat was deleted after the message was made
+		return huma.Error409Conflict(deleted.Error())
 	case errors.As(err, &exchange): // before message: it wraps the conflict of the turn's messages
 		return huma.Error409Conflict(exchange.Error() + "; an exchange_id names one turn, so send a new turn with a new exchange_id")
 	case errors.As(err, &message):
@@ -197,6 +200,9 @@ const (
 	unknownParameter                        // a query parameter the operation does not declare
 	badName                                 // a JSON name repeated in one object, or in the wrong case
 	badNumber                               // a JSON number no float64 holds (1e309)
+	rateLimited                             // the key made more requests than ENGRAM_RATE_LIMIT_RPS allows
+	userOutOfReach                          // a user-scoped key named another user
+	tenantWideOnly                          // a user-scoped key called an operation of the whole tenant
 )
 
 // status maps each failure of the edge to its status code, next to problem's
@@ -221,6 +227,10 @@ func (f edgeFailure) status() int {
 		return http.StatusUnauthorized
 	case keyUncheckable:
 		return http.StatusServiceUnavailable
+	case rateLimited:
+		return http.StatusTooManyRequests
+	case userOutOfReach, tenantWideOnly:
+		return http.StatusForbidden
 	}
 	return http.StatusInternalServerError
 }

@@ -79,11 +79,15 @@ func RegisterLifecycle(api *API, svc Lifecycle) {
 
 	register(api, huma.Operation{
 		OperationID: "job_get", Method: http.MethodGet, Path: "/jobs/{job_id}",
-		Summary: "Read a background job", Tags: tags, Errors: []int{http.StatusNotFound},
+		Metadata: map[string]any{reachMetadata: reachByOwner},
+		Summary:  "Read a background job", Tags: tags, Errors: []int{http.StatusNotFound},
 		Description: "The job's status, attempts, last error and what it did (counts; for erase_user, what was removed by kind: memories, memory_events, " +
 			"messages, message_embeddings, jobs, vectors, lexical_docs…, kept up to date while it runs); 404 for a job of another tenant.",
 	}, func(ctx context.Context, in *jobPath) (*jobOutput, error) {
 		job, err := svc.Job(ctx, tenantFrom(ctx), in.JobID)
+		if err == nil {
+			err = ownedJob(ctx, job.Scope, in.JobID)
+		}
 		if err != nil {
 			return nil, problem(ctx, log, err, "path")
 		}

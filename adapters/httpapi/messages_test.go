@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"engram/app/auth"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -21,7 +22,9 @@ import (
 
 type messagesAuth struct{}
 
-func (messagesAuth) Authenticate(context.Context, string) (string, error) { return "t1", nil }
+func (messagesAuth) Authenticate(context.Context, string) (auth.Principal, error) {
+	return auth.Principal{Tenant: "t1"}, nil
+}
 
 type messagesClock struct{ t time.Time }
 

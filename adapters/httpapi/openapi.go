@@ -13,10 +13,10 @@ import (
 )
 
 // The errors every /v1 operation can return, whatever it does: a missing or wrong
-// key (401), an input string hygiene refuses (422), a failure of engram (500) or of
-// the truth store it needs (503).
+// key (401), an input string hygiene refuses (422), a key over its rate limit
+// (429), a failure of engram (500) or of the truth store it needs (503).
 var errorsOfEveryOperation = []int{http.StatusUnauthorized, http.StatusUnprocessableEntity,
-	http.StatusInternalServerError, http.StatusServiceUnavailable}
+	http.StatusTooManyRequests, http.StatusInternalServerError, http.StatusServiceUnavailable}
 
 // The errors of an operation that takes a body: malformed JSON or an unreadable
 // body (400), a body that does not arrive in time (408), one over the limit (413),
@@ -30,7 +30,8 @@ var refusedWhileErasing = StatusOf(&ports.ErasingError{})
 
 // documentCommonErrors is the /v1 group's modifier: it marks the operation as
 // authenticated and documents, with the problem schema, each status the edge can
-// answer it with (404 when the path names an object besides the user), so that a
+// answer it with (404 when the path names an object besides the user, 403 unless
+// it serves no user's data), so that a
 // generated client knows every status of every operation. A success status the
 // operation declared without a body (the 201 of a save, the 200 of a repeated
 // message) gets the schema of its default status: huma writes one body type.
@@ -43,6 +44,9 @@ func documentCommonErrors(registry huma.Registry) func(*huma.Operation, func(*hu
 		}
 		if namesAnObject(op) {
 			codes = append(codes, http.StatusNotFound)
+		}
+		if op.Metadata[reachMetadata] != reachNoUserData {
+			codes = append(codes, http.StatusForbidden) // a user-scoped key naming another user, or a tenant-wide operation
 		}
 		for _, code := range codes {
 			documentError(op, registry, code)

@@ -2,6 +2,8 @@ package httpapi
 
 import (
 	"context"
+	"errors"
+	"log/slog"
 	"net/http"
 
 	"github.com/danielgtaylor/huma/v2"
@@ -9,6 +11,7 @@ import (
 	apporg "engram/app/org"
 	"engram/domain/memory"
 	"engram/domain/org"
+	"engram/ports"
 )
 
 // PutOrgMemberRequest is a user's place in the organisation.
@@ -139,7 +142,8 @@ func RegisterOrg(api *API, svc Org) {
 
 	register(api, huma.Operation{
 		OperationID: "org_users", Method: http.MethodGet, Path: "/org/users",
-		Summary: "Resolve a name to users of the tenant, or list the organisation", Tags: tags,
+		Metadata: map[string]any{reachMetadata: reachFiltered},
+		Summary:  "Resolve a name to users of the tenant, or list the organisation", Tags: tags,
 		Errors: []int{http.StatusUnprocessableEntity},
 		Description: "With name: the users it may mean, best first — a whole display name or nickname, then a given name " +
 			"(小明 for 王小明) or one word of a Latin name, then pinyin (\"Xiao Ming\" finds 小明) and 小王/老王; case, " +
@@ -148,6 +152,9 @@ func RegisterOrg(api *API, svc Org) {
 	}, func(ctx context.Context, in *orgListInput) (*orgUsersOutput, error) {
 		tenant := tenantFrom(ctx)
 		out := &orgUsersOutput{Body: OrgUsers{Items: []OrgUser{}}}
+		if only := onlyUser(ctx); only != "" {
+			return onlyOrgUser(ctx, svc, in, only, log)
+		}
 		if in.Name == "" {
 			members, next, err := svc.List(ctx, tenant, in.Cursor, in.Limit)
 			if err != nil {
@@ -165,10 +172,46 @@ func RegisterOrg(api *API, svc Org) {
 			return nil, problem(ctx, log, err, "query")
 		}
 		for _, f := range found {
-			out.Body.Items = append(out.Body.Items, OrgUser{UserID: f.UserID, DisplayName: f.DisplayName, Department: f.Department,
-				Position: f.Position, ManagerID: f.ManagerID, Nickname: f.Nickname, InOrg: f.InOrg,
-				Match: &OrgMatch{Key: f.Match.Key, Strength: strengthName(f.Match.Strength)}})
+			out.Body.Items = append(out.Body.Items, fromFound(f))
 		}
 		return out, nil
 	})
+}
+
+// onlyOrgUser is the organisation as a user-scoped key sees it: its own user's
+// entry, when it is one of the members (listing) or the name means it.
+func onlyOrgUser(ctx context.Context, svc Org, in *orgListInput, only string, log *slog.Logger) (*orgUsersOutput, error) {
+	out := &orgUsersOutput{Body: OrgUsers{Items: []OrgUser{}}}
+	if in.Name != "" {
+		found, err := svc.Find(ctx, tenantFrom(ctx), in.Name, apporg.MaxFindLimit)
+		if err != nil {
+			return nil, problem(ctx, log, err, "query")
+		}
+		for _, f := range found {
+			if f.UserID == only {
+				out.Body.Items = append(out.Body.Items, fromFound(f))
+			}
+		}
+		return out, nil
+	}
+	if in.Cursor != "" {
+		return out, nil // the one entry was on the first page
+	}
+	placed, err := svc.Get(ctx, memory.Scope{Tenant: tenantFrom(ctx), User: only})
+	if errors.Is(err, ports.ErrNotFound) {
+		return out, nil
+	}
+	if err != nil {
+		return nil, problem(ctx, log, err, "query")
+	}
+	m := placed.Member
+	out.Body.Items = append(out.Body.Items, OrgUser{UserID: m.UserID, DisplayName: m.DisplayName, Department: m.Department,
+		Position: m.Position, ManagerID: m.ManagerID, InOrg: true})
+	return out, nil
+}
+
+func fromFound(f apporg.Found) OrgUser {
+	return OrgUser{UserID: f.UserID, DisplayName: f.DisplayName, Department: f.Department,
+		Position: f.Position, ManagerID: f.ManagerID, Nickname: f.Nickname, InOrg: f.InOrg,
+		Match: &OrgMatch{Key: f.Match.Key, Strength: strengthName(f.Match.Strength)}}
 }

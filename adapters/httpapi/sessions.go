@@ -110,17 +110,11 @@ type getSessionOutput struct {
 	Body SessionView
 }
 
-type deleteSessionInput struct {
-	SessionPath
-	FlowID string `query:"flow_id" maxLength:"128" doc:"Only the session of this flow; without it, the session id in every flow."`
-}
-
 // Sessions is what the session operations need.
 type Sessions interface {
 	Record(ctx context.Context, cmd sessions.Record) (sessions.Recorded, error)
 	Get(ctx context.Context, q sessions.Get) (session.View, error)
 	List(ctx context.Context, q sessions.List) ([]session.Meta, error)
-	Delete(ctx context.Context, cmd sessions.Delete) error
 }
 
 // RegisterSessions adds API.md "Short-term sessions".
@@ -195,23 +189,6 @@ func RegisterSessions(api *API, svc Sessions) {
 			return nil, problem(ctx, log, err, "query")
 		}
 		return &getSessionOutput{Body: fromSessionView(v)}, nil
-	})
-
-	register(api, huma.Operation{
-		OperationID: "session_delete", Method: http.MethodDelete, Path: "/users/{user}/sessions/{session}",
-		Summary: "Delete a session: messages, meta, summary and index entry", Tags: tags, DefaultStatus: http.StatusNoContent,
-		Description: "Without flow_id, the session id is deleted in every flow. 503 while Redis is down: what it holds " +
-			"cannot be deleted without it; retry shortly.",
-		Errors: []int{http.StatusNotFound, http.StatusUnprocessableEntity, http.StatusServiceUnavailable},
-	}, func(ctx context.Context, in *deleteSessionInput) (*struct{}, error) {
-		sc, err := in.scope(ctx, log)
-		if err != nil {
-			return nil, err
-		}
-		if err := svc.Delete(ctx, sessions.Delete{Scope: sc, SessionID: in.Session, FlowID: in.FlowID}); err != nil {
-			return nil, problem(ctx, log, err, "query")
-		}
-		return nil, nil
 	})
 }
 

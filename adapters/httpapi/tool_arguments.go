@@ -24,7 +24,7 @@ import (
 // required ones present, and each valid against the schema, checked by huma's
 // validator, the one the HTTP operations use. A null counts as an absent argument:
 // models send them for optional arguments they do not use. user_id is returned on
-// its own when the call may carry it.
+// its own.
 func (tb *Toolbox) parseArguments(b *boxedTool, c tools.Call) (arguments any, userID string, err error) {
 	raw, err := argumentsObject(c.Arguments)
 	if err != nil {
@@ -42,10 +42,10 @@ func (tb *Toolbox) parseArguments(b *boxedTool, c tools.Call) (arguments any, us
 			delete(m, name)
 		}
 	}
-	if c.TakesUserArgument() {
-		if userID, err = takeUserID(m); err != nil {
-			return nil, "", err
-		}
+	// user_id is taken out even when the transport fixed the user, so that Scope
+	// can tell a call that names another user what is wrong with it.
+	if userID, err = takeUserID(m); err != nil {
+		return nil, "", err
 	}
 	if err := b.validate(tb.registry, m); err != nil {
 		return nil, "", err

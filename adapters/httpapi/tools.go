@@ -114,8 +114,8 @@ func (tb *Toolbox) box(t Tool) (*boxedTool, error) {
 // userArgumentSchema is user_id as MCP clients see it: UserPath's limits.
 var userArgumentSchema = map[string]any{
 	"type": "string", "minLength": 1, "maxLength": memory.MaxUserIDLen,
-	"description": "The user whose memories these are. Leave it out to use the connection's default user " +
-		"(the X-Engram-User header, or `engram mcp --user`).",
+	"description": "The user whose memories these are. A connection pinned to its user (the X-Engram-User header, " +
+		"`engram mcp --user`, or a key created for one user) has no such argument.",
 }
 
 func withUserArgument(schema json.RawMessage) (json.RawMessage, error) {
@@ -129,11 +129,14 @@ func withUserArgument(schema json.RawMessage) (json.RawMessage, error) {
 	}
 	props[tools.UserArgument] = userArgumentSchema
 	m["properties"] = props
+	required, _ := m["required"].([]any)
+	m["required"] = append([]any{tools.UserArgument}, required...)
 	return json.Marshal(m)
 }
 
-// Definitions describes every tool, sorted by name. withUser adds the user_id
-// argument, for transports where the arguments name the user (MCP).
+// Definitions describes every tool, sorted by name. withUser adds the required
+// user_id argument, for transports where the arguments name the user (an MCP
+// connection not pinned to a user).
 func (tb *Toolbox) Definitions(withUser bool) []tools.Definition {
 	out := make([]tools.Definition, 0, len(tb.names))
 	for _, name := range tb.names {

@@ -31,7 +31,7 @@ func FuzzToolArguments(f *testing.F) {
 	clk := fakeclock.New(time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC))
 	tb, mem, _, _ := newToolbox(f, clk, &seqIDs{})
 	f.Fuzz(func(t *testing.T, name, arguments string) {
-		_, err := tb.Call(t.Context(), tools.Call{Tenant: "acme", Name: name, Arguments: []byte(arguments), DefaultUser: "u"})
+		_, err := tb.Call(t.Context(), tools.Call{Tenant: "acme", Name: name, Arguments: []byte(arguments), User: "u"})
 		var (
 			ve       *invalid.Error
 			notFound *ports.NotFoundError

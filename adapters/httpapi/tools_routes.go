@@ -77,7 +77,9 @@ func RegisterTools(api *API, tb *Toolbox) {
 	describeTag(api.Root, "tools", "Agent tools (memory_save, memory_append, memory_delete, memory_list, memory_search) for "+
 		"function calling: hand GET /v1/tools to the model, post its tool calls to POST /v1/users/{user}/tools/{name}. "+
 		"The same tools are served over MCP (streamable HTTP, JSON-RPC) at "+MCPPath+", outside this document: "+
-		"authenticated with the same bearer key, the user in the user_id argument or the "+UserHeader+" header.")
+		"authenticated with the same bearer key. A connection that names its user (the "+UserHeader+" header, or a key "+
+		"created for one user) is pinned to it: no user_id argument, and no other user's memories; otherwise every call names "+
+		"its user with user_id.")
 
 	// The toolbox does not change once built: both formats are made once.
 	defs := tb.Definitions(false)
@@ -89,7 +91,8 @@ func RegisterTools(api *API, tb *Toolbox) {
 	}
 	register(api, huma.Operation{
 		OperationID: "tools_list", Method: http.MethodGet, Path: "/tools",
-		Summary: "Function-calling definitions of the agent tools", Tags: tags,
+		Metadata: map[string]any{reachMetadata: reachNoUserData},
+		Summary:  "Function-calling definitions of the agent tools", Tags: tags,
 		Description: "Generated from the same Go types as the memory operations, so the schemas are what those operations accept. " +
 			"Their descriptions tell the model when to save and what never to save (seed 000's boundaries).",
 		Responses: map[string]*huma.Response{"200": jsonResponse("The tools, sorted by name, in the format asked for.",

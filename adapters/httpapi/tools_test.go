@@ -323,8 +323,8 @@ func TestCallTool_badArgumentsAre422WordedForTheModel(t *testing.T) {
 			[]string{"argument `content` is required: a string of 1 to 1000 characters"}, "body.arguments.content"},
 		{"an unknown argument", "memory_delete", map[string]any{"key": "diet", "user": "bob"},
 			[]string{"argument `user` is unknown: memory_delete takes key"}, "body.arguments.user"},
-		{"user_id where the path names the user", "memory_list", map[string]any{"user_id": "bob"},
-			[]string{"argument `user_id` is unknown"}, "body.arguments.user_id"},
+		{"user_id naming another user than the path", "memory_list", map[string]any{"user_id": "bob"},
+			[]string{"argument `user_id` names another user: this connection acts for user alice only"}, "body.arguments.user_id"},
 		{"several at once, in the tool's order", "memory_save", `{"importance": 9, "key": "", "type": "fact", "content": "x"}`,
 			[]string{"argument `key` must be a string of 1 to 512 characters; you sent ``", "argument `importance` must be a whole number from 1 to 5; you sent `9`"}, "body.arguments.importance"},
 		{"a fraction for a whole number", "memory_search", map[string]any{"query": "tea", "limit": 2.5},
@@ -429,7 +429,7 @@ func TestNewToolbox_refusesDuplicatesAndUnknownArguments(t *testing.T) {
 	}
 }
 
-func TestDefinitions_withUserAddsUserID(t *testing.T) {
+func TestDefinitions_withUserAddsARequiredUserID(t *testing.T) {
 	t.Parallel()
 	_, tb := newToolsHarness(t)
 	for _, d := range tb.Definitions(true) {
@@ -441,7 +441,7 @@ func TestDefinitions_withUserAddsUserID(t *testing.T) {
 			t.Fatal(err)
 		}
 		u := schema.Properties[tools.UserArgument]
-		if u["type"] != "string" || u["maxLength"] != float64(memory.MaxUserIDLen) || slices.Contains(schema.Required, tools.UserArgument) {
+		if u["type"] != "string" || u["maxLength"] != float64(memory.MaxUserIDLen) || !slices.Contains(schema.Required, tools.UserArgument) {
 			t.Errorf("%s: user_id %v (required %v)", d.Name, u, schema.Required)
 		}
 	}

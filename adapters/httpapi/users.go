@@ -123,12 +123,13 @@ func RegisterErasure(api *API, er Erasure, us Users) {
 
 	register(api, huma.Operation{
 		OperationID: "users_list", Method: http.MethodGet, Path: "/users",
-		Summary: "List the tenant's users and what is stored of them", Tags: []string{"users"},
+		Metadata: map[string]any{reachMetadata: reachFiltered},
+		Summary:  "List the tenant's users and what is stored of them", Tags: []string{"users"},
 		Description: "Users with anything stored (memories, messages, sessions, a profile, an org entry, activity), in id order. " +
 			"Users being erased are left out.",
 		Errors: []int{http.StatusUnprocessableEntity},
 	}, func(ctx context.Context, in *PageQuery) (*userListOutput, error) {
-		page, err := us.ListUsers(ctx, users.ListUsers{Tenant: tenantFrom(ctx), Limit: in.Limit, Cursor: in.Cursor})
+		page, err := us.ListUsers(ctx, users.ListUsers{Tenant: tenantFrom(ctx), Limit: in.Limit, Cursor: in.Cursor, Only: onlyUser(ctx)})
 		if err != nil {
 			return nil, problem(ctx, log, err, "query")
 		}

@@ -47,12 +47,12 @@ func MemoriesResource(tb Toolbox) Resource {
 	}
 }
 
-func (s *Server) addResource(r Resource) error {
+func (s *Server) addResource(srv *mcp.Server, r Resource) error {
 	tmpl, err := uritemplate.New(r.URITemplate)
 	if err != nil {
 		return fmt.Errorf("mcpserver: resource %s: %w", r.Name, err)
 	}
-	s.mcp.AddResourceTemplate(&mcp.ResourceTemplate{
+	srv.AddResourceTemplate(&mcp.ResourceTemplate{
 		URITemplate: r.URITemplate, Name: r.Name, Title: r.Title, Description: r.Description, MIMEType: "application/json",
 	}, func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 		id, ok := identityFrom(ctx)
@@ -64,7 +64,12 @@ func (s *Server) addResource(r Resource) error {
 		if match == nil {
 			return nil, mcp.ResourceNotFoundError(uri)
 		}
-		v, err := r.Read(ctx, id.tenant, match.Get("user").String())
+		user := match.Get("user").String()
+		if id.user != "" && user != id.user {
+			// Another user's resource does not exist for a pinned connection.
+			return nil, mcp.ResourceNotFoundError(uri)
+		}
+		v, err := r.Read(ctx, id.tenant, user)
 		if err != nil {
 			return nil, s.resourceError(ctx, uri, err)
 		}
@@ -75,6 +80,42 @@ func (s *Server) addResource(r Resource) error {
 		return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: uri, MIMEType: "application/json", Text: string(text)}}}, nil
 	})
 	return nil
+}
+
+// pinnedResourceLists lists, to a pinned connection, its user's resources (the
+// templates filled in with the user) and no templates: it may read nothing else.
+func (s *Server) pinnedResourceLists(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		id, ok := identityFrom(ctx)
+		if !ok || id.user == "" {
+			return next(ctx, method, req)
+		}
+		switch method {
+		case "resources/templates/list":
+			return &mcp.ListResourceTemplatesResult{ResourceTemplates: []*mcp.ResourceTemplate{}}, nil
+		case "resources/list":
+			out := &mcp.ListResourcesResult{Resources: make([]*mcp.Resource, 0, len(s.resources))}
+			for _, r := range s.resources {
+				uri, err := userURI(r.URITemplate, id.user)
+				if err != nil {
+					return nil, err
+				}
+				out.Resources = append(out.Resources, &mcp.Resource{URI: uri, Name: r.Name, Title: r.Title,
+					Description: r.Description, MIMEType: "application/json"})
+			}
+			return out, nil
+		}
+		return next(ctx, method, req)
+	}
+}
+
+// userURI is a resource template filled in with a user.
+func userURI(template, user string) (string, error) {
+	tmpl, err := uritemplate.New(template)
+	if err != nil {
+		return "", fmt.Errorf("mcpserver: resource %s: %w", template, err)
+	}
+	return tmpl.Expand(uritemplate.Values{"user": uritemplate.String(user)})
 }
 
 // resourceError is a failed read as a JSON-RPC error: a bad user id is invalid

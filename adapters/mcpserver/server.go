@@ -39,44 +39,64 @@ type Options struct {
 	Resources []Resource
 }
 
-// Server is the MCP server of one process.
+// Server is the MCP server of one process: two protocol servers over the same
+// tools, one for connections that name their user (pinned: no user_id argument,
+// only that user's resources) and one for those that do not (user_id on every
+// call).
 type Server struct {
-	mcp     *mcp.Server
-	toolbox Toolbox
-	log     *slog.Logger
-	sdkLog  *slog.Logger // the SDK's own lines, quieter
+	open, pinned *mcp.Server
+	toolbox      Toolbox
+	resources    []Resource
+	log          *slog.Logger
+	sdkLog       *slog.Logger // the SDK's own lines, quieter
 }
 
-// New builds the server with every tool of the toolbox (user_id among their
-// arguments) and the resources.
+// New builds the server with every tool of the toolbox and the resources.
 func New(tb Toolbox, opts Options) (*Server, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
-	s := &Server{toolbox: tb, log: opts.Logger, sdkLog: slog.New(quieter{opts.Logger.Handler()})}
-	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "engram", Title: "engram long-term memory", Version: opts.Version}, &mcp.ServerOptions{
+	s := &Server{toolbox: tb, resources: opts.Resources, log: opts.Logger, sdkLog: slog.New(quieter{opts.Logger.Handler()})}
+	var err error
+	if s.open, err = s.protocolServer(opts.Version, false); err != nil {
+		return nil, err
+	}
+	if s.pinned, err = s.protocolServer(opts.Version, true); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// protocolServer is the tools and resources for pinned connections or for the
+// others.
+func (s *Server) protocolServer(version string, pinned bool) (*mcp.Server, error) {
+	srv := mcp.NewServer(&mcp.Implementation{Name: "engram", Title: "engram long-term memory", Version: version}, &mcp.ServerOptions{
 		Instructions: tools.Instructions,
 		Logger:       s.sdkLog,
 		// Tools and resources only: no logging capability, and no list-changed
 		// notifications, which a stateless server could not deliver.
 		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}, Resources: &mcp.ResourceCapabilities{}},
 	})
-	for _, d := range tb.Definitions(true) {
+	for _, d := range s.toolbox.Definitions(!pinned) {
 		destructive := d.Destructive
-		s.mcp.AddTool(&mcp.Tool{
+		srv.AddTool(&mcp.Tool{
 			Name: d.Name, Description: d.Description, InputSchema: d.Parameters,
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: d.ReadOnly, DestructiveHint: &destructive, OpenWorldHint: new(bool)},
 		}, s.callTool(d.Name))
 	}
-	for _, r := range opts.Resources {
-		if err := s.addResource(r); err != nil {
+	for _, r := range s.resources {
+		if err := s.addResource(srv, r); err != nil {
 			return nil, err
 		}
 	}
-	return s, nil
+	if pinned {
+		srv.AddReceivingMiddleware(s.pinnedResourceLists)
+	}
+	return srv, nil
 }
 
-// identity is who a connection acts for: the tenant, and the default user.
+// identity is who a connection acts for: the tenant, and the user it is pinned
+// to ("" when every call names its user).
 type identity struct {
 	tenant, user string
 }
@@ -93,11 +113,17 @@ func identityFrom(ctx context.Context) (identity, bool) {
 }
 
 // Handler serves MCP over streamable HTTP, statelessly: every request stands on
-// its own and acts for the tenant its own key names (tenant reads it from the
-// request's context), so no session can be taken over by another key. The
-// default user is the X-Engram-User header. Bodies over maxBody bytes are refused.
-func (s *Server) Handler(tenant func(context.Context) string, userHeader string, maxBody int64) http.Handler {
-	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, &mcp.StreamableHTTPOptions{
+// its own and acts for the tenant and user its own request names (who reads them
+// from the request: the key's tenant, and the user the connection is pinned to,
+// "" for none), so no session can be taken over by another key. Bodies over
+// maxBody bytes are refused.
+func (s *Server) Handler(who func(*http.Request) (tenant, user string), maxBody int64) http.Handler {
+	h := mcp.NewStreamableHTTPHandler(func(r *http.Request) *mcp.Server {
+		if id, _ := identityFrom(r.Context()); id.user != "" {
+			return s.pinned
+		}
+		return s.open
+	}, &mcp.StreamableHTTPOptions{
 		Stateless:           true,
 		JSONResponse:        true,
 		Logger:              s.sdkLog,
@@ -105,14 +131,14 @@ func (s *Server) Handler(tenant func(context.Context) string, userHeader string,
 	})
 	protected := http.NewCrossOriginProtection().Handler(h)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		id := identity{tenant: tenant(r.Context()), user: r.Header.Get(userHeader)}
-		protected.ServeHTTP(w, r.WithContext(withIdentity(r.Context(), id)))
+		tenant, user := who(r)
+		protected.ServeHTTP(w, r.WithContext(withIdentity(r.Context(), identity{tenant: tenant, user: user})))
 	})
 }
 
 // ServeStdio serves one client over in and out (a desktop client's pipes) for the
-// tenant and default user given, until the client closes in or ctx ends. Nothing
-// but the protocol is written to out.
+// tenant given, pinned to user unless it is "", until the client closes in or ctx
+// ends. Nothing but the protocol is written to out.
 func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer, tenant, user string) error {
 	return s.serve(ctx, &mcp.IOTransport{Reader: io.NopCloser(in), Writer: nopWriteCloser{out}}, tenant, user)
 }
@@ -123,7 +149,11 @@ type nopWriteCloser struct{ io.Writer }
 func (nopWriteCloser) Close() error { return nil }
 
 func (s *Server) serve(ctx context.Context, t mcp.Transport, tenant, user string) error {
-	err := s.mcp.Run(withIdentity(ctx, identity{tenant: tenant, user: user}), t)
+	srv := s.open
+	if user != "" {
+		srv = s.pinned
+	}
+	err := srv.Run(withIdentity(ctx, identity{tenant: tenant, user: user}), t)
 	if errors.Is(err, context.Canceled) || errors.Is(err, io.EOF) {
 		return nil
 	}
@@ -136,7 +166,7 @@ func (s *Server) callTool(name string) mcp.ToolHandler {
 		if !ok {
 			return nil, errors.New("mcpserver: the connection has no tenant")
 		}
-		res, err := s.toolbox.Call(ctx, tools.Call{Tenant: id.tenant, Name: name, Arguments: req.Params.Arguments, DefaultUser: id.user})
+		res, err := s.toolbox.Call(ctx, tools.Call{Tenant: id.tenant, Name: name, Arguments: req.Params.Arguments, User: id.user})
 		if err != nil {
 			return s.toolError(ctx, name, err)
 		}

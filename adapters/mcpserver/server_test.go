@@ -42,8 +42,8 @@ func newServer(t *testing.T) *mcpserver.Server {
 	return srv
 }
 
-// connect serves one stdio client of tenant acme with the given default user over
-// a pipe and returns the client's session.
+// connect serves one stdio client of tenant acme, pinned to user unless it is "",
+// over a pipe and returns the client's session.
 func connect(t *testing.T, srv *mcpserver.Server, user string) *mcp.ClientSession {
 	t.Helper()
 	serverSide, clientSide := net.Pipe()
@@ -91,7 +91,20 @@ func text(res *mcp.CallToolResult) string {
 
 func TestInitialize_toldWhenToSaveAndWhatTheToolsAre(t *testing.T) {
 	t.Parallel()
-	s := connect(t, newServer(t), "alice")
+	srv := newServer(t)
+	for _, c := range []struct {
+		user     string
+		withUser bool // the schemas have a required user_id
+	}{{"alice", false}, {"", true}} {
+		t.Run("user "+c.user, func(t *testing.T) {
+			t.Parallel()
+			initializeAndList(t, connect(t, srv, c.user), c.withUser)
+		})
+	}
+}
+
+func initializeAndList(t *testing.T, s *mcp.ClientSession, withUser bool) {
+	t.Helper()
 	init := s.InitializeResult()
 	if init.ServerInfo.Name != "engram" || init.Instructions != tools.Instructions {
 		t.Errorf("server %+v, instructions %q", init.ServerInfo, init.Instructions)
@@ -104,8 +117,14 @@ func TestInitialize_toldWhenToSaveAndWhatTheToolsAre(t *testing.T) {
 	for _, tool := range list.Tools {
 		names = append(names, tool.Name)
 		schema, _ := json.Marshal(tool.InputSchema)
-		if !strings.Contains(string(schema), `"user_id"`) {
-			t.Errorf("%s has no user_id argument: %s", tool.Name, schema)
+		var parsed struct {
+			Properties map[string]any `json:"properties"`
+			Required   []string       `json:"required"`
+		}
+		_ = json.Unmarshal(schema, &parsed)
+		_, hasUser := parsed.Properties["user_id"]
+		if hasUser != withUser || slices.Contains(parsed.Required, "user_id") != withUser {
+			t.Errorf("%s: user_id argument %v, required %v; want %v: %s", tool.Name, hasUser, parsed.Required, withUser, schema)
 		}
 		if ro := tool.Annotations.ReadOnlyHint; ro != (tool.Name == "memory_list") {
 			t.Errorf("%s: read-only hint %v", tool.Name, ro)
@@ -146,13 +165,30 @@ func TestCallTool_resultsAreStructuredAndText(t *testing.T) {
 	}
 }
 
-func TestCallTool_userIDArgumentOverTheDefault(t *testing.T) {
+// A pinned connection acts for its user only: a call naming another is refused in
+// words the model can act on, and writes nothing; an unpinned one names the user
+// on every call.
+func TestCallTool_aPinnedConnectionActsForItsUserOnly(t *testing.T) {
 	t.Parallel()
-	s := connect(t, newServer(t), "alice")
-	call(t, s, "memory_save", map[string]any{"user_id": "bob", "key": "city", "type": "fact", "content": "Lives in Wuhan"})
-	for user, want := range map[string]int{"alice": 0, "bob": 1} {
+	srv := newServer(t)
+	alice, unpinned := connect(t, srv, "alice"), connect(t, srv, "")
+	res := call(t, alice, "memory_save", map[string]any{"user_id": "bob", "key": "city", "type": "fact", "content": "Lives in Wuhan"})
+	if !res.IsError || !strings.Contains(text(res), "argument `user_id` names another user: this connection acts for user alice only") ||
+		!strings.Contains(text(res), "leave user_id out; you sent `bob`") {
+		t.Errorf("a pinned call naming bob: error %v, %q", res.IsError, text(res))
+	}
+	if res := call(t, alice, "memory_list", map[string]any{"user_id": "bob"}); !res.IsError {
+		t.Errorf("a pinned read of bob's memories: %s", text(res))
+	}
+	if res := call(t, alice, "memory_save", map[string]any{"user_id": "alice", "key": "diet", "type": "fact", "content": "Is vegetarian"}); res.IsError {
+		t.Errorf("naming the pinned user itself: %s", text(res))
+	}
+	if res := call(t, unpinned, "memory_save", map[string]any{"user_id": "carol", "key": "tea", "type": "fact", "content": "Drinks oolong"}); res.IsError {
+		t.Errorf("an unpinned call naming carol: %s", text(res))
+	}
+	for user, want := range map[string]int{"alice": 1, "bob": 0, "carol": 1} {
 		var list httpapi.MemoryList
-		_ = json.Unmarshal([]byte(text(call(t, s, "memory_list", map[string]any{"user_id": user}))), &list)
+		_ = json.Unmarshal([]byte(text(call(t, unpinned, "memory_list", map[string]any{"user_id": user}))), &list)
 		if len(list.Items) != want {
 			t.Errorf("%s has %d memories, want %d", user, len(list.Items), want)
 		}
@@ -195,15 +231,24 @@ func TestCallTool_errorsAreToolResultsTheModelCanActOn(t *testing.T) {
 	}
 }
 
+// A pinned connection lists its user's resources and reads no other user's; an
+// unpinned one gets the templates and reads any user's.
 func TestResources_aUsersMemories(t *testing.T) {
 	t.Parallel()
-	s := connect(t, newServer(t), "alice")
-	call(t, s, "memory_save", map[string]any{"key": "diet", "type": "fact", "content": "Is vegetarian"})
-	templates, err := s.ListResourceTemplates(context.Background(), nil)
-	if err != nil || len(templates.ResourceTemplates) != 1 || templates.ResourceTemplates[0].URITemplate != mcpserver.MemoriesURITemplate {
-		t.Fatalf("templates %+v, %v", templates, err)
+	srv := newServer(t)
+	alice, unpinned := connect(t, srv, "alice"), connect(t, srv, "")
+	call(t, alice, "memory_save", map[string]any{"key": "diet", "type": "fact", "content": "Is vegetarian"})
+	call(t, unpinned, "memory_save", map[string]any{"user_id": "bob", "key": "city", "type": "fact", "content": "Lives in Wuhan"})
+
+	templates, err := alice.ListResourceTemplates(context.Background(), nil)
+	if err != nil || len(templates.ResourceTemplates) != 0 {
+		t.Errorf("a pinned connection's templates %+v, %v", templates, err)
 	}
-	read, err := s.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: "engram://users/alice/memories"})
+	resources, err := alice.ListResources(context.Background(), nil)
+	if err != nil || len(resources.Resources) != 1 || resources.Resources[0].URI != "engram://users/alice/memories" {
+		t.Fatalf("a pinned connection's resources %+v, %v", resources, err)
+	}
+	read, err := alice.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: resources.Resources[0].URI})
 	if err != nil || len(read.Contents) != 1 || read.Contents[0].MIMEType != "application/json" {
 		t.Fatalf("read %+v, %v", read, err)
 	}
@@ -211,25 +256,32 @@ func TestResources_aUsersMemories(t *testing.T) {
 	if err := json.Unmarshal([]byte(read.Contents[0].Text), &list); err != nil || len(list.Items) != 1 || list.Items[0].Key != "diet" {
 		t.Errorf("resource %s (%v)", read.Contents[0].Text, err)
 	}
-	read, err = s.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: "engram://users/bob/memories"})
-	if err != nil || !strings.Contains(read.Contents[0].Text, `"items":[]`) {
+	if read, err := alice.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: "engram://users/bob/memories"}); err == nil ||
+		!strings.Contains(err.Error(), "not found") {
+		t.Errorf("alice's connection read bob's memories: %+v, %v", read, err)
+	}
+
+	templates, err = unpinned.ListResourceTemplates(context.Background(), nil)
+	if err != nil || len(templates.ResourceTemplates) != 1 || templates.ResourceTemplates[0].URITemplate != mcpserver.MemoriesURITemplate {
+		t.Fatalf("templates %+v, %v", templates, err)
+	}
+	read, err = unpinned.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: "engram://users/bob/memories"})
+	if err != nil || !strings.Contains(read.Contents[0].Text, `"key":"city"`) {
 		t.Errorf("bob's memories: %+v, %v", read, err)
 	}
-	if _, err := s.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: "engram://users/%20/memories"}); err == nil || !strings.Contains(err.Error(), "only spaces") {
+	if _, err := unpinned.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: "engram://users/%20/memories"}); err == nil || !strings.Contains(err.Error(), "only spaces") {
 		t.Errorf("a user of spaces: %v", err)
 	}
 }
 
-// Over HTTP each request acts for the tenant its own authentication named, and the
-// header names the default user.
+// Over HTTP each request acts for the tenant and user its own request names.
 func TestHandler_tenantFromEachRequestUserFromTheHeader(t *testing.T) {
 	t.Parallel()
 	srv := newServer(t)
-	type tenantKey struct{}
-	h := srv.Handler(func(ctx context.Context) string { s, _ := ctx.Value(tenantKey{}).(string); return s }, "X-Engram-User", 1<<20)
-	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		h.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), tenantKey{}, r.Header.Get("X-Test-Tenant"))))
-	}))
+	h := srv.Handler(func(r *http.Request) (string, string) {
+		return r.Header.Get("X-Test-Tenant"), r.Header.Get("X-Engram-User")
+	}, 1<<20)
+	ts := httptest.NewServer(h)
 	t.Cleanup(ts.Close)
 	session := func(tenant, user string) *mcp.ClientSession {
 		client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)

@@ -13,9 +13,10 @@ import (
 
 // APIKeyStore is an in-memory ports.APIKeyStore.
 type APIKeyStore struct {
-	mu     sync.Mutex
-	byHash map[string]ports.APIKey
-	hashOf map[string]string // id -> hash
+	mu         sync.Mutex
+	byHash     map[string]ports.APIKey
+	hashOf     map[string]string // id -> hash
+	generation int64
 }
 
 var _ ports.APIKeyStore = (*APIKeyStore)(nil)
@@ -38,7 +39,15 @@ func (s *APIKeyStore) CreateAPIKey(_ context.Context, key ports.APIKey) error {
 	key.CreatedAt, key.LastUsedAt, key.RevokedAt = normTime(key.CreatedAt), normTime(key.LastUsedAt), normTime(key.RevokedAt)
 	s.byHash[key.Hash] = key
 	s.hashOf[key.ID] = key.Hash
+	s.generation++
 	return nil
+}
+
+// Generation changes with every key created or revoked.
+func (s *APIKeyStore) Generation(context.Context) (int64, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.generation, nil
 }
 
 // APIKeyByHash returns the active key with this hash, or ports.ErrNotFound.
@@ -95,6 +104,7 @@ func (s *APIKeyStore) RevokeAPIKey(_ context.Context, id string, at time.Time) (
 	if key.Active() {
 		key.RevokedAt = normTime(at)
 		s.byHash[hash] = key
+		s.generation++
 	}
 	return key, nil
 }

@@ -16,6 +16,7 @@ type Eraser interface {
 	EraseUser(ctx context.Context, cmd erasure.EraseUser) (erasure.Erasure, error)
 	DeleteMessage(ctx context.Context, cmd erasure.DeleteMessage) (erasure.DeletedMessage, error)
 	PurgeMemory(ctx context.Context, cmd erasure.PurgeMemory) (memory.Memory, error)
+	DeleteSession(ctx context.Context, cmd erasure.DeleteSession) (erasure.DeletedSession, error)
 	RunJob(ctx context.Context, worker string, job ports.Job) (map[string]int, error)
 	RetryAfter(job ports.Job, err error) (time.Duration, bool)
 }
@@ -34,7 +35,8 @@ type eraser struct {
 // engram_erasure_runs_total by outcome (done, retry), engram_erasure_run_duration_seconds
 // (one run of a purge job), engram_erasure_rows_purged_total by kind (what the
 // runs removed: memories, messages, vectors…) and engram_erasures_single_total by
-// what was erased on its own (message, message_cascade, memory). Call it once per
+// what was erased on its own (message, message_cascade, memory, session,
+// session_cascade). Call it once per
 // Metrics.
 func (m *Metrics) Erasure(next Eraser) Eraser {
 	e := &eraser{
@@ -53,13 +55,13 @@ func (m *Metrics) Erasure(next Eraser) Eraser {
 			Name: "engram_erasure_rows_purged_total", Help: "Items removed by erasures, by kind (memories, memory_events, messages, vectors, lexical_docs…).",
 		}, []string{"kind"}),
 		single: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "engram_erasures_single_total", Help: "Erasures of one item: a message, a message with its memories, a memory purged.",
+			Name: "engram_erasures_single_total", Help: "Erasures of one item: a message, a message with its memories, a memory purged, a session (with its memories).",
 		}, []string{"what"}),
 	}
 	for _, o := range []string{"done", "retry"} {
 		e.finished.WithLabelValues(o)
 	}
-	for _, w := range []string{"message", "message_cascade", "memory"} {
+	for _, w := range []string{"message", "message_cascade", "memory", "session", "session_cascade"} {
 		e.single.WithLabelValues(w)
 	}
 	m.Registry.MustRegister(e.started, e.finished, e.duration, e.rows, e.single)
@@ -95,6 +97,21 @@ func (e *eraser) PurgeMemory(ctx context.Context, cmd erasure.PurgeMemory) (memo
 	if err == nil {
 		e.single.WithLabelValues("memory").Inc()
 		e.rows.WithLabelValues("memories").Inc()
+	}
+	return out, err
+}
+
+func (e *eraser) DeleteSession(ctx context.Context, cmd erasure.DeleteSession) (erasure.DeletedSession, error) {
+	out, err := e.next.DeleteSession(ctx, cmd)
+	if err == nil {
+		what := "session"
+		if cmd.Cascade {
+			what = "session_cascade"
+		}
+		e.single.WithLabelValues(what).Inc()
+		e.rows.WithLabelValues("messages").Add(float64(out.Messages))
+		e.rows.WithLabelValues("traces").Add(float64(out.Traces))
+		e.rows.WithLabelValues("memories").Add(float64(len(out.Purged)))
 	}
 	return out, err
 }

@@ -36,6 +36,10 @@ func (s *stubEraser) PurgeMemory(context.Context, erasure.PurgeMemory) (memory.M
 	return memory.Memory{}, nil
 }
 
+func (s *stubEraser) DeleteSession(context.Context, erasure.DeleteSession) (erasure.DeletedSession, error) {
+	return erasure.DeletedSession{}, nil
+}
+
 func (s *stubEraser) RunJob(context.Context, string, ports.Job) (map[string]int, error) {
 	return s.counts, s.err
 }

@@ -46,7 +46,8 @@ func writeFailure(w http.ResponseWriter, f failure) {
 }
 
 // Refuse writes a refusal of the edge (a missing or wrong key, a key that cannot
-// be checked now) in the OpenAI error shape.
+// be checked now, a rate limit, a user the key does not reach) in the OpenAI
+// error shape.
 func Refuse(w http.ResponseWriter, _ *http.Request, status int, message string) {
 	f := failure{status: status, kind: "invalid_request_error", message: message}
 	switch status {
@@ -54,7 +55,9 @@ func Refuse(w http.ResponseWriter, _ *http.Request, status int, message string) 
 		f.code = "invalid_api_key"
 	case http.StatusForbidden:
 		f.kind, f.code = "permission_error", "forbidden"
-	case http.StatusServiceUnavailable:
+	case http.StatusTooManyRequests:
+		f.kind, f.code = "rate_limit_error", "rate_limit_exceeded"
+	case http.StatusServiceUnavailable, http.StatusInternalServerError:
 		f.kind = "server_error"
 	}
 	writeFailure(w, f)

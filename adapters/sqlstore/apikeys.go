@@ -19,13 +19,31 @@ var _ ports.APIKeyStore = (*APIKeyStore)(nil)
 // NewAPIKeyStore serves ports.APIKeyStore from db.
 func NewAPIKeyStore(db *DB) *APIKeyStore { return &APIKeyStore{db: db} }
 
-// CreateAPIKey stores a key; ports.ErrConflict when its id or hash is taken.
+// CreateAPIKey stores a key and bumps the generation; ports.ErrConflict when its
+// id or hash is taken.
 func (s *APIKeyStore) CreateAPIKey(ctx context.Context, key ports.APIKey) error {
 	row := toAPIKeyRow(key)
-	// One statement needs no transaction, and a taken hash is final: WriteTx would
-	// only retry it.
-	_, err := s.db.bun.NewInsert().Model(&row).Exec(ctx)
-	return wrapErr("create api key", err)
+	return s.db.WriteTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+		if _, err := tx.NewInsert().Model(&row).Exec(ctx); err != nil {
+			return wrapErr("create api key", err)
+		}
+		return bumpKeyGeneration(ctx, tx)
+	})
+}
+
+// bumpKeyGeneration tells every process, at their next request, that the keys
+// changed.
+func bumpKeyGeneration(ctx context.Context, tx bun.Tx) error {
+	_, err := tx.NewUpdate().Table("api_key_generation").Set("generation = generation + 1").Where("id = 1").Exec(ctx)
+	return wrapErr("bump api key generation", err)
+}
+
+// Generation reads the number bumped by every key creation and revocation: one
+// row by primary key.
+func (s *APIKeyStore) Generation(ctx context.Context) (int64, error) {
+	var gen int64
+	err := s.db.bun.NewSelect().Table("api_key_generation").Column("generation").Where("id = 1").Scan(ctx, &gen)
+	return gen, wrapErr("read api key generation", err)
 }
 
 // APIKeyByHash returns the active key with this hash, or ports.ErrNotFound.
@@ -67,9 +85,15 @@ func (s *APIKeyStore) ListAPIKeys(ctx context.Context, includeRevoked bool) ([]p
 func (s *APIKeyStore) RevokeAPIKey(ctx context.Context, id string, at time.Time) (ports.APIKey, error) {
 	var row apiKeyRow
 	err := s.db.WriteTx(ctx, func(ctx context.Context, tx bun.Tx) error {
-		if _, err := tx.NewUpdate().Model((*apiKeyRow)(nil)).Set("revoked_at = ?", dbTime(at)).
-			Where("id = ?", id).Where("revoked_at IS NULL").Exec(ctx); err != nil {
+		res, err := tx.NewUpdate().Model((*apiKeyRow)(nil)).Set("revoked_at = ?", dbTime(at)).
+			Where("id = ?", id).Where("revoked_at IS NULL").Exec(ctx)
+		if err != nil {
 			return wrapErr("revoke api key", err)
+		}
+		if n, _ := res.RowsAffected(); n > 0 {
+			if err := bumpKeyGeneration(ctx, tx); err != nil {
+				return err
+			}
 		}
 		return wrapErr("revoke api key", tx.NewSelect().Model(&row).Where("k.id = ?", id).Scan(ctx))
 	})
@@ -91,6 +115,7 @@ type apiKeyRow struct {
 
 	ID         string    `bun:"id,pk"`
 	TenantID   string    `bun:"tenant_id"`
+	UserID     string    `bun:"user_id,nullzero"`
 	KeyHash    string    `bun:"key_hash"`
 	CreatedAt  time.Time `bun:"created_at"`
 	LastUsedAt time.Time `bun:"last_used_at,nullzero"`
@@ -98,11 +123,11 @@ type apiKeyRow struct {
 }
 
 func toAPIKeyRow(k ports.APIKey) apiKeyRow {
-	return apiKeyRow{ID: k.ID, TenantID: k.Tenant, KeyHash: k.Hash, CreatedAt: dbTime(k.CreatedAt),
+	return apiKeyRow{ID: k.ID, TenantID: k.Tenant, UserID: k.User, KeyHash: k.Hash, CreatedAt: dbTime(k.CreatedAt),
 		LastUsedAt: dbTime(k.LastUsedAt), RevokedAt: dbTime(k.RevokedAt)}
 }
 
 func (r *apiKeyRow) toAPIKey() ports.APIKey {
-	return ports.APIKey{ID: r.ID, Tenant: r.TenantID, Hash: r.KeyHash, CreatedAt: dbTime(r.CreatedAt),
+	return ports.APIKey{ID: r.ID, Tenant: r.TenantID, User: r.UserID, Hash: r.KeyHash, CreatedAt: dbTime(r.CreatedAt),
 		LastUsedAt: dbTime(r.LastUsedAt), RevokedAt: dbTime(r.RevokedAt)}
 }

@@ -132,6 +132,9 @@ func openSQLite(opts Options) (*DB, error) {
 	q.Add("_pragma", "journal_mode(WAL)")
 	q.Add("_pragma", "synchronous(NORMAL)")
 	q.Add("_pragma", "foreign_keys(1)")
+	// A deleted row's bytes are zeroed, not left in a free page or cell (an
+	// erasure must not survive in the file; see Scrubber).
+	q.Add("_pragma", "secure_delete(1)")
 	q.Set("_txlock", "immediate")
 	sqldb, err := sql.Open("sqlite", path+"?"+q.Encode())
 	if err != nil {

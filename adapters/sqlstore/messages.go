@@ -45,6 +45,9 @@ func (s *MessageStore) Ingest(ctx context.Context, scope memory.Scope, msgs []co
 		if err := s.db.guardWrite(ctx, tx, scope); err != nil {
 			return err
 		}
+		if err := s.db.refuseDeleted(ctx, tx, scope, msgs); err != nil {
+			return err
+		}
 		ids := make([]string, 0, len(msgs))
 		for _, m := range msgs {
 			ids = append(ids, m.ID)

@@ -32,3 +32,19 @@ func TestJobStore_Postgres(t *testing.T) {
 	t.Parallel()
 	contract.RunJobStore(t, func(t *testing.T) ports.JobStore { return NewJobStore(openPostgresForTest(t)) })
 }
+
+func TestConversationDeleter_SQLite(t *testing.T) {
+	t.Parallel()
+	contract.RunConversationDeleter(t, func(t *testing.T) contract.ConversationStores {
+		store := NewMessageStore(openSQLiteForTest(t))
+		return contract.ConversationStores{Messages: store, Deleter: store}
+	})
+}
+
+func TestConversationDeleter_Postgres(t *testing.T) {
+	t.Parallel()
+	contract.RunConversationDeleter(t, func(t *testing.T) contract.ConversationStores {
+		store := NewMessageStore(openPostgresForTest(t))
+		return contract.ConversationStores{Messages: store, Deleter: store}
+	})
+}

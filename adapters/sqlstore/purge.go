@@ -34,7 +34,8 @@ const (
 )
 
 // UserPurger deletes every row of a user from the truth tables: memories, their
-// events, messages, their embeddings and the user's jobs but the open erasure
+// events, messages, their embeddings, the records of deleted conversations and
+// the user's jobs but the open erasure
 // itself (ports.UserPurger, the erasure's truth step).
 type UserPurger struct {
 	db    *DB
@@ -74,6 +75,11 @@ func (p *UserPurger) PurgeUser(ctx context.Context, scope memory.Scope) (map[str
 		func(ctx context.Context, tx bun.Tx) (bool, error) { return p.memoryBatch(ctx, tx, scope, removed) },
 		func(ctx context.Context, tx bun.Tx) (bool, error) {
 			return deleteBatch(ctx, tx, "memory_events", scope, "", removed, PurgedMemoryEvents)
+		},
+		func(ctx context.Context, tx bun.Tx) (bool, error) {
+			// The records of deleted conversations name them: small, and all at once.
+			_, err := tx.NewRaw("DELETE FROM conversation_deletions WHERE tenant_id = ? AND user_id = ?", scope.Tenant, scope.User).Exec(ctx)
+			return false, wrapErr("purge conversation deletions", err)
 		},
 		func(ctx context.Context, tx bun.Tx) (bool, error) {
 			return deleteBatch(ctx, tx, "jobs", scope, `NOT (kind = 'erase_user' AND status IN ('QUEUED', 'RUNNING'))`, removed, PurgedJobs)

@@ -23,7 +23,10 @@ type TraceStore struct {
 	db *DB
 }
 
-var _ ports.TraceStore = (*TraceStore)(nil)
+var (
+	_ ports.TraceStore  = (*TraceStore)(nil)
+	_ ports.TraceEraser = (*TraceStore)(nil)
+)
 
 // NewTraceStore serves ports.TraceStore from db.
 func NewTraceStore(db *DB) *TraceStore { return &TraceStore{db: db} }
@@ -164,6 +167,7 @@ type traceItemJSON struct {
 	Score     float64 `json:"score"`
 	Snippet   string  `json:"snippet"`
 	Truncated bool    `json:"truncated,omitempty"`
+	Purged    bool    `json:"purged,omitempty"`
 }
 
 type rawHitJSON struct {
@@ -174,6 +178,7 @@ type rawHitJSON struct {
 	Score   float64 `json:"score"`
 	Kept    bool    `json:"kept,omitempty"`
 	Reason  string  `json:"reason,omitempty"`
+	Purged  bool    `json:"purged,omitempty"`
 }
 
 func toTraceRow(t promptctx.Trace) (traceRow, error) {
@@ -195,11 +200,11 @@ func toTraceRow(t promptctx.Trace) (traceRow, error) {
 	}
 	for _, it := range t.Items {
 		body.Items = append(body.Items, traceItemJSON{ID: it.ID, Kind: it.Kind, Section: string(it.Section), Source: it.Source,
-			Score: it.Score, Snippet: it.Snippet, Truncated: it.Truncated})
+			Score: it.Score, Snippet: it.Snippet, Truncated: it.Truncated, Purged: it.Purged})
 	}
 	for _, h := range t.RawHits {
 		body.RawHits = append(body.RawHits, rawHitJSON{ID: h.ID, Kind: h.Kind, Section: string(h.Section), Source: h.Source,
-			Score: h.Score, Kept: h.Kept, Reason: h.Reason})
+			Score: h.Score, Kept: h.Kept, Reason: h.Reason, Purged: h.Purged})
 	}
 	b, err := json.Marshal(body)
 	if err != nil {
@@ -232,11 +237,11 @@ func (r *traceRow) toTrace() (promptctx.Trace, error) {
 	}
 	for _, it := range body.Items {
 		t.Items = append(t.Items, promptctx.TraceItem{ID: it.ID, Kind: it.Kind, Section: promptctx.Section(it.Section), Source: it.Source,
-			Score: it.Score, Snippet: it.Snippet, Truncated: it.Truncated})
+			Score: it.Score, Snippet: it.Snippet, Truncated: it.Truncated, Purged: it.Purged})
 	}
 	for _, h := range body.RawHits {
 		t.RawHits = append(t.RawHits, promptctx.RawHit{ID: h.ID, Kind: h.Kind, Section: promptctx.Section(h.Section), Source: h.Source,
-			Score: h.Score, Kept: h.Kept, Reason: h.Reason})
+			Score: h.Score, Kept: h.Kept, Reason: h.Reason, Purged: h.Purged})
 	}
 	return t, nil
 }

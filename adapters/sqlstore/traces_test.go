@@ -21,3 +21,19 @@ func TestTraceStore_Postgres(t *testing.T) {
 		return contract.TraceStores{Traces: NewTraceStore(db), Erasures: NewErasureStore(db)}
 	})
 }
+
+func TestTraceEraser_SQLite(t *testing.T) {
+	t.Parallel()
+	contract.RunTraceEraser(t, func(t *testing.T) contract.TraceErasers {
+		store := NewTraceStore(openSQLiteForTest(t))
+		return contract.TraceErasers{Traces: store, Eraser: store}
+	})
+}
+
+func TestTraceEraser_Postgres(t *testing.T) {
+	t.Parallel()
+	contract.RunTraceEraser(t, func(t *testing.T) contract.TraceErasers {
+		store := NewTraceStore(openPostgresForTest(t))
+		return contract.TraceErasers{Traces: store, Eraser: store}
+	})
+}

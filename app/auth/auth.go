@@ -3,10 +3,13 @@
 // created keys are stored as hashes, and presented keys are compared by hash in
 // constant time.
 //
-// Stored keys are looked up at most once per CacheTTL: a key created or revoked
-// with the command line while the server runs takes effect within it. Open mode
-// (no key configured or stored) ends by itself when the first key appears; it
-// never starts again while the process runs.
+// Every request that presents a stored key reads the store's key generation, one
+// number bumped in the transaction of every key creation and revocation: when it
+// changed, what the process cached of keys is dropped, so a key revoked with the
+// command line is refused by every process from the next request on. A stored key
+// is looked up again at least once per CacheTTL even when nothing changed. Open
+// mode (no key configured or stored) ends by itself at the first request after
+// the first key is created; it never starts again while the process runs.
 package auth
 
 import (
@@ -40,7 +43,8 @@ type Authenticator struct {
 
 	mu          sync.Mutex
 	open        bool
-	openChecked time.Time            // when open mode last found no stored key
+	openChecked int64                // the generation at which open mode last found no stored key
+	generation  int64                // the store's generation the cache was filled at
 	cache       map[string]cachedKey // hash -> stored key, until its entry expires
 	touched     map[string]time.Time // key id -> when its last use was written
 }
@@ -48,11 +52,12 @@ type Authenticator struct {
 type configuredKey struct {
 	hash   []byte
 	tenant string
+	id     string // Principal.KeyID
 }
 
 type cachedKey struct {
-	id, tenant string
-	until      time.Time
+	principal Principal
+	until     time.Time
 }
 
 // Options configure an Authenticator.
@@ -61,8 +66,8 @@ type Options struct {
 	// Open: no key configured and none stored, so every request is OpenTenant. The
 	// caller decides at start-up (and refuses a non-loopback address in that case).
 	Open bool
-	// CacheTTL is how long a stored key's lookup, and open mode's finding that no
-	// key exists, are trusted (ENGRAM_AUTH_CACHE_TTL_SEC). 0: DefaultCacheTTL.
+	// CacheTTL is how long a stored key's lookup is trusted while the key
+	// generation stays the same (ENGRAM_AUTH_CACHE_TTL_SEC). 0: DefaultCacheTTL.
 	CacheTTL time.Duration
 	// TouchEvery bounds how often a key's last use is written. 0: DefaultTouchEvery.
 	TouchEvery time.Duration
@@ -81,13 +86,11 @@ func New(opts Options, store ports.APIKeyStore, clock ports.Clock, ids ports.IDs
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
 	a := &Authenticator{store: store, clock: clock, ids: ids, opts: opts, open: opts.Open,
-		cache: map[string]cachedKey{}, touched: map[string]time.Time{}}
-	if clock != nil {
-		a.openChecked = clock.Now()
-	}
+		openChecked: -1, generation: -1, cache: map[string]cachedKey{}, touched: map[string]time.Time{}}
 	for secret, tenant := range opts.Configured {
 		sum := sha256.Sum256([]byte(secret))
-		a.configured = append(a.configured, configuredKey{hash: sum[:], tenant: tenant})
+		a.configured = append(a.configured, configuredKey{hash: sum[:], tenant: tenant,
+			id: "configured:" + hex.EncodeToString(sum[:6])})
 	}
 	return a
 }

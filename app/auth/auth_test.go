@@ -69,7 +69,8 @@ func newFixture(t *testing.T, opts auth.Options) *fixture {
 
 func (f *fixture) tenant(t *testing.T, key string) (string, error) {
 	t.Helper()
-	return f.authn.Authenticate(context.Background(), key)
+	who, err := f.authn.Authenticate(context.Background(), key)
+	return who.Tenant, err
 }
 
 func TestAuthenticate_openModeEndsWhenTheFirstKeyIsCreated(t *testing.T) {
@@ -78,12 +79,11 @@ func TestAuthenticate_openModeEndsWhenTheFirstKeyIsCreated(t *testing.T) {
 	if tenant, err := f.tenant(t, ""); err != nil || tenant != auth.OpenTenant {
 		t.Fatalf("open mode: %q, %v", tenant, err)
 	}
-	secret, err := f.authn.CreateKey(context.Background(), "acme")
+	secret, err := f.authn.CreateKey(context.Background(), "acme", "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Within the cache TTL open mode holds; after it, the key is found.
-	f.clock.Advance(auth.DefaultCacheTTL)
+	// The creation bumped the key generation: the very next request sees the key.
 	if _, err := f.tenant(t, ""); !errors.Is(err, ports.ErrUnauthenticated) {
 		t.Errorf("a request without a key after open mode ended: err = %v, want unauthenticated", err)
 	}
@@ -99,16 +99,15 @@ func TestAuthenticate_openModeEndsWhenTheFirstKeyIsCreated(t *testing.T) {
 	if _, _, err := f.authn.RevokeKey(context.Background(), keys[0].ID); err != nil {
 		t.Fatal(err)
 	}
-	f.clock.Advance(auth.DefaultCacheTTL)
 	if _, err := f.tenant(t, ""); !errors.Is(err, ports.ErrUnauthenticated) {
 		t.Errorf("after the last key was revoked a request without a key got err = %v, want unauthenticated", err)
 	}
 }
 
-func TestAuthenticate_revokedKeyIsRefusedOnceTheCacheExpires(t *testing.T) {
+func TestAuthenticate_revokedKeyIsRefusedAtTheNextRequest(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t, auth.Options{})
-	secret, err := f.authn.CreateKey(context.Background(), "acme")
+	secret, err := f.authn.CreateKey(context.Background(), "acme", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,9 +119,10 @@ func TestAuthenticate_revokedKeyIsRefusedOnceTheCacheExpires(t *testing.T) {
 	if err != nil || already || info.RevokedAt.IsZero() || info.Tenant != "acme" {
 		t.Fatalf("revoke = %+v already=%v, %v", info, already, err)
 	}
-	f.clock.Advance(auth.DefaultCacheTTL)
+	// No time passes: the revocation bumped the key generation, which every
+	// request reads, so the cached lookup is dropped.
 	if _, err := f.tenant(t, secret); !errors.Is(err, ports.ErrUnauthenticated) {
-		t.Errorf("the revoked key after the cache TTL: err = %v, want unauthenticated", err)
+		t.Errorf("the revoked key at the next request: err = %v, want unauthenticated", err)
 	}
 	f.clock.Advance(time.Minute)
 	if again, already, err := f.authn.RevokeKey(context.Background(), keys[0].ID); err != nil || !already || !again.RevokedAt.Equal(info.RevokedAt) {
@@ -142,7 +142,7 @@ func TestAuthenticate_revokedKeyIsRefusedOnceTheCacheExpires(t *testing.T) {
 func TestAuthenticate_lastUseIsWrittenAtMostOncePerMinute(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t, auth.Options{Configured: map[string]string{"configured-key-0123456789": "globex"}})
-	secret, err := f.authn.CreateKey(context.Background(), "acme")
+	secret, err := f.authn.CreateKey(context.Background(), "acme", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -172,5 +172,75 @@ func TestAuthenticate_lastUseIsWrittenAtMostOncePerMinute(t *testing.T) {
 	}
 	if n := f.store.touchCount(); n != 2 {
 		t.Errorf("a configured key wrote a last use (%d writes)", n)
+	}
+}
+
+// Another process revokes through the store: this process learns it from the
+// generation alone, at its next request.
+func TestAuthenticate_aRevocationByAnotherProcessIsSeenAtTheNextRequest(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, auth.Options{CacheTTL: time.Hour})
+	secret, err := f.authn.CreateKey(context.Background(), "acme", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.tenant(t, secret); err != nil {
+		t.Fatal(err)
+	}
+	other := auth.New(auth.Options{}, f.store, f.clock, &seqIDs{})
+	keys, _ := other.ListKeys(context.Background(), false)
+	if _, _, err := other.RevokeKey(context.Background(), keys[0].ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.tenant(t, secret); !errors.Is(err, ports.ErrUnauthenticated) {
+		t.Errorf("a key revoked by another process, cached for an hour here: err = %v, want unauthenticated", err)
+	}
+}
+
+func TestAuthenticate_aUserScopedKeyNamesItsUser(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, auth.Options{Configured: map[string]string{"configured-key-0123456789": "globex"}})
+	secret, err := f.authn.CreateKey(context.Background(), "acme", "alice")
+	if err != nil {
+		t.Fatal(err)
+	}
+	who, err := f.authn.Authenticate(context.Background(), secret)
+	if err != nil || who.Tenant != "acme" || who.User != "alice" || !who.Pinned() || who.KeyID == "" {
+		t.Fatalf("the user-scoped key: %+v, %v", who, err)
+	}
+	if !who.Reaches("alice") || who.Reaches("bob") {
+		t.Errorf("alice's key reaches alice %v, bob %v", who.Reaches("alice"), who.Reaches("bob"))
+	}
+	tenantKey, err := f.authn.Authenticate(context.Background(), "configured-key-0123456789")
+	if err != nil || tenantKey.Pinned() || !tenantKey.Reaches("bob") || tenantKey.KeyID == who.KeyID {
+		t.Errorf("a configured key: %+v, %v", tenantKey, err)
+	}
+	keys, _ := f.authn.ListKeys(context.Background(), false)
+	if len(keys) != 1 || keys[0].User != "alice" {
+		t.Errorf("listed keys %+v", keys)
+	}
+}
+
+// unreadableGeneration is a store whose generation cannot be read.
+type unreadableGeneration struct{ *countingStore }
+
+func (unreadableGeneration) Generation(context.Context) (int64, error) {
+	return 0, errors.New("database is locked")
+}
+
+func TestAuthenticate_aStoredKeyIsNotTrustedWhenTheGenerationCannotBeRead(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, auth.Options{Configured: map[string]string{"configured-key-0123456789": "globex"}})
+	secret, err := f.authn.CreateKey(context.Background(), "acme", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	broken := auth.New(auth.Options{Configured: map[string]string{"configured-key-0123456789": "globex"}},
+		unreadableGeneration{f.store}, f.clock, &seqIDs{})
+	if _, err := broken.Authenticate(context.Background(), secret); err == nil || errors.Is(err, ports.ErrUnauthenticated) {
+		t.Errorf("a stored key without its generation: err = %v, want an error other than unauthenticated", err)
+	}
+	if who, err := broken.Authenticate(context.Background(), "configured-key-0123456789"); err != nil || who.Tenant != "globex" {
+		t.Errorf("a configured key needs no read: %+v, %v", who, err)
 	}
 }

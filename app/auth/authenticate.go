@@ -12,34 +12,71 @@ import (
 	"engram/ports"
 )
 
-// Authenticate returns the tenant a key belongs to, or ErrUnauthenticated.
-func (a *Authenticator) Authenticate(ctx context.Context, presented string) (string, error) {
-	if a.stillOpen(ctx) {
-		return OpenTenant, nil
-	}
-	if presented == "" {
-		return "", fmt.Errorf("no API key presented: %w", ports.ErrUnauthenticated)
-	}
+// openPrincipal is every request of open mode.
+var openPrincipal = Principal{Tenant: OpenTenant, KeyID: "open"}
+
+// Authenticate returns who a key acts as, or ErrUnauthenticated. A configured
+// key costs no read; a stored key (and open mode) one read of the key
+// generation, plus a lookup when the generation changed or the cached lookup is
+// older than CacheTTL.
+func (a *Authenticator) Authenticate(ctx context.Context, presented string) (Principal, error) {
 	sum := sha256.Sum256([]byte(presented))
-	// Compare against every configured key without stopping early, so the time taken
-	// says nothing about which key (or how much of one) matched.
-	tenant := ""
-	for _, k := range a.configured {
-		if subtle.ConstantTimeCompare(sum[:], k.hash) == 1 {
-			tenant = k.tenant
+	if presented != "" {
+		// Compare against every configured key without stopping early, so the time
+		// taken says nothing about which key (or how much of one) matched.
+		var found *configuredKey
+		for i := range a.configured {
+			if subtle.ConstantTimeCompare(sum[:], a.configured[i].hash) == 1 {
+				found = &a.configured[i]
+			}
+		}
+		if found != nil {
+			return Principal{Tenant: found.tenant, KeyID: found.id}, nil
 		}
 	}
-	if tenant != "" {
-		return tenant, nil
+	open := a.Open()
+	if presented == "" && !open {
+		return Principal{}, fmt.Errorf("no API key presented: %w", ports.ErrUnauthenticated)
+	}
+	if a.store == nil {
+		if open {
+			return openPrincipal, nil // without a store no key can appear
+		}
+		return Principal{}, fmt.Errorf("unknown API key: %w", ports.ErrUnauthenticated)
+	}
+	gen, genErr := a.store.Generation(ctx)
+	if genErr == nil {
+		a.observeGeneration(gen)
+	}
+	if a.stillOpen(ctx, gen, genErr) {
+		return openPrincipal, nil
+	}
+	if presented == "" {
+		return Principal{}, fmt.Errorf("no API key presented: %w", ports.ErrUnauthenticated)
+	}
+	if genErr != nil {
+		return Principal{}, fmt.Errorf("read the API key generation: %w", genErr)
 	}
 	return a.storedKey(ctx, hex.EncodeToString(sum[:]))
 }
 
-// storedKey looks a stored key up, at most once per CacheTTL, and records its use.
-func (a *Authenticator) storedKey(ctx context.Context, hash string) (string, error) {
+// observeGeneration drops the cached keys when another process (or this one)
+// created or revoked a key since they were cached.
+func (a *Authenticator) observeGeneration(gen int64) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if gen != a.generation {
+		a.generation = gen
+		clear(a.cache)
+	}
+}
+
+// storedKey looks a stored key up, unless the cache holds it, and records its use.
+func (a *Authenticator) storedKey(ctx context.Context, hash string) (Principal, error) {
 	now := a.clock.Now()
 	a.mu.Lock()
 	c, ok := a.cache[hash]
+	gen := a.generation
 	a.mu.Unlock()
 	if !ok || !now.Before(c.until) {
 		key, err := a.store.APIKeyByHash(ctx, hash)
@@ -47,18 +84,20 @@ func (a *Authenticator) storedKey(ctx context.Context, hash string) (string, err
 			a.mu.Lock()
 			delete(a.cache, hash) // revoked since it was cached
 			a.mu.Unlock()
-			return "", fmt.Errorf("unknown or revoked API key: %w", ports.ErrUnauthenticated)
+			return Principal{}, fmt.Errorf("unknown or revoked API key: %w", ports.ErrUnauthenticated)
 		}
 		if err != nil {
-			return "", fmt.Errorf("look up API key: %w", err)
+			return Principal{}, fmt.Errorf("look up API key: %w", err)
 		}
-		c = cachedKey{id: key.ID, tenant: key.Tenant, until: now.Add(a.opts.CacheTTL)}
+		c = cachedKey{principal: Principal{Tenant: key.Tenant, User: key.User, KeyID: key.ID}, until: now.Add(a.opts.CacheTTL)}
 		a.mu.Lock()
-		a.cache[hash] = c
+		if a.generation == gen { // else a newer generation cleared the cache meanwhile: do not refill it with an old read
+			a.cache[hash] = c
+		}
 		a.mu.Unlock()
 	}
-	a.touch(ctx, c.id, now)
-	return c.tenant, nil
+	a.touch(ctx, c.principal.KeyID, now)
+	return c.principal, nil
 }
 
 // touch writes a key's last use, at most once per TouchEvery. It is best effort:
@@ -82,21 +121,21 @@ func (a *Authenticator) touch(ctx context.Context, id string, now time.Time) {
 }
 
 // stillOpen reports whether the server is in open mode. While it is, it looks for
-// a stored key at most once per CacheTTL; the first one ends open mode for good.
-func (a *Authenticator) stillOpen(ctx context.Context) bool {
+// a stored key whenever the key generation changed; the first one ends open mode
+// for good. When the generation cannot be read it stays open (loopback only) and
+// looks again next time.
+func (a *Authenticator) stillOpen(ctx context.Context, gen int64, genErr error) bool {
 	a.mu.Lock()
 	open, checked := a.open, a.openChecked
 	a.mu.Unlock()
-	if !open || a.store == nil || a.clock == nil {
-		return open // without a store no key can appear
+	if !open {
+		return false
 	}
-	now := a.clock.Now()
-	if now.Sub(checked) < a.opts.CacheTTL {
+	if genErr != nil || gen == checked {
 		return true
 	}
 	has, err := a.store.HasActiveAPIKeys(ctx)
 	if err != nil {
-		// Cannot tell: stay open (loopback only) and look again next time.
 		return true
 	}
 	a.mu.Lock()
@@ -105,7 +144,7 @@ func (a *Authenticator) stillOpen(ctx context.Context) bool {
 		return false // another request ended it meanwhile
 	}
 	if !has {
-		a.openChecked = now
+		a.openChecked = gen
 		return true
 	}
 	a.open = false

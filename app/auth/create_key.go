@@ -13,8 +13,9 @@ import (
 const KeyPrefix = "engram_"
 
 // CreateKey makes a new key for tenant, stores its hash and returns the secret,
-// which is shown once and never again.
-func (a *Authenticator) CreateKey(ctx context.Context, tenant string) (string, error) {
+// which is shown once and never again. With user, the key reaches that user of
+// the tenant only; "": every user.
+func (a *Authenticator) CreateKey(ctx context.Context, tenant, user string) (string, error) {
 	var raw [32]byte
 	if _, err := rand.Read(raw[:]); err != nil {
 		return "", fmt.Errorf("random key: %w", err)
@@ -23,6 +24,7 @@ func (a *Authenticator) CreateKey(ctx context.Context, tenant string) (string, e
 	err := a.store.CreateAPIKey(ctx, ports.APIKey{
 		ID:        a.ids.New(),
 		Tenant:    tenant,
+		User:      user,
 		Hash:      HashKey(secret),
 		CreatedAt: a.clock.Now(),
 	})

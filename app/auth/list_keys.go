@@ -13,13 +13,14 @@ import (
 type KeyInfo struct {
 	ID         string
 	Tenant     string
+	User       string // "": every user of the tenant
 	CreatedAt  time.Time
 	LastUsedAt time.Time // zero: never used
 	RevokedAt  time.Time // zero: active
 }
 
 func keyInfo(k ports.APIKey) KeyInfo {
-	return KeyInfo{ID: k.ID, Tenant: k.Tenant, CreatedAt: k.CreatedAt, LastUsedAt: k.LastUsedAt, RevokedAt: k.RevokedAt}
+	return KeyInfo{ID: k.ID, Tenant: k.Tenant, User: k.User, CreatedAt: k.CreatedAt, LastUsedAt: k.LastUsedAt, RevokedAt: k.RevokedAt}
 }
 
 // ListKeys returns the stored keys, oldest first; revoked ones only when asked.

@@ -7,8 +7,8 @@ import (
 	"time"
 )
 
-// RevokeKey revokes the stored key with this id. A server that runs refuses it
-// within its CacheTTL. already says the key had been revoked before (its first
+// RevokeKey revokes the stored key with this id. Every running server refuses it
+// from its next request on (the revocation bumps the key generation). already says the key had been revoked before (its first
 // revocation time is kept). ports.ErrNotFound when no key has the id.
 func (a *Authenticator) RevokeKey(ctx context.Context, id string) (key KeyInfo, already bool, err error) {
 	id = strings.TrimSpace(id)

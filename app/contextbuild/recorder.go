@@ -26,6 +26,12 @@ type TraceRecorder struct {
 	opts  RecorderOptions
 	queue chan promptctx.Trace
 
+	// writing is held while a batch is written, and by an erasure of traces
+	// (TraceEraser) from its change of the pending traces to the end of its change
+	// of the stored ones: a batch is thus written before the erasure (which then
+	// finds it stored) or after (and it then carries the erasure's change).
+	writing sync.Mutex
+
 	mu        sync.Mutex
 	pending   map[string]promptctx.Trace // handed over, not yet written, by id
 	latest    map[memory.Scope]string    // the newest pending trace of each user
@@ -66,9 +72,15 @@ func (r *TraceRecorder) Record(ctx context.Context, t promptctx.Trace) error {
 		return nil
 	default:
 	}
-	err := r.store.SaveTraces(ctx, []promptctx.Trace{t})
+	r.writing.Lock()
+	defer r.writing.Unlock()
+	batch := r.remembered([]promptctx.Trace{t})
+	if len(batch) == 0 {
+		return nil
+	}
+	err := r.store.SaveTraces(ctx, batch)
 	if err == nil {
-		r.release([]promptctx.Trace{t})
+		r.release(batch)
 	}
 	return err
 }
@@ -103,6 +115,8 @@ func (r *TraceRecorder) batch(t promptctx.Trace) []promptctx.Trace {
 
 // write stores a batch, trying again after RetryDelay until it lands or ctx ends.
 func (r *TraceRecorder) write(ctx context.Context, batch []promptctx.Trace) {
+	r.writing.Lock()
+	defer r.writing.Unlock()
 	if batch = r.remembered(batch); len(batch) == 0 {
 		return
 	}
@@ -144,33 +158,39 @@ func (r *TraceRecorder) drain() {
 	for {
 		select {
 		case t := <-r.queue:
-			batch := r.remembered(r.batch(t))
-			if len(batch) == 0 {
-				continue
-			}
-			if err := r.store.SaveTraces(ctx, batch); err != nil {
-				r.opts.Logger.Warn("traces: not written at shutdown", "traces", len(batch), "error", err)
-				continue
-			}
-			r.release(batch)
+			r.drainOne(ctx, r.batch(t))
 		default:
 			return
 		}
 	}
 }
 
-// remembered leaves out the traces a purge forgot.
+func (r *TraceRecorder) drainOne(ctx context.Context, batch []promptctx.Trace) {
+	r.writing.Lock()
+	defer r.writing.Unlock()
+	if batch = r.remembered(batch); len(batch) == 0 {
+		return
+	}
+	if err := r.store.SaveTraces(ctx, batch); err != nil {
+		r.opts.Logger.Warn("traces: not written at shutdown", "traces", len(batch), "error", err)
+		return
+	}
+	r.release(batch)
+}
+
+// remembered leaves out the traces a purge forgot, and takes the pending version
+// of the others: an erasure of traces may have changed it since it was queued.
 func (r *TraceRecorder) remembered(batch []promptctx.Trace) []promptctx.Trace {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if len(r.forgotten) == 0 {
-		return batch
-	}
 	kept := batch[:0]
 	for _, t := range batch {
 		if r.forgotten[t.ID] {
 			delete(r.forgotten, t.ID)
 			continue
+		}
+		if held, ok := r.pending[t.ID]; ok {
+			t = held
 		}
 		kept = append(kept, t)
 	}

@@ -34,7 +34,9 @@ type DeletedMessage struct {
 // so that no extraction of the message can still add one (the store refuses to
 // delete a message while an extraction holds it). A repeated call finishes a
 // cascade a crash cut short. ErrNotFound when neither the message nor a memory
-// learned from it is left.
+// learned from it is left. The traces that quoted the message (or a purged
+// memory) keep only its id and a purged mark, and the database's files are
+// scrubbed at the end.
 func (s *Service) DeleteMessage(ctx context.Context, cmd DeleteMessage) (DeletedMessage, error) {
 	if err := conversation.ValidateID("message_id", cmd.MessageID); err != nil {
 		return DeletedMessage{}, err
@@ -71,7 +73,10 @@ func (s *Service) DeleteMessage(ctx context.Context, cmd DeleteMessage) (Deleted
 	if out.Message.Seq == "" && len(out.Purged) == 0 {
 		return out, fmt.Errorf("message %q: %w", cmd.MessageID, ports.ErrNotFound)
 	}
-	return out, nil
+	if err := s.redact(ctx, cmd.Scope, map[string]string{cmd.MessageID: ""}); err != nil {
+		return out, err
+	}
+	return out, s.scrub(ctx)
 }
 
 func notFoundMessage(id string, err error) error {

@@ -17,13 +17,19 @@ type PurgeMemory struct {
 
 // PurgeMemory erases the memory and the content of its history; one PURGE event
 // without content stays as the record that something was purged. Its vector and
-// lexical document go too. ErrNotFound when the key holds no memory.
+// lexical document go too, and every stored trace that quoted it keeps only its
+// key and a purged mark; then the database's files are scrubbed. ErrNotFound
+// when the key holds no memory.
 func (s *Service) PurgeMemory(ctx context.Context, cmd PurgeMemory) (memory.Memory, error) {
 	key, err := memory.ParseKey(cmd.Key)
 	if err != nil {
 		return memory.Memory{}, err
 	}
-	return s.purgeMemory(ctx, cmd.Scope, key)
+	was, err := s.purgeMemory(ctx, cmd.Scope, key)
+	if err != nil {
+		return was, err
+	}
+	return was, s.scrub(ctx)
 }
 
 func (s *Service) purgeMemory(ctx context.Context, scope memory.Scope, key memory.Key) (memory.Memory, error) {
@@ -41,5 +47,10 @@ func (s *Service) purgeMemory(ctx context.Context, scope memory.Scope, key memor
 		}
 		return memory.Memory{}, err
 	}
-	return was, s.forget(ctx, scope, []string{was.ID()}, nil)
+	if err := s.forget(ctx, scope, []string{was.ID()}, nil); err != nil {
+		return was, err
+	}
+	// A trace names a memory by its key, which is made from its content: the
+	// trace keeps the purged key its history keeps instead.
+	return was, s.redact(ctx, scope, map[string]string{key.String(): memory.PurgedKey(scope, key).String()})
 }

@@ -14,8 +14,8 @@ import (
 // in order, each retried while it finds its rows claimed by a worker. After each
 // step the counts so far are stored on the job, so a run that resumes after a
 // crash or a failure reports what the earlier runs removed; every step is
-// idempotent, so the resumed run simply does them all again. On error the counts
-// returned are those recorded.
+// idempotent, so the resumed run simply does them all again. The run ends with a
+// scrub of the database's files. On error the counts returned are those recorded.
 func (s *Service) RunJob(ctx context.Context, worker string, job ports.Job) (map[string]int, error) {
 	if job.Kind != ports.JobEraseUser {
 		return job.Counts, fmt.Errorf("erasure: job %s is a %s job", job.ID, job.Kind)
@@ -43,7 +43,9 @@ func (s *Service) RunJob(ctx context.Context, worker string, job ports.Job) (map
 			return counts, fmt.Errorf("purge step %s: %w", step.Name, err)
 		}
 	}
-	return counts, nil
+	// A scrub that fails fails the run: the job runs again (every step is
+	// idempotent) until the files hold nothing of the user either.
+	return counts, s.scrub(ctx)
 }
 
 // RetryAfter says when a failed erasure runs again (lifecycle.JobHandler): always,

@@ -38,18 +38,37 @@ type MessageEraser interface {
 	CausedEvents(ctx context.Context, scope memory.Scope, messageID string) ([]memory.Event, error)
 }
 
+// Sessions removes a session from the short-term session store: its recent
+// messages, meta, summary and index entry. ErrNotFound when it holds none.
+type Sessions interface {
+	DeleteSession(ctx context.Context, scope memory.Scope, sessionID, flowID string) error
+}
+
+// Histories reads a memory key's history: a session's cascade purges the
+// memories whose history says they were learned only from it.
+type Histories interface {
+	History(ctx context.Context, scope memory.Scope, key memory.Key) ([]memory.Event, error)
+}
+
 // Deps are the ports erasure works through. Vectors and Lexical may be nil (none
-// configured): there is then nothing derived to remove.
+// configured): there is then nothing derived to remove. Sessions, Conversations
+// and Histories are needed by DeleteSession only; Traces and Scrubber are
+// optional (no trace store; a store without files to scrub).
 type Deps struct {
-	Erasures ports.ErasureStore
-	Jobs     ports.JobStore
-	Purgers  []Purger
-	Memories ports.MemoryPurger
-	Messages MessageEraser
-	Vectors  ports.VectorIndex
-	Lexical  ports.LexicalIndex
-	Clock    ports.Clock
-	IDs      ports.IDs
+	Erasures      ports.ErasureStore
+	Jobs          ports.JobStore
+	Purgers       []Purger
+	Memories      ports.MemoryPurger
+	Messages      MessageEraser
+	Conversations ports.ConversationDeleter
+	Histories     Histories
+	Sessions      Sessions
+	Traces        ports.TraceEraser
+	Scrubber      ports.Scrubber
+	Vectors       ports.VectorIndex
+	Lexical       ports.LexicalIndex
+	Clock         ports.Clock
+	IDs           ports.IDs
 }
 
 // Defaults of Options.
@@ -155,6 +174,29 @@ func (s *Service) forget(ctx context.Context, scope memory.Scope, memoryIDs []st
 		if err := s.deps.Lexical.DeleteLexicalDocs(ctx, scope, refs); err != nil {
 			return fmt.Errorf("delete lexical documents: %w", err)
 		}
+	}
+	return nil
+}
+
+// redact removes the erased items' text from the user's stored traces (see
+// ports.TraceEraser for what erased maps).
+func (s *Service) redact(ctx context.Context, scope memory.Scope, erased map[string]string) error {
+	if s.deps.Traces == nil || len(erased) == 0 {
+		return nil
+	}
+	if _, err := s.deps.Traces.RedactTraces(ctx, scope, erased); err != nil {
+		return fmt.Errorf("redact traces: %w", err)
+	}
+	return nil
+}
+
+// scrub ends every erasure: what it deleted leaves the database's files.
+func (s *Service) scrub(ctx context.Context) error {
+	if s.deps.Scrubber == nil {
+		return nil
+	}
+	if err := s.deps.Scrubber.Scrub(ctx); err != nil {
+		return fmt.Errorf("scrub the database files: %w", err)
 	}
 	return nil
 }

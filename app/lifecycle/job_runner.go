@@ -119,7 +119,7 @@ func (r *JobRunner) run(ctx context.Context, job ports.Job) {
 		return
 	}
 	if job.Status == ports.JobDone {
-		r.opts.Logger.Info("job done", "job", job.ID, "kind", job.Kind, "tenant", job.Scope.Tenant, "user", job.Scope.User,
+		r.opts.Logger.Info("job done", "job", job.ID, "kind", job.Kind, "tenant", job.Scope.Tenant, "user", loggedUser(job),
 			"counts", job.Counts, "took", time.Since(started).Round(time.Millisecond))
 	}
 }
@@ -151,3 +151,12 @@ func (r *JobRunner) Start() {
 
 // Stop ends the loop; a job in flight finishes unless ctx ends first.
 func (r *JobRunner) Stop(ctx context.Context) error { return r.loop.Stop(ctx) }
+
+// loggedUser is how a job's log line names its user: an erasure by the
+// pseudonym its record keeps (memory.Scope.Fingerprint), never by the id it erases.
+func loggedUser(job ports.Job) string {
+	if job.Kind == ports.JobEraseUser {
+		return job.Scope.Fingerprint()
+	}
+	return job.Scope.User
+}

@@ -102,8 +102,10 @@ type Delete struct {
 	FlowID    string
 }
 
-// Delete removes messages, meta, summary and index entry. ErrNotFound when the
-// user has no such session.
+// Delete removes the session from the session store: its recent messages, meta,
+// summary and index entry. ErrNotFound when the user has no such session. It is
+// the session store's share of deleting a chat; the whole deletion (stored
+// messages, traces, memories) is app/erasure's DeleteSession.
 func (s *Service) Delete(ctx context.Context, cmd Delete) error {
 	if err := session.ValidateSessionID(cmd.SessionID); err != nil {
 		return err

@@ -181,8 +181,15 @@ func (r *Relay) writeGroup(ctx context.Context, group []ports.QueuedTurn) (done 
 			// The user is being erased: the turn goes with the rest of them, or it
 			// would come back after the purge, as a message of a user who asked to
 			// be forgotten.
+			// The log names the user by pseudonym only, as the erasure's record does.
 			r.opts.Logger.InfoContext(ctx, "session relay: the user is being erased; their queued turn is dropped",
-				"session", t.Exchange.Ref.String(), "exchange", t.Exchange.ID)
+				"user", t.Exchange.Ref.Scope.Fingerprint(), "exchange", t.Exchange.ID)
+			done, dropped = append(done, t.ID), dropped+1
+		case chatDeleted(err):
+			// The session was deleted after the turn was queued: writing it would
+			// bring the deleted chat back.
+			r.opts.Logger.InfoContext(ctx, "session relay: the session was deleted; its queued turn is dropped",
+				"exchange", t.Exchange.ID)
 			done, dropped = append(done, t.ID), dropped+1
 		case retryable(err):
 			if retry == nil {
@@ -198,12 +205,17 @@ func (r *Relay) writeGroup(ctx context.Context, group []ports.QueuedTurn) (done 
 }
 
 func retryable(err error) bool {
-	return errors.Is(err, ports.ErrUnavailable) || errors.Is(err, ports.ErrConflict) && !isMessageConflict(err) ||
+	return errors.Is(err, ports.ErrUnavailable) || errors.Is(err, ports.ErrConflict) && !isMessageConflict(err) && !chatDeleted(err) ||
 		errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled)
 }
 
 func erasing(err error) bool {
 	var e *ports.ErasingError
+	return errors.As(err, &e)
+}
+
+func chatDeleted(err error) bool {
+	var e *ports.ConversationDeletedError
 	return errors.As(err, &e)
 }
 

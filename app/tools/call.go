@@ -2,7 +2,6 @@ package tools
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 	"unicode/utf8"
@@ -31,42 +30,44 @@ type Call struct {
 	// Arguments is a JSON object, or a JSON string holding one (what OpenAI's tool
 	// calls carry); empty or null means no arguments.
 	Arguments []byte
-	// User is the user the transport fixed (POST /v1/users/{user}/tools/{name});
-	// the arguments then cannot name one. Empty: the user_id argument names the
-	// user, else DefaultUser does.
+	// User is the user the transport fixed: the path of POST
+	// /v1/users/{user}/tools/{name}, or the user an MCP connection is pinned to
+	// (X-Engram-User, `engram mcp --user`, a user-scoped key). A user_id argument
+	// naming another user is then refused (PinnedUser). Empty: the user_id argument
+	// names the user.
 	User string
-	// DefaultUser is the connection's user (MCP: the X-Engram-User header, or
-	// `engram mcp --user`), used when the arguments name none.
-	DefaultUser string
 }
 
-// TakesUserArgument reports whether the arguments may carry user_id.
+// TakesUserArgument reports whether the arguments name the user.
 func (c Call) TakesUserArgument() bool { return c.User == "" }
 
+// PinnedUser checks a user_id argument of a call whose transport fixed the user:
+// it may only repeat that user.
+func (c Call) PinnedUser(userID string) error {
+	if userID == "" || userID == c.User {
+		return nil
+	}
+	return invalid.FieldValue(UserArgument, userID,
+		"names another user: this connection acts for user %s only and cannot read or write anyone else's memories; leave user_id out", c.User)
+}
+
 // Scope is whose memories the call acts on: the transport's user, else the user_id
-// argument (userID, "" when absent), else the connection's default user.
+// argument (userID, "" when absent).
 func (c Call) Scope(userID string) (memory.Scope, error) {
 	switch {
 	case c.User != "":
+		if err := c.PinnedUser(userID); err != nil {
+			return memory.Scope{}, err
+		}
 		return memory.ParseScope(c.Tenant, c.User)
 	case userID != "":
 		if err := memory.ValidateUserID(UserArgument, userID); err != nil {
 			return memory.Scope{}, err
 		}
 		return memory.Scope{Tenant: c.Tenant, User: userID}, nil
-	case c.DefaultUser != "":
-		if err := memory.ValidateUserID(UserArgument, c.DefaultUser); err != nil {
-			var ve *invalid.Error
-			if errors.As(err, &ve) {
-				return memory.Scope{}, invalid.Field(UserArgument,
-					"was not sent, and the connection's default user is not a valid user id (it %s); send user_id", ve.Fields[0].Problem)
-			}
-			return memory.Scope{}, err
-		}
-		return memory.Scope{Tenant: c.Tenant, User: c.DefaultUser}, nil
 	}
 	return memory.Scope{}, invalid.Field(UserArgument,
-		"is required: name the user whose memories these are (this connection has no default user)")
+		"is required: name the user whose memories these are (this connection is not pinned to a user)")
 }
 
 // Explain words argument errors for the model that made the call, one line per

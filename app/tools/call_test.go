@@ -10,7 +10,7 @@ import (
 	"engram/domain/memory"
 )
 
-func TestCallScope_fixedUserThenArgumentThenDefault(t *testing.T) {
+func TestCallScope_fixedUserElseArgument(t *testing.T) {
 	t.Parallel()
 	cases := []struct {
 		name        string
@@ -19,12 +19,12 @@ func TestCallScope_fixedUserThenArgumentThenDefault(t *testing.T) {
 		wantUser    string
 		wantProblem string // of the user_id field, when the call has no valid user
 	}{
-		{"the transport's user wins", tools.Call{User: "alice", DefaultUser: "carol"}, "", "alice", ""},
-		{"the argument over the default", tools.Call{DefaultUser: "carol"}, "bob", "bob", ""},
-		{"the default when no argument", tools.Call{DefaultUser: "carol"}, "", "carol", ""},
+		{"the transport's user", tools.Call{User: "alice"}, "", "alice", ""},
+		{"the transport's user repeated in the arguments", tools.Call{User: "alice"}, "alice", "alice", ""},
+		{"another user than the pinned one", tools.Call{User: "alice"}, "bob", "", "names another user: this connection acts for user alice only"},
+		{"the argument", tools.Call{}, "bob", "bob", ""},
 		{"no user at all", tools.Call{}, "", "", "is required"},
-		{"an argument of spaces", tools.Call{DefaultUser: "carol"}, "   ", "", "must not be only spaces"},
-		{"an invalid default", tools.Call{DefaultUser: "a\x00b"}, "", "", "the connection's default user is not a valid user id"},
+		{"an argument of spaces", tools.Call{}, "   ", "", "must not be only spaces"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -47,7 +47,7 @@ func TestCallScope_fixedUserThenArgumentThenDefault(t *testing.T) {
 
 func TestTakesUserArgument_onlyWhenTheTransportFixedNoUser(t *testing.T) {
 	t.Parallel()
-	if (tools.Call{User: "alice"}).TakesUserArgument() || !(tools.Call{DefaultUser: "alice"}).TakesUserArgument() {
+	if (tools.Call{User: "alice"}).TakesUserArgument() || !(tools.Call{}).TakesUserArgument() {
 		t.Error("user_id is an argument exactly when the transport does not fix the user")
 	}
 }

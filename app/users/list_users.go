@@ -17,6 +17,9 @@ type ListUsers struct {
 	Tenant string
 	Limit  int    // 0: DefaultLimit
 	Cursor string // next_cursor of the previous page
+	// Only keeps the listing to this user (what a key that reaches one user may
+	// see): a page of that user when anything of them is stored, else none.
+	Only string
 }
 
 // UserSummary is one user of the tenant: what each kind of store holds of them
@@ -41,15 +44,10 @@ func (s *Service) ListUsers(ctx context.Context, q ListUsers) (UserPage, error) 
 	if err := invalid.Join(err, cerr); err != nil {
 		return UserPage{}, err
 	}
-	lists := make([][]string, len(s.sources))
-	for i, src := range s.sources {
-		users, err := src.Activity.UsersAfter(ctx, q.Tenant, after, limit+1)
-		if err != nil {
-			return UserPage{}, fmt.Errorf("users with %s: %w", src.Kind, err)
-		}
-		lists[i] = users
+	page, more, err := s.pageOfUsers(ctx, q, after, limit)
+	if err != nil {
+		return UserPage{}, err
 	}
-	page, more := mergeUsers(lists, limit)
 	if len(page) == 0 {
 		return UserPage{}, nil
 	}
@@ -79,6 +77,9 @@ func (s *Service) ListUsers(ctx context.Context, q ListUsers) (UserPage, error) 
 	}
 	out := UserPage{Items: make([]UserSummary, 0, len(page))}
 	for _, u := range page {
+		if q.Only != "" && !summaries[u].holdsAnything() {
+			continue
+		}
 		if erasing[u] == "" {
 			out.Items = append(out.Items, *summaries[u])
 		}
@@ -87,6 +88,37 @@ func (s *Service) ListUsers(ctx context.Context, q ListUsers) (UserPage, error) 
 		out.NextCursor = encodeUserCursor(page[len(page)-1])
 	}
 	return out, nil
+}
+
+// holdsAnything reports whether any store holds something of the user.
+func (u *UserSummary) holdsAnything() bool {
+	for _, n := range u.Counts {
+		if n > 0 {
+			return true
+		}
+	}
+	return !u.LastActiveAt.IsZero()
+}
+
+// pageOfUsers is the users of the page after the cursor: the one user of Only
+// (on the first page), or the next page of every store's users.
+func (s *Service) pageOfUsers(ctx context.Context, q ListUsers, after string, limit int) ([]string, bool, error) {
+	if q.Only != "" {
+		if after != "" {
+			return nil, false, nil
+		}
+		return []string{q.Only}, false, nil
+	}
+	lists := make([][]string, len(s.sources))
+	for i, src := range s.sources {
+		users, err := src.Activity.UsersAfter(ctx, q.Tenant, after, limit+1)
+		if err != nil {
+			return nil, false, fmt.Errorf("users with %s: %w", src.Kind, err)
+		}
+		lists[i] = users
+	}
+	page, more := mergeUsers(lists, limit)
+	return page, more, nil
 }
 
 // mergeUsers is the next page of a listing over several stores, each of which

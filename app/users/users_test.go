@@ -160,3 +160,40 @@ func TestListMessages_pagesOldestFirstWithFilters(t *testing.T) {
 		}
 	}
 }
+
+func TestListUsers_onlyKeepsTheListingToOneUser(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	ctx := context.Background()
+	f.save(t, "alice", "diet", t0)
+	f.post(t, "bob", "m1", t0)
+	f.save(t, "dave", "diet", t0)
+	if _, _, err := f.jobs.BeginErasure(ctx, ports.Job{ID: "erase-dave", Scope: memory.Scope{Tenant: "t1", User: "dave"}, Kind: ports.JobEraseUser}); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		only, cursor string
+		want         []string
+	}{
+		{"bob", "", []string{"bob"}},
+		{"alice", "", []string{"alice"}},
+		{"nobody", "", nil},                 // nothing stored of them
+		{"dave", "", nil},                   // being erased
+		{"alice", "dTphbGljZQ", []string{}}, // a later page: the one user was on the first
+	} {
+		page, err := f.svc.ListUsers(ctx, users.ListUsers{Tenant: "t1", Only: c.only, Cursor: c.cursor})
+		if err != nil {
+			t.Fatalf("only %s: %v", c.only, err)
+		}
+		var names []string
+		for _, u := range page.Items {
+			names = append(names, u.User)
+		}
+		if !slices.Equal(names, c.want) && !(len(names) == 0 && len(c.want) == 0) || page.NextCursor != "" {
+			t.Errorf("only %s (cursor %q): %v next %q, want %v", c.only, c.cursor, names, page.NextCursor, c.want)
+		}
+	}
+	if page, err := f.svc.ListUsers(ctx, users.ListUsers{Tenant: "t2", Only: "alice"}); err != nil || len(page.Items) != 0 {
+		t.Errorf("alice of another tenant: %+v, %v", page, err)
+	}
+}

@@ -62,6 +62,16 @@ type HTTP struct {
 	Addr               string `yaml:"addr" env:"ENGRAM_HTTP_ADDR"`
 	MaxBodyBytes       int64  `yaml:"max_body_bytes" env:"ENGRAM_HTTP_MAX_BODY_BYTES"`
 	ShutdownTimeoutSec int    `yaml:"shutdown_timeout_sec" env:"ENGRAM_HTTP_SHUTDOWN_TIMEOUT_SEC"`
+	// BodyTimeoutSec bounds the reading of a request body (408 past it);
+	// WriteTimeoutSec how long one write of a response may block on a client
+	// that does not read; IdleTimeoutSec how long a kept-alive connection waits
+	// for its next request.
+	BodyTimeoutSec  int `yaml:"body_timeout_sec" env:"ENGRAM_HTTP_BODY_TIMEOUT_SEC"`
+	WriteTimeoutSec int `yaml:"write_timeout_sec" env:"ENGRAM_HTTP_WRITE_TIMEOUT_SEC"`
+	IdleTimeoutSec  int `yaml:"idle_timeout_sec" env:"ENGRAM_HTTP_IDLE_TIMEOUT_SEC"`
+	// RateLimitRPS is the requests per second each API key may make (a burst of
+	// one second's worth); 0: no limit.
+	RateLimitRPS float64 `yaml:"rate_limit_rps" env:"ENGRAM_RATE_LIMIT_RPS"`
 	// MetricsAddr serves /metrics and /healthz on an address of their own (any
 	// role); empty: only the API's address serves them.
 	MetricsAddr string `yaml:"metrics_addr" env:"ENGRAM_METRICS_ADDR"`
@@ -75,8 +85,8 @@ type Database struct {
 
 type Auth struct {
 	APIKeys string `yaml:"api_keys" env:"ENGRAM_API_KEYS" secret:"keys"`
-	// CacheTTLSec: stored keys created or revoked while the server runs take
-	// effect within this time.
+	// CacheTTLSec: the longest a stored key's lookup is cached; keys created or
+	// revoked take effect at the next request regardless (the key generation).
 	CacheTTLSec int `yaml:"cache_ttl_sec" env:"ENGRAM_AUTH_CACHE_TTL_SEC"`
 }
 
@@ -296,6 +306,9 @@ func (c Config) Validate() error {
 	if c.HTTP.ShutdownTimeoutSec < 1 {
 		bad("ENGRAM_HTTP_SHUTDOWN_TIMEOUT_SEC", "must be at least 1, got %d", c.HTTP.ShutdownTimeoutSec)
 	}
+	if !(c.HTTP.RateLimitRPS >= 0 && c.HTTP.RateLimitRPS <= 1e6) {
+		bad("ENGRAM_RATE_LIMIT_RPS", "must be between 0 (no limit) and 1000000, got %v", c.HTTP.RateLimitRPS)
+	}
 	if c.DataDir == "" {
 		bad("ENGRAM_DATA_DIR", "must not be empty")
 	}
@@ -367,6 +380,9 @@ func (c Config) Validate() error {
 		"ENGRAM_VECTOR_BREAKER_COOLDOWN_SEC":         c.Vector.BreakerCooldownSec,
 		"ENGRAM_EXPIRY_SWEEP_INTERVAL_SEC":           c.Scheduler.ExpirySweepIntervalSec,
 		"ENGRAM_AUTH_CACHE_TTL_SEC":                  c.Auth.CacheTTLSec,
+		"ENGRAM_HTTP_BODY_TIMEOUT_SEC":               c.HTTP.BodyTimeoutSec,
+		"ENGRAM_HTTP_WRITE_TIMEOUT_SEC":              c.HTTP.WriteTimeoutSec,
+		"ENGRAM_HTTP_IDLE_TIMEOUT_SEC":               c.HTTP.IdleTimeoutSec,
 		"ENGRAM_PROFILE_REFRESH_DEBOUNCE_SEC":        c.Profiles.RefreshDebounceSec,
 		"ENGRAM_PROFILE_REPORT_TIMEOUT_SEC":          c.Profiles.ReportTimeoutSec,
 		"ENGRAM_PROFILE_REPORT_MAX_MEMORIES":         c.Profiles.ReportMaxMemories,

@@ -133,3 +133,22 @@ func ParseActor(raw string) (string, error) {
 	}
 	return raw, nil
 }
+
+// LearnedOnlyFrom says whether a memory goes with a deleted chat: every event of
+// its history that brought content (ADD, UPDATE, APPEND, MERGE) came from that
+// conversation. A memory another conversation, a tool or a person also wrote is
+// kept: it is theirs as much as the chat's (a message deleted with its cascade is
+// the way to purge it too).
+func LearnedOnlyFrom(conversationID string, history []memory.Event) bool {
+	taught := false
+	for _, e := range history {
+		switch e.Op {
+		case memory.OpAdd, memory.OpUpdate, memory.OpAppend, memory.OpMerge:
+			if e.Source.ConversationID != conversationID {
+				return false
+			}
+			taught = true
+		}
+	}
+	return taught
+}

@@ -129,3 +129,32 @@ func TestParseActor(t *testing.T) {
 		}
 	}
 }
+
+func TestLearnedOnlyFrom_aChatsMemoriesAreThoseNoOneElseWrote(t *testing.T) {
+	t.Parallel()
+	from := func(op memory.Op, conv string) memory.Event {
+		return memory.Event{Op: op, Source: memory.Source{Channel: memory.ChannelExtraction, ConversationID: conv}}
+	}
+	tool := memory.Event{Op: memory.OpUpdate, Source: memory.Source{Channel: memory.ChannelTool}}
+	tests := []struct {
+		name    string
+		history []memory.Event
+		want    bool
+	}{
+		{"added and updated from the chat", []memory.Event{from(memory.OpAdd, "s1"), from(memory.OpAppend, "s1")}, true},
+		{"deleted by a tool afterwards: a delete brings no content", []memory.Event{from(memory.OpAdd, "s1"),
+			{Op: memory.OpDelete, Source: memory.Source{Channel: memory.ChannelTool}}}, true},
+		{"another chat updated it", []memory.Event{from(memory.OpAdd, "s1"), from(memory.OpUpdate, "s2")}, false},
+		{"learned elsewhere, merged from the chat", []memory.Event{from(memory.OpAdd, "s2"), from(memory.OpMerge, "s1")}, false},
+		{"a tool rewrote it", []memory.Event{from(memory.OpAdd, "s1"), tool}, false},
+		{"no event brought content", []memory.Event{{Op: memory.OpPurge}}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			if got := LearnedOnlyFrom("s1", tt.history); got != tt.want {
+				t.Errorf("LearnedOnlyFrom = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}

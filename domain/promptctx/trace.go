@@ -1,6 +1,8 @@
 package promptctx
 
 import (
+	"cmp"
+	"slices"
 	"time"
 
 	"engram/domain/memory"
@@ -43,6 +45,9 @@ type TraceItem struct {
 	Score     float64
 	Snippet   string
 	Truncated bool
+	// Purged: what the item quoted was erased since (a purged memory, a deleted
+	// message); the snippet is blank and the id says what it was.
+	Purged bool
 }
 
 // RawHit is one candidate and what became of it.
@@ -54,6 +59,7 @@ type RawHit struct {
 	Score   float64
 	Kept    bool
 	Reason  string // why it was dropped: budget, below_min_score, duplicate, instruction_like…
+	Purged  bool   // the candidate was erased since
 }
 
 // Why the context call dropped a candidate before packing (the searches' own
@@ -84,4 +90,42 @@ func Explain(p Plan, early []RawHit) (items []TraceItem, hits []RawHit, counts m
 		hits = append(hits, RawHit{ID: d.ID, Kind: d.Kind, Section: d.Section, Source: d.Source, Score: d.Score, Kept: d.Kept, Reason: d.Reason})
 	}
 	return items, append(hits, early...), counts
+}
+
+// Redact blanks the snippets of the items whose id is a key of erased and marks
+// them, and the raw hits with those ids, purged: the trace no longer quotes what
+// was erased but still says that something was there. An id that would itself
+// tell what was erased (a memory key is made from its content) is replaced by
+// the one erased maps it to, when not empty. It reports whether anything
+// changed. The slices are copied before they change, so a trace shared with a
+// reader is not written under it.
+func (t *Trace) Redact(erased map[string]string) bool {
+	changed := false
+	clone := func() {
+		if !changed {
+			t.Items, t.RawHits, changed = slices.Clone(t.Items), slices.Clone(t.RawHits), true
+		}
+	}
+	for i, it := range t.Items {
+		id, ok := erased[it.ID]
+		if ok && (cmp.Or(id, it.ID) != it.ID || it.Snippet != "" || it.Truncated || !it.Purged) {
+			clone()
+			t.Items[i].ID = cmp.Or(id, it.ID)
+			t.Items[i].Snippet, t.Items[i].Truncated, t.Items[i].Purged = "", false, true
+		}
+	}
+	for i, h := range t.RawHits {
+		id, ok := erased[h.ID]
+		if ok && (cmp.Or(id, h.ID) != h.ID || !h.Purged) {
+			clone()
+			t.RawHits[i].ID, t.RawHits[i].Purged = cmp.Or(id, h.ID), true
+		}
+	}
+	return changed
+}
+
+// OfSession says whether the trace is of a call that named the session: of
+// flowID, or of any flow when flowID is empty.
+func (t Trace) OfSession(sessionID, flowID string) bool {
+	return t.SessionID == sessionID && (flowID == "" || t.FlowID == flowID)
 }

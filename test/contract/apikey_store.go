@@ -74,6 +74,72 @@ func RunAPIKeyStore(t *testing.T, open func(t *testing.T) ports.APIKeyStore) {
 
 	runAPIKeyLifecycle(t, open, created)
 
+	t.Run("a key keeps the one user it reaches", func(t *testing.T) {
+		t.Parallel()
+		store, ctx := open(t), memTestContext(t)
+		pinned := ports.APIKey{ID: memNewID(), Tenant: "acme", User: "alice", Hash: keyHash("a"), CreatedAt: created}
+		tenantWide := ports.APIKey{ID: memNewID(), Tenant: "acme", Hash: keyHash("b"), CreatedAt: created}
+		for _, k := range []ports.APIKey{pinned, tenantWide} {
+			if err := store.CreateAPIKey(ctx, k); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if got, err := store.APIKeyByHash(ctx, pinned.Hash); err != nil || got.User != "alice" {
+			t.Errorf("the user-scoped key: %+v, %v", got, err)
+		}
+		if got, err := store.APIKeyByHash(ctx, tenantWide.Hash); err != nil || got.User != "" {
+			t.Errorf("the tenant key: %+v, %v", got, err)
+		}
+		listed, err := store.ListAPIKeys(ctx, false)
+		if err != nil || len(listed) != 2 || listed[0].User+listed[1].User != "alice" {
+			t.Errorf("listed %+v, %v", listed, err)
+		}
+	})
+
+	t.Run("the generation changes with every key created or revoked, and only then", func(t *testing.T) {
+		t.Parallel()
+		store, ctx := open(t), memTestContext(t)
+		generation := func() int64 {
+			t.Helper()
+			g, err := store.Generation(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return g
+		}
+		start := generation()
+		key := ports.APIKey{ID: memNewID(), Tenant: "acme", Hash: keyHash("a"), CreatedAt: created}
+		if err := store.CreateAPIKey(ctx, key); err != nil {
+			t.Fatal(err)
+		}
+		afterCreate := generation()
+		if afterCreate == start {
+			t.Fatalf("a creation left the generation at %d", start)
+		}
+		if err := store.TouchAPIKey(ctx, key.ID, created.Add(time.Minute)); err != nil {
+			t.Fatal(err)
+		}
+		if err := store.CreateAPIKey(ctx, key); !errors.Is(err, ports.ErrConflict) {
+			t.Fatalf("a second creation: %v", err)
+		}
+		if g := generation(); g != afterCreate {
+			t.Errorf("a use or a refused creation moved the generation from %d to %d", afterCreate, g)
+		}
+		if _, err := store.RevokeAPIKey(ctx, key.ID, created.Add(time.Hour)); err != nil {
+			t.Fatal(err)
+		}
+		afterRevoke := generation()
+		if afterRevoke == afterCreate {
+			t.Errorf("a revocation left the generation at %d", afterCreate)
+		}
+		if _, err := store.RevokeAPIKey(ctx, key.ID, created.Add(2*time.Hour)); err != nil {
+			t.Fatal(err)
+		}
+		if g := generation(); g != afterRevoke {
+			t.Errorf("revoking a revoked key moved the generation from %d to %d", afterRevoke, g)
+		}
+	})
+
 	t.Run("keys of several tenants live side by side", func(t *testing.T) {
 		t.Parallel()
 		store, ctx := open(t), memTestContext(t)

@@ -59,15 +59,15 @@ func TestKeys_createListRevokeOnARunningServer(t *testing.T) {
 
 	list := cli(t, env, "keys", "list")
 	lines := strings.Split(strings.TrimSpace(list), "\n")
-	if len(lines) != 2 || strings.Join(strings.Fields(lines[0]), " ") != "ID TENANT CREATED LAST USED" {
+	if len(lines) != 2 || strings.Join(strings.Fields(lines[0]), " ") != "ID TENANT USER CREATED LAST USED" {
 		t.Fatalf("keys list:\n%s", list)
 	}
 	fields := strings.Fields(lines[1])
-	if len(fields) != 4 || fields[1] != "acme" || fields[3] == "never" {
-		t.Errorf("the key's line %q: want id, acme, created, a last use", lines[1])
+	if len(fields) != 5 || fields[1] != "acme" || fields[2] != "*" || fields[4] == "never" {
+		t.Errorf("the key's line %q: want id, acme, * (every user), created, a last use", lines[1])
 	}
-	if _, err := time.Parse(time.RFC3339, fields[2]); err != nil {
-		t.Errorf("created %q is not RFC 3339", fields[2])
+	if _, err := time.Parse(time.RFC3339, fields[3]); err != nil {
+		t.Errorf("created %q is not RFC 3339", fields[3])
 	}
 	if strings.Contains(list, secret) || strings.Contains(list, secret[len("engram_"):len("engram_")+8]) {
 		t.Error("keys list shows the secret")

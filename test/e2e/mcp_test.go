@@ -78,12 +78,26 @@ func toolNames(t *testing.T, s *mcp.ClientSession) []string {
 	return names
 }
 
-// exerciseTools calls every tool as an MCP client of alice would, checking each
-// answer; the caller checks the effect through the REST API.
+// exerciseTools calls every tool as an MCP client of alice would, on a connection
+// pinned to her, checking each answer; the caller checks the effect through the
+// REST API.
 func exerciseTools(t *testing.T, s *mcp.ClientSession) {
 	t.Helper()
 	if names := toolNames(t, s); !slices.Equal(names, mcpTools) {
 		t.Fatalf("tools %v, want %v", names, mcpTools)
+	}
+	list, err := s.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tool := range list.Tools {
+		if schema, _ := json.Marshal(tool.InputSchema); strings.Contains(string(schema), `"user_id"`) {
+			t.Errorf("%s takes user_id on a pinned connection: %s", tool.Name, schema)
+		}
+	}
+	if text, isError := callTool(t, s, "memory_save", map[string]any{"user_id": "bob", "key": "planted", "type": "fact", "content": "x"}); !isError ||
+		!strings.Contains(text, "this connection acts for user alice only") {
+		t.Errorf("a save naming bob on alice's connection: error %v, %s", isError, text)
 	}
 	steps := []struct {
 		tool      string
@@ -110,7 +124,7 @@ func exerciseTools(t *testing.T, s *mcp.ClientSession) {
 	}
 }
 
-// Over streamable HTTP, with a key and X-Engram-User naming the default user, the
+// Over streamable HTTP, with a key and X-Engram-User pinning the connection, the
 // Go SDK's client saves, appends, lists, searches and deletes; the REST API sees
 // it; another tenant's key sees nothing; without a valid key /mcp is a 401.
 func TestMCP_streamableHTTPWithAKey(t *testing.T) {
@@ -153,9 +167,11 @@ func TestMCP_streamableHTTPWithAKey(t *testing.T) {
 		t.Error("the profile of a user the tenant does not know was read")
 	}
 
-	// user_id names another user of the same tenant.
-	if text, isError := callTool(t, acme, "memory_list", map[string]any{"user_id": "bob"}); isError || !strings.Contains(text, `"items":[]`) {
-		t.Errorf("bob's memories: %s", text)
+	// The connection is pinned to alice: naming another user of the tenant is
+	// refused, in words for the model.
+	if text, isError := callTool(t, acme, "memory_list", map[string]any{"user_id": "bob"}); !isError ||
+		!strings.Contains(text, "names another user: this connection acts for user alice only") {
+		t.Errorf("bob's memories over alice's connection: error %v, %s", isError, text)
 	}
 	// Another tenant's key sees nothing of alice.
 	globex := mcpOverHTTP(t, srv, map[string]string{"Authorization": "Bearer " + globexMCPKey, "X-Engram-User": "alice"})

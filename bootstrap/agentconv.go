@@ -11,6 +11,7 @@ import (
 	"engram/adapters/openaiconv"
 	"engram/adapters/sqlstore"
 	appconv "engram/app/agentconv"
+	apperasure "engram/app/erasure"
 	"engram/app/sessions"
 	"engram/bootstrap/config"
 	"engram/domain/agentconv"
@@ -33,8 +34,17 @@ var agentConversationsModule = fx.Module("agent-conversations",
 	AsPurger("agent_conversations", erasure.PhaseTruth, func(s *sqlstore.AgentConversationStore) ports.UserPurger { return s }),
 )
 
-func newAgentConversations(store ports.AgentConversationStore, svc metrics.SessionService, ids ports.IDs, clk ports.Clock) *appconv.Service {
-	return appconv.New(appconv.Deps{Store: store, Sessions: conversationSessions{svc: svc}, IDs: ids, Clock: clk})
+type agentConversationsParams struct {
+	fx.In
+	Store    ports.AgentConversationStore
+	Sessions metrics.SessionService
+	Eraser   metrics.Eraser
+	IDs      ports.IDs
+	Clock    ports.Clock
+}
+
+func newAgentConversations(p agentConversationsParams) *appconv.Service {
+	return appconv.New(appconv.Deps{Store: p.Store, Sessions: conversationSessions{sessions: p.Sessions, eraser: p.Eraser}, IDs: p.IDs, Clock: p.Clock})
 }
 
 func agentConversationRoutes(svc *appconv.Service, cfg config.Config, log *slog.Logger) Route {
@@ -45,19 +55,21 @@ func agentConversationRoutes(svc *appconv.Service, cfg config.Config, log *slog.
 	}
 }
 
-// conversationSessions records a conversation's turns in the session it is,
-// through the session use cases (record_exchange and session delete), in the
-// conversations' flow.
+// conversationSessions records a conversation's turns in the session it is
+// (record_exchange, in the conversations' flow) and deletes it as a session
+// delete does: the whole chat, its stored messages and traces included.
 type conversationSessions struct {
-	svc metrics.SessionService
+	sessions metrics.SessionService
+	eraser   metrics.Eraser
 }
 
 func (s conversationSessions) Record(ctx context.Context, scope memory.Scope, sessionID string, x agentconv.Exchange) error {
-	_, err := s.svc.Record(ctx, sessions.Record{Scope: scope, SessionID: sessionID, FlowID: agentconv.FlowID,
+	_, err := s.sessions.Record(ctx, sessions.Record{Scope: scope, SessionID: sessionID, FlowID: agentconv.FlowID,
 		Exchange: session.ExchangeInput{ExchangeID: x.ID, FlowName: "OpenAI Conversations API", UserMessage: x.User, AssistantMessage: x.Assistant}})
 	return err
 }
 
 func (s conversationSessions) Delete(ctx context.Context, scope memory.Scope, sessionID string) error {
-	return s.svc.Delete(ctx, sessions.Delete{Scope: scope, SessionID: sessionID, FlowID: agentconv.FlowID})
+	_, err := s.eraser.DeleteSession(ctx, apperasure.DeleteSession{Scope: scope, SessionID: sessionID, FlowID: agentconv.FlowID})
+	return err
 }

@@ -36,18 +36,21 @@ func runAgentsClient(t *testing.T, node string, out any, args ...string) {
 }
 
 // The OpenAI Agents SDK's OpenAIConversationsSession, given nothing but engram's
-// base URL and a key, keeps its session in engram on the embedded default.
+// base URL and a key, keeps its session in engram, on the embedded default and
+// on PostgreSQL with Redis.
 func TestOpenAIAgentsSession_sdkSessionUnchanged(t *testing.T) {
-	node := nodeClient(t, oaitsDir, "@openai/agents")
-	srv := Start(t, "ENGRAM_DATA_DIR="+t.TempDir(), "ENGRAM_API_KEYS=acme="+acmeMCPKey, "LONG_TERM_MEMORY_DEBOUNCE_SEC=0.5")
-	agentsSession(t, srv, node)
-	srv.Stop()
+	runAgentsSession(t, false)
 }
 
 func TestOpenAIAgentsSession_sdkSessionUnchanged_Postgres_Redis(t *testing.T) {
+	runAgentsSession(t, true)
+}
+
+func runAgentsSession(t *testing.T, postgres bool) {
 	node := nodeClient(t, oaitsDir, "@openai/agents")
-	srv, _, _ := startOnPostgresAndRedis(t, "ENGRAM_API_KEYS=acme="+acmeMCPKey, "LONG_TERM_MEMORY_DEBOUNCE_SEC=0.5")
-	agentsSession(t, srv, node)
+	env := append(backendEnv(t, postgres), "ENGRAM_API_KEYS=acme="+acmeMCPKey, "LONG_TERM_MEMORY_DEBOUNCE_SEC=0.5")
+	srv := Start(t, env...)
+	agentsSession(t, srv, env, node)
 	srv.Stop()
 }
 
@@ -66,7 +69,7 @@ type agentItem struct {
 // shows the turns, extraction learns from them and another session's context
 // carries what it learned; deleting an item takes its text out of the session;
 // clearSession() deletes the conversation and its session.
-func agentsSession(t *testing.T, srv *Server, node string) {
+func agentsSession(t *testing.T, srv *Server, env []string, node string) {
 	t.Helper()
 	base := srv.Base + "/openai/users/alice/v1"
 	auth := []string{"Authorization", "Bearer " + acmeMCPKey}
@@ -140,6 +143,11 @@ func agentsSession(t *testing.T, srv *Server, node string) {
 			t.Errorf("the session still holds the deleted answer %q", answer.Text)
 		}
 	}
+	for _, content := range chatMessages(t, srv, conv, auth) {
+		if strings.Contains(content, answer.Text) {
+			t.Errorf("the chat's stored messages still hold the deleted answer %q", answer.Text)
+		}
+	}
 
 	// A wrong key is refused in OpenAI's error shape, as the SDK reads it.
 	var refused struct {
@@ -151,6 +159,24 @@ func agentsSession(t *testing.T, srv *Server, node string) {
 	if code := srv.Do(http.MethodGet, "/openai/users/alice/v1/conversations/"+conv, nil, &refused, "Authorization", "Bearer wrong"); code != http.StatusUnauthorized ||
 		refused.Error.Code != "invalid_api_key" || refused.Error.Type != "invalid_request_error" {
 		t.Errorf("a wrong key = %d %+v", code, refused)
+	}
+
+	// A key of alice's reaches her conversations; a key of bob's does not, and
+	// is told so in OpenAI's error shape.
+	aliceKey := strings.TrimSpace(cli(t, env, "keys", "create", "--tenant", "acme", "--user", "alice"))
+	bobKey := strings.TrimSpace(cli(t, env, "keys", "create", "--tenant", "acme", "--user", "bob"))
+	if code := srv.Do(http.MethodGet, "/openai/users/alice/v1/conversations/"+conv, nil, nil, bearer(aliceKey)...); code != http.StatusOK {
+		t.Errorf("alice's key = %d", code)
+	}
+	var outOfReach struct {
+		Error struct {
+			Type    string `json:"type"`
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	if code := srv.Do(http.MethodGet, "/openai/users/alice/v1/conversations/"+conv, nil, &outOfReach, bearer(bobKey)...); code != http.StatusForbidden ||
+		outOfReach.Error.Type != "permission_error" || !strings.Contains(outOfReach.Error.Message, "reaches user bob only") {
+		t.Errorf("bob's key on alice's conversation = %d %+v", code, outOfReach)
 	}
 
 	var clear struct {
@@ -168,6 +194,9 @@ func agentsSession(t *testing.T, srv *Server, node string) {
 	if code := srv.Do(http.MethodGet, "/v1/users/alice/sessions/"+conv, nil, nil, auth...); code != http.StatusNotFound {
 		t.Errorf("the session after clearSession = %d, want 404", code)
 	}
+	if msgs := chatMessages(t, srv, conv, auth); len(msgs) != 0 {
+		t.Errorf("the chat's stored messages after clearSession: %v", msgs)
+	}
 }
 
 type sessionMessage struct {
@@ -184,6 +213,25 @@ func conversationSession(t *testing.T, srv *Server, conv string, auth []string) 
 		t.Fatalf("session %s = %d", conv, code)
 	}
 	return struct{ Messages []sessionMessage }{view.Messages}
+}
+
+// chatMessages are the contents of the stored messages of the conversation
+// (what extraction reads).
+func chatMessages(t *testing.T, srv *Server, conv string, auth []string) []string {
+	t.Helper()
+	var list struct {
+		Items []struct {
+			Content string `json:"content"`
+		} `json:"items"`
+	}
+	if code := srv.Do(http.MethodGet, "/v1/users/alice/messages?conversation_id="+conv, nil, &list, auth...); code != http.StatusOK {
+		t.Fatalf("messages of %s = %d", conv, code)
+	}
+	out := make([]string, len(list.Items))
+	for i, m := range list.Items {
+		out[i] = m.Content
+	}
+	return out
 }
 
 // rawGet is the body of a GET, byte for byte.

@@ -3,6 +3,7 @@ package bootstrap
 import (
 	"context"
 	"log/slog"
+	"maps"
 	"time"
 
 	"go.uber.org/fx"
@@ -28,10 +29,11 @@ var contextModule = fx.Module("context",
 	fx.Provide(
 		fx.Private,
 		func(s *storage) ports.TraceStore { return sqlstore.NewTraceStore(s.db) },
+		func(s *storage) contextbuild.StandingReader { return s.memories },
 	),
 	fx.Provide(
 		newTraceRecorder,
-		fx.Annotate(newContextService, fx.ParamTags("", "", "", `optional:"true"`, "", "", "", "", "", "")),
+		fx.Annotate(newContextService, fx.ParamTags("", "", "", `optional:"true"`, "", "", "", "", "", "", "")),
 		AsRoute(contextRoutes),
 		AsTool(func(svc metrics.ContextService) httpapi.Tool { return httpapi.MemoryContextTool(svc) }),
 	),
@@ -70,20 +72,29 @@ func traceRetention(cfg config.Config) time.Duration {
 // worker`) has no session store, and its context calls read no session.
 func newContextService(cfg config.Config, search *retrieval.Service, recorder *contextbuild.TraceRecorder, store ports.SessionStore,
 	prof *profiles.Service, an ports.TextAnalyzer, erasures ports.ErasureStore, clk ports.Clock, ids ports.IDs, m *metrics.Metrics,
+	standing contextbuild.StandingReader,
 ) metrics.ContextService {
 	x := cfg.Context
 	lang, _ := promptctx.ParseLanguage(x.Language)
 	deps := contextbuild.Deps{
-		Retriever: contextsearch.Retriever{Search: search, MessagesMode: contextsearch.MessagesModeFor(cfg.Memory.RetrieveMode)}, Sessions: store, Profiles: prof, Analyzer: an,
+		Retriever: contextsearch.Retriever{Search: search, MessagesMode: contextsearch.MessagesModeFor(cfg.Memory.RetrieveMode)}, Sessions: store, Profiles: prof, Analyzer: an, Standing: standing,
 		Traces: recorder, Reader: recorder, Erasures: erasures, Clock: clk, IDs: ids,
 	}
 	svc := contextbuild.New(deps, contextbuild.Options{
 		Layout:      promptctx.Layout{Header: x.Header, Language: lang},
 		BudgetChars: x.BudgetChars, MaxMemories: cfg.Memory.RetrieveLimit, MaxEpisodes: x.MaxEpisodes, RecentMessages: x.RecentMessages,
 		MinScore: cfg.Memory.MinScore, IncludeInstructionLike: x.IncludeInstructionLike, Retention: traceRetention(cfg),
+		Shares: contextShares(x), StandingMinImportance: x.StandingMinImportance, QueryMaxChars: x.QueryMaxChars,
 		Secrets: cfg.Secrets.ScreenMode(),
 	})
 	return m.ContextCalls(svc)
+}
+
+// contextShares are the packer's shares with the configured standing share.
+func contextShares(x config.Context) map[promptctx.Section]float64 {
+	shares := maps.Clone(promptctx.DefaultShares)
+	shares[promptctx.Standing] = x.StandingShare
+	return shares
 }
 
 func contextRoutes(svc metrics.ContextService) Route {

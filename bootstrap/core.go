@@ -34,7 +34,12 @@ func systemClock() ports.Clock { return clock.System{} }
 func newIDs() ports.IDs { return ulids.New() }
 
 func newMemoriesService(store ports.MemoryStore, clk ports.Clock, ids ports.IDs, cfg config.Config) *memories.Service {
-	return memories.New(store, clk, ids, memory.Policy{DefaultTTLDays: cfg.Memory.DefaultTTLDays, Secrets: cfg.Secrets.ScreenMode()})
+	return memories.New(store, clk, ids, memoryPolicy(cfg))
+}
+
+// memoryPolicy is the lifecycle of memories every write path follows.
+func memoryPolicy(cfg config.Config) memory.Policy {
+	return memory.Policy{DefaultTTLDays: cfg.Memory.DefaultTTLDays, ConstraintTTLDays: cfg.Memory.ConstraintTTLDays, Secrets: cfg.Secrets.ScreenMode()}
 }
 
 // provideStorage opens the database when the process starts and closes it last.

@@ -41,6 +41,7 @@ var probeParameters = map[string]string{"user": erasingUser, "key": "diet", "mes
 var erasingProbes = map[string]erasingProbe{
 	"memory_save":             {body: `{"type":"fact","content":"written while erasing"}`, writesTruth: true},
 	"memory_append":           {body: `{"content":"and more"}`, writesTruth: true},
+	"memory_patch":            {body: `{"pinned":true}`, writesTruth: true},
 	"memory_revert":           {body: `{"event_id":"` + seededEventMarker + `"}`, writesTruth: true, readsFirst: true},
 	"memory_delete":           {writesTruth: true},
 	"memory_consolidate":      {writesTruth: true},

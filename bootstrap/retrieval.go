@@ -134,12 +134,13 @@ func newRetrievalService(p retrievalParams) *retrieval.Service {
 		deps.Expander = lexicon.New(p.Analyzer, lexicon.Weights{})
 	}
 	return retrieval.New(deps, retrieval.Options{
-		DefaultMode:  retrieval.Mode(c.Memory.RetrieveMode),
-		DefaultLimit: c.Memory.RetrieveLimit,
-		ScanLimit:    c.Memory.RetrieveScanLimit,
-		MinScore:     c.Memory.MinScore,
-		Dense:        denseScale(c.Embedding),
-		Secrets:      c.Secrets.ScreenMode(),
+		DefaultMode:   retrieval.Mode(c.Memory.RetrieveMode),
+		DefaultLimit:  c.Memory.RetrieveLimit,
+		ScanLimit:     c.Memory.RetrieveScanLimit,
+		QueryMaxChars: c.Context.QueryMaxChars,
+		MinScore:      c.Memory.MinScore,
+		Dense:         denseScale(c.Embedding),
+		Secrets:       c.Secrets.ScreenMode(),
 	})
 }
 

@@ -113,7 +113,12 @@ func openVectorStore(ctx context.Context, cfg config.Config, s *storage, emb por
 		}
 		store := sqlstore.NewLocalVectorStore(s.db, model, dim)
 		start := time.Now()
-		ix, err := localvec.OpenDurable(ctx, store, localvec.Options{Dimension: dim})
+		prefilter := cfg.Vector.LocalPrefilterThreshold
+		if !localvec.HasInt8Kernel() {
+			prefilter = -1 // the int8 scan in plain Go is slower than the exact one
+		}
+		ix, err := localvec.OpenDurable(ctx, store, localvec.Options{Dimension: dim,
+			Prefilter: localvec.PrefilterOptions{Threshold: prefilter}})
 		if ix == nil {
 			return nil, fmt.Errorf("ENGRAM_VECTOR_BACKEND local: %w", err)
 		}

@@ -23,7 +23,6 @@ import (
 	"engram/configs/prompts"
 	"engram/domain/candidate"
 	"engram/domain/conversation"
-	"engram/domain/memory"
 	"engram/ports"
 )
 
@@ -149,7 +148,7 @@ func newPipeline(cfg config.Config, st stages, mem ports.MemoryStore, msgs ports
 		ExtractTimeout:      time.Duration(m.ExtractTimeoutSec) * time.Second,
 		UpsertTimeout:       time.Duration(m.UpsertTimeoutSec) * time.Second,
 		Retry:               conversation.RetryPolicy{MaxAttempts: m.MaxAttempts},
-		Policy:              memory.Policy{DefaultTTLDays: m.DefaultTTLDays, Secrets: cfg.Secrets.ScreenMode()},
+		Policy:              memoryPolicy(cfg),
 		MaxCallsInFlight:    m.WorkerConcurrency,
 	})
 }

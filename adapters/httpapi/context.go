@@ -14,12 +14,12 @@ import (
 
 // ContextRequest is the body of POST /v1/users/{user}/context (API.md "Context").
 type ContextRequest struct {
-	Query       string                `json:"query" minLength:"1" maxLength:"4000" doc:"The question the agent is about to answer. Memories are retrieved for it joined with the session's summary (seed 000)."`
+	Query       string                `json:"query" minLength:"1" doc:"The question the agent is about to answer. Memories are retrieved for it joined with the session's summary (seed 000). Any length up to the body limit: beyond ENGRAM_QUERY_MAX_CHARS (default 2000) only its end is retrieved for, and the trace says so (query_truncated)."`
 	FlowID      string                `json:"flow_id,omitempty" maxLength:"128" doc:"The session's flow; without it, the most recently active session with session_id in any flow."`
 	SessionID   string                `json:"session_id,omitempty" maxLength:"128" doc:"The session the agent runs in: its summary and recent messages are included, and its own past messages are not repeated as episodes. Without it, no session is read."`
 	MaxMemories int                   `json:"max_memories,omitempty" minimum:"1" maximum:"100" doc:"Most long-term memories to consider; default LONG_TERM_MEMORY_RETRIEVE_LIMIT."`
 	BudgetChars int                   `json:"budget_chars,omitempty" minimum:"1" maximum:"100000" doc:"Hard cap on prompt, in characters (Unicode code points), headers, labels and quote marks included; default ENGRAM_CONTEXT_BUDGET_CHARS. What does not fit is left out (the trace says so), except that the first item of a section may be cut to fit, ending with \"…\"."`
-	Include     []string              `json:"include,omitempty" maxItems:"5" enum:"profile,recent,summary,memories,episodes" doc:"The sections wanted; default all of them. External items are included whenever they are passed."`
+	Include     []string              `json:"include,omitempty" maxItems:"6" enum:"profile,standing,recent,summary,memories,episodes" doc:"The sections wanted; default all of them. standing: the user's standing memories (constraints, memories of importance ENGRAM_CONTEXT_STANDING_MIN_IMPORTANCE or more, pinned ones), injected whatever the question. External items are included whenever they are passed."`
 	External    []ExternalItemRequest `json:"external,omitempty" maxItems:"50" doc:"Data the caller brings (knowledge-base chunks, what an MCP tool returned), ranked with the memories and episodes on the same score scale, each keeping its source."`
 	// IncludeInstructionLike is an extension of API.md: the configured default
 	// leaves instruction-like text out.
@@ -49,6 +49,7 @@ type ContextResult struct {
 // ContextSections are the injected items by section.
 type ContextSections struct {
 	Profile        string            `json:"profile" doc:"The user's profile in seed 003's format (its lines that were injected)."`
+	Standing       []ContextMemory   `json:"standing" nullable:"false" doc:"The user's standing memories injected whatever the question — constraints, memories of importance ENGRAM_CONTEXT_STANDING_MIN_IMPORTANCE or more, pinned ones — most important first, then the most recent; within ENGRAM_CONTEXT_STANDING_SHARE of the budget. Their score is 1. A standing memory is never repeated among memories."`
 	RecentMessages []ContextMessage  `json:"recent_messages" nullable:"false" doc:"The session's most recent messages injected, oldest first."`
 	Summary        string            `json:"summary" doc:"The session's recursive summary, when injected."`
 	Memories       []ContextMemory   `json:"memories" nullable:"false" doc:"Long-term memories with evidence for the question, best first."`
@@ -102,26 +103,30 @@ type contextOutput struct {
 
 // Trace is one context call explained (API.md "Context").
 type Trace struct {
-	ID             string             `json:"id"`
-	UserID         string             `json:"user_id"`
-	At             time.Time          `json:"at"`
-	Query          string             `json:"query"`
-	SessionID      string             `json:"session_id,omitempty"`
-	FlowID         string             `json:"flow_id,omitempty"`
-	ModeUsed       string             `json:"mode_used" doc:"The memory search's mode (auto, dense, lexical, full_inject)."`
-	FallbackReason string             `json:"fallback_reason,omitempty" doc:"Why the search answered lexically, as search's fallback_reason."`
-	SourceCount    TraceSourceCount   `json:"source_count" doc:"Items injected, by section."`
-	Items          []TraceItem        `json:"items" nullable:"false" doc:"Every injected item, in the order of prompt."`
-	RawHits        []TraceRawHit      `json:"raw_hits" nullable:"false" doc:"Every candidate considered, injected (kept) or not, each dropped one with its reason."`
-	Omitted        map[string]int     `json:"omitted" doc:"Candidates the searches found but never read, by reason (their relevance alone ruled them out: below_min_score, limit), which raw_hits does not list."`
-	BudgetChars    int                `json:"budget_chars"`
-	InjectedChars  int                `json:"injected_chars"`
-	TimingsMS      map[string]float64 `json:"timings_ms" doc:"Wall time of each stage in milliseconds: session, profile, memories, episodes, external, pack, total."`
+	ID                string             `json:"id"`
+	UserID            string             `json:"user_id"`
+	At                time.Time          `json:"at"`
+	Query             string             `json:"query" doc:"What was retrieved for: the query, or its end when it was longer than ENGRAM_QUERY_MAX_CHARS."`
+	QueryChars        int                `json:"query_chars" doc:"Characters of the query as asked."`
+	QueryTruncated    bool               `json:"query_truncated" doc:"True when the query was longer than ENGRAM_QUERY_MAX_CHARS and only its end was retrieved for."`
+	SessionID         string             `json:"session_id,omitempty"`
+	FlowID            string             `json:"flow_id,omitempty"`
+	ModeUsed          string             `json:"mode_used" doc:"The memory search's mode (auto, dense, lexical, full_inject)."`
+	FallbackReason    string             `json:"fallback_reason,omitempty" doc:"Why the search answered lexically, as search's fallback_reason."`
+	SourceCount       TraceSourceCount   `json:"source_count" doc:"Items injected, by section."`
+	Items             []TraceItem        `json:"items" nullable:"false" doc:"Every injected item, in the order of prompt."`
+	RawHits           []TraceRawHit      `json:"raw_hits" nullable:"false" doc:"Every candidate considered, injected (kept) or not, each dropped one with its reason."`
+	StandingOverShare int                `json:"standing_over_share" doc:"Standing memories the standing share of the budget (ENGRAM_CONTEXT_STANDING_SHARE) could not hold; each is a raw hit with reason standing_share."`
+	Omitted           map[string]int     `json:"omitted" doc:"Candidates the searches found but never read, by reason (their relevance alone ruled them out: below_min_score, limit), which raw_hits does not list."`
+	BudgetChars       int                `json:"budget_chars"`
+	InjectedChars     int                `json:"injected_chars"`
+	TimingsMS         map[string]float64 `json:"timings_ms" doc:"Wall time of each stage in milliseconds: session, standing, profile, memories, episodes, external, pack, total."`
 }
 
 // TraceSourceCount counts the injected items by section.
 type TraceSourceCount struct {
 	Profile  int `json:"profile"`
+	Standing int `json:"standing"`
 	Summary  int `json:"summary"`
 	Recent   int `json:"recent"`
 	Memories int `json:"memories"`
@@ -133,8 +138,8 @@ type TraceSourceCount struct {
 type TraceItem struct {
 	ID        string  `json:"id" doc:"The memory's key, the message's id, the session message's id, summary, profile:N or external:N."`
 	Kind      string  `json:"kind" enum:"memory,message,profile,summary,external"`
-	Section   string  `json:"section" enum:"profile,summary,recent,memories,episodes,external"`
-	Source    string  `json:"source" doc:"memories, messages (past messages), session (summary and recent messages), profile, or the external item's source."`
+	Section   string  `json:"section" enum:"profile,standing,summary,recent,memories,episodes,external"`
+	Source    string  `json:"source" doc:"standing (a standing memory, injected whatever the question), memories, messages (past messages), session (summary and recent messages), profile, or the external item's source."`
 	Score     float64 `json:"score"`
 	Snippet   string  `json:"snippet" doc:"The start of the text injected, on one line; empty once the item was erased (purged)."`
 	Truncated bool    `json:"truncated"`
@@ -145,11 +150,11 @@ type TraceItem struct {
 type TraceRawHit struct {
 	ID      string  `json:"id"`
 	Kind    string  `json:"kind" enum:"memory,message,profile,summary,external"`
-	Section string  `json:"section" enum:"profile,summary,recent,memories,episodes,external"`
+	Section string  `json:"section" enum:"profile,standing,summary,recent,memories,episodes,external"`
 	Source  string  `json:"source"`
 	Score   float64 `json:"score" doc:"Its score; for one dropped before it was scored, its relevance."`
 	Kept    bool    `json:"kept"`
-	Reason  string  `json:"reason,omitempty" doc:"Why it was dropped: budget (no room), below_min_score, limit (scored below the best max_memories), duplicate (its text is already in), current_session (a past message of this session: its summary and recent messages stand for it), instruction_like, secret (holds a secret or an identity number, never injected), expired, inactive, noise, filtered, empty."`
+	Reason  string  `json:"reason,omitempty" doc:"Why it was dropped: budget (no room), below_min_score, limit (scored below the best max_memories), duplicate (its text is already in), current_session (a past message of this session: its summary and recent messages stand for it), instruction_like, secret (holds a secret or an identity number, never injected), standing_share (a standing memory over the standing share), unpaired (an answer whose question the session read did not reach), expired, inactive, noise, filtered, empty."`
 	Purged  bool    `json:"purged,omitempty" doc:"true: the candidate was erased since."`
 }
 
@@ -249,11 +254,15 @@ func (r ContextRequest) request(sc memory.Scope) contextbuild.Request {
 }
 
 func fromContextResult(res contextbuild.Result) ContextResult {
-	s := ContextSections{Profile: res.Profile, Summary: res.Summary, RecentMessages: []ContextMessage{}, Memories: []ContextMemory{},
+	s := ContextSections{Profile: res.Profile, Summary: res.Summary, RecentMessages: []ContextMessage{}, Standing: []ContextMemory{}, Memories: []ContextMemory{},
 		Episodes: []ContextEpisode{}, External: []ContextExternal{}}
 	for _, m := range res.Recent {
 		s.RecentMessages = append(s.RecentMessages, ContextMessage{ID: m.ID, ExchangeID: m.ExchangeID, Role: string(m.Role), Content: m.Text,
 			At: m.At.UTC(), Truncated: m.Truncated})
+	}
+	for _, m := range res.Standing {
+		s.Standing = append(s.Standing, ContextMemory{Key: m.Memory.Key().String(), Type: string(m.Memory.Type()), Content: m.Text,
+			Score: m.Score, Flags: fromFlags(m.Memory.State().Flags), Truncated: m.Truncated})
 	}
 	for _, m := range res.Memories {
 		s.Memories = append(s.Memories, ContextMemory{Key: m.Memory.Key().String(), Type: string(m.Memory.Type()), Content: m.Text,
@@ -271,11 +280,12 @@ func fromContextResult(res contextbuild.Result) ContextResult {
 }
 
 func fromTrace(t promptctx.Trace) Trace {
-	out := Trace{ID: t.ID, UserID: t.Scope.User, At: t.At.UTC(), Query: t.Query, SessionID: t.SessionID, FlowID: t.FlowID,
+	out := Trace{ID: t.ID, UserID: t.Scope.User, At: t.At.UTC(), Query: t.Query, QueryChars: t.QueryChars, QueryTruncated: t.QueryTruncated,
+		StandingOverShare: t.StandingOverShare, SessionID: t.SessionID, FlowID: t.FlowID,
 		ModeUsed: t.ModeUsed, FallbackReason: t.FallbackReason, BudgetChars: t.Budget, InjectedChars: t.InjectedChars,
 		Items: []TraceItem{}, RawHits: []TraceRawHit{}, Omitted: map[string]int{}, TimingsMS: map[string]float64{},
 		SourceCount: TraceSourceCount{
-			Profile: t.SourceCount[promptctx.Profile], Summary: t.SourceCount[promptctx.Summary], Recent: t.SourceCount[promptctx.Recent],
+			Profile: t.SourceCount[promptctx.Profile], Standing: t.SourceCount[promptctx.Standing], Summary: t.SourceCount[promptctx.Summary], Recent: t.SourceCount[promptctx.Recent],
 			Memories: t.SourceCount[promptctx.Memories], Episodes: t.SourceCount[promptctx.Episodes], External: t.SourceCount[promptctx.External],
 		},
 	}

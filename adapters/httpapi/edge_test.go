@@ -220,7 +220,7 @@ func TestWrongMethodOnAKnownPath_is405WithAllow(t *testing.T) {
 	tests := []struct{ method, path, allow string }{
 		{"POST", "/v1/users/u/memories", "GET, HEAD"},
 		{"GET", "/v1/users/u/search", "POST"},
-		{"PATCH", "/v1/users/u/memories/k", "GET, HEAD, PUT, DELETE"},
+		{"POST", "/v1/users/u/memories/k", "GET, HEAD, PUT, PATCH, DELETE"},
 		{"DELETE", "/healthz", "GET, HEAD"},
 	}
 	for _, tt := range tests {

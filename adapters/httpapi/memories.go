@@ -40,12 +40,25 @@ type SaveMemoryRequest struct {
 	Content    string   `json:"content" minLength:"1" maxLength:"1000" doc:"At most 1000 characters."`
 	Importance *int     `json:"importance,omitempty" minimum:"1" maximum:"5" doc:"Default 3."`
 	Confidence *float64 `json:"confidence,omitempty" minimum:"0" maximum:"1" doc:"Default 0.8."`
-	TTLDays    *int     `json:"ttl_days,omitempty" minimum:"1" maximum:"36500" doc:"Days until the memory expires; default from LONG_TERM_MEMORY_DEFAULT_TTL_DAYS."`
+	TTLDays    *int     `json:"ttl_days,omitempty" minimum:"0" maximum:"36500" doc:"Days until the memory expires, counted again from each time it is restated (saved again, extracted again, merged); 0: it never expires. Absent: a new memory takes the default (LONG_TERM_MEMORY_DEFAULT_TTL_DAYS; for a constraint LONG_TERM_MEMORY_CONSTRAINT_TTL_DAYS, default never), an existing one of the same type keeps its lifetime."`
+	Pinned     *bool    `json:"pinned,omitempty" doc:"True: a standing memory, put in every context block whatever the question (like constraints and memories of importance ENGRAM_CONTEXT_STANDING_MIN_IMPORTANCE or more). Absent: a new memory is not pinned, an existing one keeps its pin."`
 }
 
 // draft is the use case's input: memory_save over HTTP and as a tool.
 func (r SaveMemoryRequest) draft() memory.DraftInput {
-	return memory.DraftInput{Type: r.Type, Content: r.Content, Importance: r.Importance, Confidence: r.Confidence, TTLDays: r.TTLDays}
+	return memory.DraftInput{Type: r.Type, Content: r.Content, Importance: r.Importance, Confidence: r.Confidence, TTLDays: r.TTLDays, Pinned: r.Pinned}
+}
+
+// PatchMemoryRequest is the body of memory_patch: how the memory is kept.
+type PatchMemoryRequest struct {
+	Pinned     *bool `json:"pinned,omitempty" doc:"True: a standing memory, in every context block whatever the question; false: only when relevant."`
+	Importance *int  `json:"importance,omitempty" minimum:"1" maximum:"5" doc:"1 (minor) to 5 (essential); from ENGRAM_CONTEXT_STANDING_MIN_IMPORTANCE (4) a memory is standing."`
+	TTLDays    *int  `json:"ttl_days,omitempty" minimum:"0" maximum:"36500" doc:"Days from now until it expires; 0: never."`
+}
+
+type patchInput struct {
+	KeyPath
+	Body PatchMemoryRequest
 }
 
 type saveInput struct {
@@ -132,6 +145,7 @@ type Memories interface {
 	List(ctx context.Context, q memories.List) (memories.ListResult, error)
 	History(ctx context.Context, q memories.History) ([]memory.Event, error)
 	Revert(ctx context.Context, cmd memories.Revert) (memory.Memory, error)
+	Patch(ctx context.Context, cmd memories.Patch) (memory.Memory, error)
 }
 
 // RegisterMemories adds the explicit tools channel: API.md "Long-term memories".
@@ -161,6 +175,26 @@ func RegisterMemories(api *API, svc Memories) {
 			status = http.StatusCreated
 		}
 		return &saveOutput{Status: status, Body: fromMemory(res.Memory)}, nil
+	})
+
+	register(api, huma.Operation{
+		OperationID: "memory_patch", Method: http.MethodPatch, Path: "/users/{user}/memories/{key}",
+		Summary: "Pin a memory, or change its importance or lifetime", Tags: tags,
+		Description: "Changes how the live memory with this key is kept without saying its content again: pinned (a standing " +
+			"memory, in every context block), importance, ttl_days (from now; 0: never expires). Fields left out stay. 404 when " +
+			"the key is absent, deleted or expired; 409 while the user is being erased.",
+		Errors: []int{http.StatusNotFound, refusedWhileErasing, http.StatusUnprocessableEntity},
+	}, func(ctx context.Context, in *patchInput) (*memoryOutput, error) {
+		sc, err := in.scope(ctx, log)
+		if err != nil {
+			return nil, err
+		}
+		m, err := svc.Patch(ctx, memories.Patch{Scope: sc, Key: in.Key, Settings: memory.Settings{
+			Pinned: in.Body.Pinned, Importance: in.Body.Importance, TTLDays: in.Body.TTLDays}})
+		if err != nil {
+			return nil, problem(ctx, log, err, "body")
+		}
+		return &memoryOutput{Body: fromMemory(m)}, nil
 	})
 
 	register(api, huma.Operation{

@@ -19,6 +19,7 @@ type Memory struct {
 	Source         MemorySource `json:"source"`
 	Vector         VectorInfo   `json:"vector"`
 	Flags          []string     `json:"flags" nullable:"false" doc:"What a context builder must know about the content, always an array: instruction_like when it reads as an instruction to the assistant (kept as data, to be quoted or left out, never followed); secret when it holds a secret or an identity number stored as given (ENGRAM_SECRETS=flag): never injected into a context block, and returned by a search only with include_secrets. Recomputed on every change of content."`
+	Pinned         bool         `json:"pinned" doc:"A standing memory: in every context block whatever the question."`
 	Version        int64        `json:"version" doc:"Increases with every change."`
 	CreatedAt      time.Time    `json:"created_at"`
 	UpdatedAt      time.Time    `json:"updated_at"`
@@ -73,6 +74,7 @@ func fromState(s memory.State) Memory {
 			Version:  s.Vector.Version,
 		},
 		Flags:     fromFlags(s.Flags),
+		Pinned:    s.Pinned,
 		Version:   s.Version,
 		CreatedAt: s.CreatedAt.UTC(),
 		UpdatedAt: s.UpdatedAt.UTC(),

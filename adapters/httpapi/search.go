@@ -14,7 +14,7 @@ import (
 
 // SearchRequest is the body of POST /v1/users/{user}/search (API.md "Search").
 type SearchRequest struct {
-	Query string   `json:"query,omitempty" maxLength:"4000" doc:"The question. Required except in mode full_inject, where it only orders the memories."`
+	Query string   `json:"query,omitempty" doc:"The question. Required except in mode full_inject, where it only orders the memories. Any length up to the body limit: beyond ENGRAM_QUERY_MAX_CHARS (default 2000) only its end is searched for, and query_truncated says so."`
 	Scope string   `json:"scope,omitempty" enum:"memories,messages,all" doc:"What to search: long-term memories (default), past conversation messages (episodic memory), or both."`
 	Mode  string   `json:"mode,omitempty" enum:"auto,dense,lexical,full_inject" doc:"auto: dense and lexical fused (lexical when vectors are down); dense: vectors; lexical: BM25; full_inject: every live memory, re-ranked. Default: LONG_TERM_MEMORY_RETRIEVE_MODE."`
 	Limit int      `json:"limit,omitempty" minimum:"1" maximum:"100" doc:"Results wanted; default LONG_TERM_MEMORY_RETRIEVE_LIMIT (full_inject: every live memory up to LONG_TERM_MEMORY_RETRIEVE_SCAN_LIMIT)."`
@@ -44,6 +44,7 @@ type SearchResult struct {
 	Items          []SearchItem `json:"items"`
 	ModeUsed       string       `json:"mode_used" enum:"auto,dense,lexical,full_inject" doc:"lexical when vectors were asked for but did not answer; see fallback_reason."`
 	FallbackReason string       `json:"fallback_reason,omitempty" enum:"vectors_disabled,vector_timeout,vector_error,breaker_open,no_embeddable_text" doc:"Why vectors did not answer; no_embeddable_text: the query has no words to embed (only emoji or punctuation), which is no vector failure."`
+	QueryTruncated bool         `json:"query_truncated,omitempty" doc:"True when the query was longer than ENGRAM_QUERY_MAX_CHARS: only its end was searched for."`
 }
 
 // SearchItem is one result with its score and how the score was made.
@@ -125,7 +126,8 @@ func (r SearchRequest) search(sc memory.Scope) retrieval.Search {
 }
 
 func fromSearchResult(res retrieval.Result) SearchResult {
-	out := SearchResult{Items: make([]SearchItem, 0, len(res.Items)), ModeUsed: string(res.ModeUsed), FallbackReason: res.FallbackReason}
+	out := SearchResult{Items: make([]SearchItem, 0, len(res.Items)), ModeUsed: string(res.ModeUsed), FallbackReason: res.FallbackReason,
+		QueryTruncated: res.QueryTruncated}
 	for _, it := range res.Items {
 		out.Items = append(out.Items, fromSearchItem(it))
 	}

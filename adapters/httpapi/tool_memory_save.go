@@ -41,7 +41,8 @@ func MemorySaveTool(svc MemorySaver) Tool {
 			"content":    "The memory as one self-contained statement, at most 1000 characters, e.g. \"Is vegetarian and avoids eggs\".",
 			"importance": "How much it matters to the user, 1 (minor) to 5 (essential); default 3.",
 			"confidence": "How sure you are that it is true and lasting, 0 to 1; default 0.8.",
-			"ttl_days":   "Days until it expires, when the memory has a natural end; leave it out for the default.",
+			"ttl_days":   "Days until it expires, when the memory has a natural end; 0 for never; leave it out for the default.",
+			"pinned":     "True for something the user wants remembered in every conversation whatever the topic (standing rules and constraints are already); leave it out to keep the current pin.",
 		},
 	}, func(ctx context.Context, sc memory.Scope, a *memorySaveArguments) (Memory, error) {
 		res, err := svc.Save(ctx, memories.Save{Scope: sc, Key: a.Key, Draft: a.draft()})

@@ -7,6 +7,7 @@ import (
 	"math/rand"
 	"runtime"
 	"sort"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -16,18 +17,19 @@ import (
 	"engram/ports"
 )
 
-// The benchmarks compare exact scan with HNSW for one user holding n vectors of the
-// local embedder's dimension. Run them with
+// The benchmarks compare the exact scan with the int8 prefilter and with HNSW for
+// one user holding n vectors of the local embedder's dimension. Run them with
 //
-//	go test -run '^$' -bench Search -benchtime 200x ./adapters/localvec
+//	go test -run '^$' -bench 'Search/n=100000/(exact|int8)' -benchtime 200x ./adapters/localvec
 //
+// (the HNSW rows take minutes to build at 100,000).
 // Each reports, besides ns/op, the p50 and p95 latency, recall@10 against the exact
 // answer, and the heap the index holds. The data are clustered (50 centres, heavy
 // noise), a harder case for graphs than real embeddings, which lie on fewer
 // dimensions; see BENCHMARKS.md in this directory for the figures and the decision.
 
 const (
-	benchDim     = 384
+	benchDim     = 512
 	benchK       = 10
 	benchQueries = 200
 )
@@ -72,7 +74,7 @@ func fixture(b *testing.B, n int) *benchFixture {
 	for range benchQueries {
 		f.queries = append(f.queries, point())
 	}
-	exact := buildBenchIndex(b, f, 0)
+	exact := buildBenchIndex(b, f, "exact")
 	for _, q := range f.queries {
 		hits, err := exact.Search(context.Background(), benchQuery(q))
 		if err != nil {
@@ -92,8 +94,21 @@ func benchQuery(v []float32) ports.VectorQuery {
 	return ports.VectorQuery{Tenant: "t", User: "u", Vector: v, Limit: benchK}
 }
 
-func buildBenchIndex(b *testing.B, f *benchFixture, threshold int) *localvec.Index {
-	ix, err := localvec.New(localvec.Options{Dimension: benchDim, HNSW: localvec.HNSWOptions{Threshold: threshold}})
+// benchOptions are the index options of a benchmark mode: "exact…" scans every
+// vector, "int8…" uses the prefilter at every size, "hnsw" a graph at every size.
+func benchOptions(mode string) localvec.Options {
+	opts := localvec.Options{Dimension: benchDim, Prefilter: localvec.PrefilterOptions{Threshold: -1}}
+	switch {
+	case strings.HasPrefix(mode, "int8"):
+		opts.Prefilter.Threshold = 1
+	case mode == "hnsw":
+		opts.HNSW.Threshold = 1
+	}
+	return opts
+}
+
+func buildBenchIndex(b *testing.B, f *benchFixture, mode string) *localvec.Index {
+	ix, err := localvec.New(benchOptions(mode))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -112,16 +127,12 @@ func heapInUse() uint64 {
 
 func BenchmarkSearch(b *testing.B) {
 	for _, n := range []int{1_000, 10_000, 100_000} {
-		for _, mode := range []string{"exact", "hnsw", "exact-filtered"} {
+		for _, mode := range []string{"exact", "int8", "hnsw", "exact-filtered", "int8-filtered"} {
 			b.Run(fmt.Sprintf("n=%d/%s", n, mode), func(b *testing.B) {
 				f := fixture(b, n)
-				threshold := 0
-				if mode == "hnsw" {
-					threshold = 1
-				}
 				before := heapInUse()
 				start := time.Now()
-				ix := buildBenchIndex(b, f, threshold)
+				ix := buildBenchIndex(b, f, mode)
 				build := time.Since(start)
 				held := heapInUse() - before
 
@@ -131,7 +142,8 @@ func BenchmarkSearch(b *testing.B) {
 				for i := range b.N {
 					qi := i % len(f.queries)
 					q := benchQuery(f.queries[qi])
-					if mode == "exact-filtered" {
+					filtered := strings.HasSuffix(mode, "-filtered")
+					if filtered {
 						q.MemoryTypes = []string{"fact", "goal"} // two thirds of the records pass
 					}
 					t0 := time.Now()
@@ -140,7 +152,7 @@ func BenchmarkSearch(b *testing.B) {
 					if err != nil {
 						b.Fatal(err)
 					}
-					if mode != "exact-filtered" {
+					if !filtered {
 						found += overlap(hits, f.truth[qi])
 						wanted += len(f.truth[qi])
 					}

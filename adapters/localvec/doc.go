@@ -1,7 +1,10 @@
 // Package localvec is the embedded default's vector index: it keeps one embedding
-// model's vectors in process memory and answers ports.VectorIndex searches with an
-// exact cosine scan, optionally helped by HNSW graphs (github.com/coder/hnsw) for
-// very large partitions.
+// model's vectors in process memory and answers ports.VectorIndex searches with
+// exact cosine scores. Partitions of 20,000 vectors and more are scanned by int8
+// copies of their vectors first (an AVX2 kernel) and only the best candidates are
+// scored exactly, with recall@10 against the full scan measured at 1.0 at 100,000
+// vectors (PrefilterOptions); HNSW graphs (github.com/coder/hnsw) remain an option
+// for very large partitions.
 //
 // Vectors are partitioned by tenant, user and kind, and every other filter is applied
 // to a record before it is scored, so a search never sees another user's vectors and

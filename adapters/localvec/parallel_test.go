@@ -20,7 +20,7 @@ func TestSearch_parallelScanOfALargePartitionIsExact(t *testing.T) {
 	t.Parallel()
 	const n, dim, k = 40_000, 8, 25
 	rng := rand.New(rand.NewSource(7))
-	ix, err := localvec.New(localvec.Options{Dimension: dim})
+	ix, err := localvec.New(localvec.Options{Dimension: dim, Prefilter: localvec.PrefilterOptions{Threshold: -1}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -42,10 +42,37 @@ type partition struct {
 
 	graph    *graphIndex // nil: exact scan only
 	building bool        // a graph build for this partition is running
+
+	// quantised holds each slot's int8 copy (quantised.go) at slot*stride, scales
+	// its scale. Only partitions big enough to be prefiltered keep copies (nil
+	// otherwise), so the many small partitions pay nothing for them.
+	quantised []int8
+	scales    []float32
+	stride    int
 }
 
-func newPartition(kind memory.Kind) *partition {
-	return &partition{kind: kind, slotOf: make(map[string]int32)}
+func newPartition(kind memory.Kind, stride int) *partition {
+	return &partition{kind: kind, slotOf: make(map[string]int32), stride: stride}
+}
+
+// keepQuantised makes the partition keep int8 copies while it holds at least
+// threshold live records, and drops them once it falls under half of that (the
+// gap keeps a partition at the edge from rebuilding them on every write). A
+// threshold of 0 or less keeps none. Callers hold p.mu.
+func (p *partition) keepQuantised(threshold int) {
+	switch n := p.live(); {
+	case p.quantised == nil && threshold > 0 && n >= threshold:
+		w := p.stride
+		p.quantised = make([]int8, len(p.records)*w)
+		p.scales = make([]float32, len(p.records))
+		for slot := range p.records {
+			if r := &p.records[slot]; r.live {
+				p.scales[slot] = quantise(r.vec, p.quantised[slot*w:(slot+1)*w])
+			}
+		}
+	case p.quantised != nil && n < threshold/2:
+		p.quantised, p.scales = nil, nil
+	}
 }
 
 func (p *partition) live() int { return len(p.slotOf) }
@@ -63,6 +90,13 @@ func (p *partition) put(r record) {
 	} else {
 		slot = int32(len(p.records))
 		p.records = append(p.records, r)
+		if p.quantised != nil {
+			p.quantised = append(p.quantised, make([]int8, p.stride)...)
+			p.scales = append(p.scales, 0)
+		}
+	}
+	if w := p.stride; p.quantised != nil {
+		p.scales[slot] = quantise(r.vec, p.quantised[int(slot)*w:(int(slot)+1)*w])
 	}
 	p.slotOf[r.id] = slot
 	if p.graph != nil {
@@ -85,13 +119,29 @@ func (p *partition) remove(id string) bool {
 	return true
 }
 
+// searchPlan is how an index searches its partitions.
+type searchPlan struct {
+	hnswEf int
+	// quantisedFrom is the number of live records from which a partition is
+	// scanned by its int8 copies (0: never); candidates is how many records are
+	// scored exactly then.
+	quantisedFrom, candidates int
+}
+
 // search adds this partition's best matches for q to top. Callers hold p.mu for
 // reading. The graph answers only unfiltered searches: a filter is applied to every
 // record before it is scored, which a graph walk cannot do.
-func (p *partition) search(q []float32, f filter, top *topK, hnswEf int) {
+func (p *partition) search(q []float32, f filter, top *topK, plan searchPlan) {
 	if p.graph != nil && !f.restricts() {
-		p.graph.search(p, q, top, hnswEf)
+		p.graph.search(p, q, top, plan.hnswEf)
 		return
+	}
+	if n := p.live(); p.quantised != nil && n >= plan.quantisedFrom {
+		// Scoring as many candidates as there are records is the exact scan.
+		if c := max(plan.candidates, top.k); c < n {
+			p.quantisedSearch(q, f, top, c)
+			return
+		}
 	}
 	workers := min(runtime.GOMAXPROCS(0), len(p.records)/parallelScanMin)
 	if workers < 2 {

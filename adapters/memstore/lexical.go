@@ -418,3 +418,21 @@ func (x *LexicalIndex) PurgeUser(ctx context.Context, scope memory.Scope) (map[s
 	delete(x.users, scope)
 	return map[string]int64{"lexical_docs": int64(len(u.docs))}, nil
 }
+
+// StandingMemories returns up to limit live standing memories of the user, in
+// memory.CompareStanding's order.
+func (s *MemoryStore) StandingMemories(ctx context.Context, scope memory.Scope, minImportance int, now time.Time, limit int) ([]memory.Memory, error) {
+	if hidden(ctx, s.guard, scope) {
+		return nil, nil
+	}
+	s.mu.Lock()
+	var out []memory.Memory
+	for k, st := range s.memories {
+		if m := memory.Restore(st); k.tenant == scope.Tenant && k.user == scope.User && m.IsLive(now) && m.IsStanding(minImportance) {
+			out = append(out, m)
+		}
+	}
+	s.mu.Unlock()
+	slices.SortFunc(out, memory.CompareStanding)
+	return out[:min(len(out), max(limit, 0))], nil
+}

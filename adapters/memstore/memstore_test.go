@@ -13,6 +13,11 @@ func TestMemoryStore_Memstore(t *testing.T) {
 	contract.RunMemoryStore(t, func(*testing.T) ports.MemoryStore { return memstore.NewMemoryStore() })
 }
 
+func TestStandingMemories_Memstore(t *testing.T) {
+	t.Parallel()
+	contract.RunStandingMemories(t, func(*testing.T) contract.StandingStore { return memstore.NewMemoryStore() })
+}
+
 func TestAPIKeyStore_Memstore(t *testing.T) {
 	t.Parallel()
 	contract.RunAPIKeyStore(t, func(*testing.T) ports.APIKeyStore { return memstore.NewAPIKeyStore() })

@@ -25,9 +25,10 @@ import (
 //
 //	go test ./adapters/pgvector -run '^$' -bench SearchPaths -benchtime 1x -v -timeout 30m
 //
-// ENGRAM_BENCH_PGVECTOR_SIZES overrides the sizes (default 1000,10000,50000) and
+// ENGRAM_BENCH_PGVECTOR_SIZES overrides the sizes (default 1000,10000,50000),
 // ENGRAM_BENCH_PGVECTOR_OTHERS the other users' vectors per vector of the user
-// (default 1).
+// (default 1) and ENGRAM_BENCH_PGVECTOR_EF the hnsw.ef_search values the HNSW path
+// is measured with (default DefaultEfSearch alone).
 func BenchmarkSearchPaths(b *testing.B) {
 	for range b.N {
 		measureSearchPaths(b)
@@ -57,6 +58,17 @@ func measureSearchPaths(t testing.TB) {
 		}
 		others = n
 	}
+	efs := []int{DefaultEfSearch}
+	if s := os.Getenv("ENGRAM_BENCH_PGVECTOR_EF"); s != "" {
+		efs = nil
+		for _, f := range strings.Split(s, ",") {
+			n, err := strconv.Atoi(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			efs = append(efs, n)
+		}
+	}
 	rng := rand.New(rand.NewPCG(1, 2))
 	centers := make([][]float32, 50)
 	for i := range centers {
@@ -79,9 +91,11 @@ func measureSearchPaths(t testing.TB) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		hnsw, err := Open(ctx, db, Options{Model: model, Dimension: dim, ExactThreshold: 1})
-		if err != nil {
-			t.Fatal(err)
+		graphs := make([]*Index, len(efs))
+		for i, ef := range efs {
+			if graphs[i], err = Open(ctx, db, Options{Model: model, Dimension: dim, ExactThreshold: 1, EfSearch: ef}); err != nil {
+				t.Fatal(err)
+			}
 		}
 		start := time.Now()
 		var batch []ports.VectorRecord
@@ -110,8 +124,9 @@ func measureSearchPaths(t testing.TB) {
 			t.Fatal(err)
 		}
 
-		var exactTimes, hnswTimes []time.Duration
-		recall := 0.0
+		var exactTimes []time.Duration
+		hnswTimes := make([][]time.Duration, len(efs))
+		recall := make([]float64, len(efs))
 		for range queries {
 			q := ports.VectorQuery{Tenant: "t", User: "big", Vector: point(), Limit: k}
 			s := time.Now()
@@ -120,27 +135,31 @@ func measureSearchPaths(t testing.TB) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			s = time.Now()
-			got, err := hnsw.Search(ctx, q)
-			hnswTimes = append(hnswTimes, time.Since(s))
-			if err != nil {
-				t.Fatal(err)
-			}
 			ids := map[string]bool{}
 			for _, h := range want {
 				ids[h.ID] = true
 			}
-			hit := 0
-			for _, h := range got {
-				if ids[h.ID] {
-					hit++
+			for i, hnsw := range graphs {
+				s = time.Now()
+				got, err := hnsw.Search(ctx, q)
+				hnswTimes[i] = append(hnswTimes[i], time.Since(s))
+				if err != nil {
+					t.Fatal(err)
 				}
+				hit := 0
+				for _, h := range got {
+					if ids[h.ID] {
+						hit++
+					}
+				}
+				recall[i] += float64(hit) / float64(len(want))
 			}
-			recall += float64(hit) / float64(len(want))
 		}
-		t.Logf("plan of the HNSW path at %d: %s", n, explain(t, hnsw, ports.VectorQuery{Tenant: "t", User: "big", Vector: point(), Limit: k}))
+		t.Logf("plan of the HNSW path at %d: %s", n, explain(t, graphs[0], ports.VectorQuery{Tenant: "t", User: "big", Vector: point(), Limit: k}))
 		t.Logf("| %d | %d | exact | %s | %s | 1.000 | %s |", n, others*n, pct(exactTimes, 50), pct(exactTimes, 95), load.Round(time.Second))
-		t.Logf("| %d | %d | HNSW, iterative scan | %s | %s | %.3f | |", n, others*n, pct(hnswTimes, 50), pct(hnswTimes, 95), recall/queries)
+		for i, ef := range efs {
+			t.Logf("| %d | %d | HNSW, iterative scan, ef_search %d | %s | %s | %.3f | |", n, others*n, ef, pct(hnswTimes[i], 50), pct(hnswTimes[i], 95), recall[i]/queries)
+		}
 	}
 }
 

@@ -130,3 +130,38 @@ func (s *MessageStore) MessagesAfter(ctx context.Context, after, upTo string, li
 	}
 	return out, nil
 }
+
+// StandingMemories returns up to limit live standing memories of the user
+// (memory.IsStanding), in memory.CompareStanding's order. One statement of two
+// reads that each stop at the limit: those of at least minImportance walk
+// long_term_memories_top_idx backwards; pinned ones and constraints below it
+// walk long_term_memories_standing_idx, which holds only them. Neither visits
+// the user's other memories, however many there are.
+func (s *MemoryStore) StandingMemories(ctx context.Context, scope memory.Scope, minImportance int, now time.Time, limit int) ([]memory.Memory, error) {
+	if limit <= 0 {
+		return nil, nil
+	}
+	read := func(where func(*bun.SelectQuery) *bun.SelectQuery) *bun.SelectQuery {
+		q := s.db.bun.NewSelect().Model((*memoryRow)(nil)).
+			Where("m.tenant_id = ?", scope.Tenant).
+			Where("m.user_id = ?", scope.User)
+		return onlyLive(withoutNoise(visible(where(q), scope)), now).
+			OrderExpr("m.importance DESC, m.updated_at DESC, m.id DESC").Limit(int64(limit))
+	}
+	important := read(func(q *bun.SelectQuery) *bun.SelectQuery { return q.Where("m.importance >= ?", minImportance) })
+	// Literal, as the index's predicate is written, so both planners match it.
+	rules := read(func(q *bun.SelectQuery) *bun.SelectQuery {
+		return q.Where("(m.pinned OR m.memory_type = 'constraint')").Where("m.importance < ?", minImportance)
+	})
+	var rows []memoryRow
+	err := s.db.bun.NewRaw("SELECT * FROM (?) AS a UNION ALL SELECT * FROM (?) AS b ORDER BY importance DESC, updated_at DESC, id DESC LIMIT ?",
+		important, rules, limit).Scan(ctx, &rows)
+	if err != nil {
+		return nil, wrapErr("standing memories", err)
+	}
+	out := make([]memory.Memory, len(rows))
+	for i := range rows {
+		out[i] = memory.Restore(rows[i].toState())
+	}
+	return out, nil
+}

@@ -285,6 +285,9 @@ type memoryRow struct {
 	IsActive       bool      `bun:"is_active"`
 	LastAccessedAt time.Time `bun:"last_accessed_at,nullzero"`
 	ExpiresAt      time.Time `bun:"expires_at,nullzero"`
+	// TTLDays is NULL on rows written before lifetimes were kept (see toState).
+	TTLDays *int `bun:"ttl_days"`
+	Pinned  bool `bun:"pinned"`
 
 	VectorStatus   string    `bun:"vector_status"`
 	VectorSyncedAt time.Time `bun:"vector_synced_at,nullzero"`
@@ -317,6 +320,8 @@ func toMemoryRow(st memory.State) memoryRow {
 		IsActive:        st.Active,
 		LastAccessedAt:  dbTime(st.LastAccessedAt),
 		ExpiresAt:       dbTime(st.ExpiresAt),
+		TTLDays:         &st.TTLDays,
+		Pinned:          st.Pinned,
 		VectorStatus:    string(st.Vector.Status),
 		VectorSyncedAt:  dbTime(st.Vector.SyncedAt),
 		VectorError:     st.Vector.Error,
@@ -341,6 +346,8 @@ func (r *memoryRow) toState() memory.State {
 		Confidence:     r.Confidence,
 		Active:         r.IsActive,
 		ExpiresAt:      dbTime(r.ExpiresAt),
+		TTLDays:        ttlDaysFromRow(r.TTLDays, r.ExpiresAt, r.UpdatedAt),
+		Pinned:         r.Pinned,
 		LastAccessedAt: dbTime(r.LastAccessedAt),
 		Source: memory.Source{
 			Channel:        memory.Channel(r.SourceChannel),
@@ -360,6 +367,15 @@ func (r *memoryRow) toState() memory.State {
 		CreatedAt: dbTime(r.CreatedAt),
 		UpdatedAt: dbTime(r.UpdatedAt),
 	}
+}
+
+// ttlDaysFromRow reads the ttl_days column; a row written before it was kept
+// has NULL there, and its lifetime is what its expiry says.
+func ttlDaysFromRow(col *int, expiresAt, updatedAt time.Time) int {
+	if col == nil {
+		return memory.RestoreTTLDays(expiresAt, updatedAt)
+	}
+	return *col
 }
 
 func flagsToRow(f memory.FlagSet) *string {

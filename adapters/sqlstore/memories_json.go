@@ -23,6 +23,8 @@ type stateJSON struct {
 	Confidence     float64    `json:"confidence"`
 	IsActive       bool       `json:"is_active"`
 	ExpiresAt      *time.Time `json:"expires_at,omitempty"`
+	TTLDays        *int       `json:"ttl_days,omitempty"` // absent in events written before lifetimes were kept
+	Pinned         bool       `json:"pinned,omitempty"`
 	LastAccessedAt *time.Time `json:"last_accessed_at,omitempty"`
 	Source         sourceJSON `json:"source"`
 	Vector         vectorJSON `json:"vector"`
@@ -59,6 +61,8 @@ func marshalState(st memory.State) (string, error) {
 		Confidence:     st.Confidence,
 		IsActive:       st.Active,
 		ExpiresAt:      optionalTime(st.ExpiresAt),
+		TTLDays:        &st.TTLDays,
+		Pinned:         st.Pinned,
 		LastAccessedAt: optionalTime(st.LastAccessedAt),
 		Source: sourceJSON{
 			Channel:        string(st.Source.Channel),
@@ -102,6 +106,8 @@ func unmarshalState(s string) (memory.State, error) {
 		Confidence:     j.Confidence,
 		Active:         j.IsActive,
 		ExpiresAt:      timeOrZero(j.ExpiresAt),
+		TTLDays:        ttlDaysFromRow(j.TTLDays, timeOrZero(j.ExpiresAt), dbTime(j.UpdatedAt)),
+		Pinned:         j.Pinned,
 		LastAccessedAt: timeOrZero(j.LastAccessedAt),
 		Source: memory.Source{
 			Channel:        memory.Channel(j.Source.Channel),

@@ -20,3 +20,17 @@ func TestMemoryStore_Postgres(t *testing.T) {
 		return NewMemoryStore(openPostgresForTest(t))
 	})
 }
+
+func TestStandingMemories_SQLite(t *testing.T) {
+	t.Parallel()
+	contract.RunStandingMemories(t, func(t *testing.T) contract.StandingStore {
+		return NewMemoryStore(openSQLiteForTest(t))
+	})
+}
+
+func TestStandingMemories_Postgres(t *testing.T) {
+	t.Parallel()
+	contract.RunStandingMemories(t, func(t *testing.T) contract.StandingStore {
+		return NewMemoryStore(openPostgresForTest(t))
+	})
+}

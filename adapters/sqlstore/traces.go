@@ -146,6 +146,9 @@ type traceRow struct {
 // traceJSON is the body of a trace row.
 type traceJSON struct {
 	Query          string           `json:"query"`
+	QueryChars     int              `json:"query_chars,omitempty"`
+	QueryTruncated bool             `json:"query_truncated,omitempty"`
+	StandingOver   int              `json:"standing_over_share,omitempty"`
 	SessionID      string           `json:"session_id,omitempty"`
 	FlowID         string           `json:"flow_id,omitempty"`
 	ModeUsed       string           `json:"mode_used,omitempty"`
@@ -185,6 +188,7 @@ func toTraceRow(t promptctx.Trace) (traceRow, error) {
 	body := traceJSON{
 		Query: t.Query, SessionID: t.SessionID, FlowID: t.FlowID, ModeUsed: t.ModeUsed, FallbackReason: t.FallbackReason,
 		Budget: t.Budget, InjectedChars: t.InjectedChars, Omitted: t.Omitted,
+		QueryChars: t.QueryChars, QueryTruncated: t.QueryTruncated, StandingOver: t.StandingOverShare,
 	}
 	if t.SourceCount != nil {
 		body.SourceCount = make(map[string]int, len(t.SourceCount))
@@ -222,6 +226,7 @@ func (r *traceRow) toTrace() (promptctx.Trace, error) {
 		ID: r.ID, Scope: memory.Scope{Tenant: r.TenantID, User: r.UserID}, At: dbTime(r.At),
 		Query: body.Query, SessionID: body.SessionID, FlowID: body.FlowID, ModeUsed: body.ModeUsed, FallbackReason: body.FallbackReason,
 		Budget: body.Budget, InjectedChars: body.InjectedChars, Omitted: body.Omitted,
+		QueryChars: body.QueryChars, QueryTruncated: body.QueryTruncated, StandingOverShare: body.StandingOver,
 	}
 	if body.SourceCount != nil {
 		t.SourceCount = make(map[promptctx.Section]int, len(body.SourceCount))

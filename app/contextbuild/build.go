@@ -16,7 +16,8 @@ import (
 // with the text as injected, cut where the block cut it), the block, and the
 // trace's id.
 type Result struct {
-	Profile       string // the profile block with the lines injected; "" when none was
+	Profile       string       // the profile block with the lines injected; "" when none was
+	Standing      []MemoryItem // the standing memories injected, in their order
 	Recent        []RecentMessage
 	Summary       string
 	Memories      []MemoryItem
@@ -76,7 +77,7 @@ func (s *Service) Build(ctx context.Context, r Request) (Result, error) {
 		return Result{}, err
 	}
 	now := s.deps.Clock.Now()
-	g, err := s.gather(ctx, p)
+	g, err := s.gather(ctx, p, now)
 	if err != nil {
 		return Result{}, err
 	}
@@ -128,6 +129,8 @@ func (s *Service) result(g gathered, c *candidates, pk packed) Result {
 		case promptctx.Recent:
 			m := o.recent
 			res.Recent = append(res.Recent, RecentMessage{ID: m.ID, ExchangeID: m.ExchangeID, Role: m.Role, Text: text, At: m.At, Truncated: d.Truncated})
+		case promptctx.Standing:
+			res.Standing = append(res.Standing, MemoryItem{Memory: *o.memory, Text: text, Score: d.Score, Truncated: d.Truncated})
 		case promptctx.Memories:
 			res.Memories = append(res.Memories, MemoryItem{Memory: *o.memory, Text: text, Score: d.Score, Truncated: d.Truncated})
 		case promptctx.Episodes:
@@ -160,7 +163,8 @@ func (s *Service) trace(p plan, g gathered, c *candidates, pk packed, now time.T
 		mode, fallback = g.episodes.ModeUsed, g.episodes.FallbackReason
 	}
 	t := promptctx.Trace{
-		ID: s.deps.IDs.New(), Scope: p.Scope, At: now, Query: p.Query, SessionID: p.SessionID,
+		ID: s.deps.IDs.New(), Scope: p.Scope, At: now, Query: p.Query, QueryChars: p.queryChars, QueryTruncated: p.queryCut,
+		StandingOverShare: pk.plan.OverShare(), SessionID: p.SessionID,
 		FlowID: p.FlowID, ModeUsed: mode, FallbackReason: fallback, Budget: p.budget, InjectedChars: pk.plan.Chars,
 		SourceCount: counts, Items: items, RawHits: hits, Omitted: omitted, Timings: maps.Clone(g.timings),
 	}

@@ -9,12 +9,14 @@ import (
 	"engram/domain/conversation"
 	"engram/domain/memory"
 	"engram/domain/promptctx"
+	"engram/domain/ranking"
 	"engram/domain/session"
 )
 
 // Sources of the trace's items.
 const (
 	SourceProfile  = "profile"
+	SourceStanding = "standing" // the user's standing memories, read whatever the question
 	SourceSession  = "session"  // the summary and the recent messages
 	SourceMemories = "memories" // the long-term memory search
 	SourceMessages = "messages" // the past-message search (episodes)
@@ -59,7 +61,12 @@ func (c *candidates) add(it promptctx.Item, o origin, screen bool) {
 		c.drop(it, promptctx.ReasonDuplicate)
 		return
 	}
-	c.seen[key] = true
+	// A standing memory the search finds too is told apart by the packer
+	// (promptctx: twins go in once), so that one its share cannot hold may still
+	// go in as a relevant memory.
+	if it.Section != promptctx.Standing {
+		c.seen[key] = true
+	}
 	c.items, c.origins, c.screen = append(c.items, it), append(c.origins, o), append(c.screen, screen)
 }
 
@@ -79,15 +86,27 @@ func (s *Service) candidates(p plan, g gathered, external []float64) *candidates
 				Text: line, Score: 1}, origin{}, true)
 		}
 	}
+	s.standingCandidates(c, p, g.standing)
 	if p.wants(promptctx.Summary) && g.view.Summary.Text != "" {
 		c.add(promptctx.Item{ID: "summary", Section: promptctx.Summary, Kind: KindSummary, Source: SourceSession,
-			Text: g.view.Summary.Text, Score: 1}, origin{}, true)
+			Text: g.view.Summary.Text, Score: 1, Parts: s.sentences(p.Query, g.view.Summary.Text)}, origin{}, true)
 	}
 	if p.wants(promptctx.Recent) {
+		asked := map[string]bool{} // exchanges whose user message was read
+		for _, m := range g.view.Messages {
+			if m.Role != conversation.RoleAssistant {
+				asked[m.ExchangeID] = true
+			}
+		}
 		for i := len(g.view.Messages) - 1; i >= 0; i-- { // newest first
 			m := g.view.Messages[i]
-			c.add(promptctx.Item{ID: m.ID, Section: promptctx.Recent, Kind: KindMessage, Source: SourceSession,
-				Label: lang.RoleLabel(m.Role == conversation.RoleAssistant), Text: m.Content, Score: 1}, origin{recent: &m}, true)
+			it := promptctx.Item{ID: m.ID, Section: promptctx.Recent, Kind: KindMessage, Source: SourceSession,
+				Label: lang.RoleLabel(m.Role == conversation.RoleAssistant), Text: m.Content, Score: 1, Group: m.ExchangeID}
+			if m.Role == conversation.RoleAssistant && !asked[m.ExchangeID] {
+				c.drop(it, ReasonUnpaired) // never an answer without its question
+				continue
+			}
+			c.add(it, origin{recent: &m}, true)
 		}
 	}
 	s.memoryCandidates(c, p, g.memories)
@@ -110,23 +129,67 @@ func profileLines(text string) []string {
 	return out
 }
 
+// ReasonUnpaired: an answer of the session whose question was not read (the
+// session's read limit fell between them); recent messages go in as pairs.
+const ReasonUnpaired = "unpaired"
+
+// standingCandidates offers the user's standing memories, in their order
+// (most important, then most recent, first), whatever the question, by the
+// flag rules of every memory (addMemory).
+func (s *Service) standingCandidates(c *candidates, p plan, standing []memory.Memory) {
+	for i := range standing {
+		m := &standing[i]
+		s.addMemory(c, p, promptctx.Item{ID: m.Key().String(), Section: promptctx.Standing, Kind: KindMemory, Source: SourceStanding,
+			Label: fmt.Sprintf("[%s] %s", m.Type(), m.Key()), Text: m.Content(), Score: 1}, m)
+	}
+}
+
+// addMemory offers a memory by its flags: one flagged secret is left out (unless
+// secrets are off), one flagged instruction_like is left out or, when the call
+// asks for such text, marked.
+func (s *Service) addMemory(c *candidates, p plan, it promptctx.Item, m *memory.Memory) {
+	if s.opts.Secrets.Screens() && slices.Contains(m.Flags(), memory.FlagSecret) {
+		c.drop(it, promptctx.ReasonSecret)
+		return
+	}
+	if slices.Contains(m.Flags(), memory.FlagInstructionLike) {
+		if !p.instructionLikeToo {
+			c.drop(it, promptctx.ReasonInstructionLike)
+			return
+		}
+		it.Label += " " + s.opts.Layout.Language.InstructionLikeMark()
+	}
+	c.add(it, origin{memory: m}, false)
+}
+
+// sentences cuts the summary into sentences scored by their lexical evidence
+// for the question (the matched share of its IDF mass), so that a cut keeps
+// the most relevant ones.
+func (s *Service) sentences(query, text string) []promptctx.Part {
+	split := promptctx.SplitSentences(text)
+	if len(split) < 2 || s.deps.Analyzer == nil {
+		return nil
+	}
+	ix := ranking.NewIndex(s.opts.Recipe.BM25)
+	for i, sentence := range split {
+		ix.Add(strconv.Itoa(i), ranking.Field{Terms: s.deps.Analyzer.Terms(sentence), Weight: 1})
+	}
+	parts := make([]promptctx.Part, len(split))
+	for i, sentence := range split {
+		parts[i].Text = sentence
+	}
+	for _, m := range ix.Match(s.deps.Analyzer.Terms(query), s.opts.Recipe, 0) {
+		i, _ := strconv.Atoi(m.ID)
+		parts[i].Score = m.Evidence.Total()
+	}
+	return parts
+}
+
 func (s *Service) memoryCandidates(c *candidates, p plan, f Found) {
 	for _, h := range f.Hits {
 		m := h.Memory
-		it := promptctx.Item{ID: m.Key().String(), Section: promptctx.Memories, Kind: KindMemory, Source: SourceMemories,
-			Label: fmt.Sprintf("[%s] %s", m.Type(), m.Key()), Text: m.Content(), Score: h.Score}
-		if s.opts.Secrets.Screens() && slices.Contains(m.Flags(), memory.FlagSecret) {
-			c.drop(it, promptctx.ReasonSecret)
-			continue
-		}
-		if slices.Contains(m.Flags(), memory.FlagInstructionLike) {
-			if !p.instructionLikeToo {
-				c.drop(it, promptctx.ReasonInstructionLike)
-				continue
-			}
-			it.Label += " " + s.opts.Layout.Language.InstructionLikeMark()
-		}
-		c.add(it, origin{memory: m}, false)
+		s.addMemory(c, p, promptctx.Item{ID: m.Key().String(), Section: promptctx.Memories, Kind: KindMemory, Source: SourceMemories,
+			Label: fmt.Sprintf("[%s] %s", m.Type(), m.Key()), Text: m.Content(), Score: h.Score}, m)
 	}
 	for _, h := range f.Dropped {
 		if h.Memory != nil {

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"engram/domain/memory"
 	"engram/domain/promptctx"
 	"engram/domain/session"
 	"engram/ports"
@@ -16,6 +17,7 @@ import (
 const (
 	StageSession  = "session"
 	StageProfile  = "profile"
+	StageStanding = "standing"
 	StageMemories = "memories"
 	StageEpisodes = "episodes"
 	StageExternal = "external"
@@ -25,38 +27,47 @@ const (
 )
 
 // Stages lists every stage (metrics pre-register them).
-var Stages = []string{StageSession, StageProfile, StageMemories, StageEpisodes, StageExternal, StagePack, StageTrace, StageTotal}
+var Stages = []string{StageSession, StageProfile, StageStanding, StageMemories, StageEpisodes, StageExternal, StagePack, StageTrace, StageTotal}
 
 // gathered is what the sources answered.
 type gathered struct {
 	view     session.View // the session; zero when the request names none, or it does not exist
 	profile  string
+	standing []memory.Memory // the user's standing memories, in their order
 	memories Found
 	episodes Found
 	timings  map[string]time.Duration
 }
 
-// gather reads the session and the profile side by side, then, with the
-// session's summary joining the question, retrieves memories and episodes side by
-// side. A source the request did not include is not read.
-func (s *Service) gather(ctx context.Context, p plan) (gathered, error) {
+// gather reads the session, the standing memories and the profile side by
+// side, then, with the session's summary joining the question, retrieves
+// memories and episodes side by side. A source the request did not include is
+// not read.
+func (s *Service) gather(ctx context.Context, p plan, now time.Time) (gathered, error) {
 	g := gathered{timings: map[string]time.Duration{}}
-	var sessionErr, profileErr, memErr, epErr error
-	var sessionTime, profileTime, memTime, epTime time.Duration
+	var sessionErr, standingErr, profileErr, memErr, epErr error
+	var sessionTime, standingTime, profileTime, memTime, epTime time.Duration
 	var wg sync.WaitGroup
 	if p.ref != nil && s.deps.Sessions != nil {
 		wg.Go(func() {
 			g.view, sessionTime, sessionErr = timed(func() (session.View, error) { return s.readSession(ctx, p) })
 		})
 	}
+	if p.wants(promptctx.Standing) && s.deps.Standing != nil {
+		wg.Go(func() {
+			g.standing, standingTime, standingErr = timed(func() ([]memory.Memory, error) {
+				return s.deps.Standing.StandingMemories(ctx, p.Scope, s.opts.StandingMinImportance, now, MaxStanding)
+			})
+		})
+	}
 	if p.wants(promptctx.Profile) && s.deps.Profiles != nil {
 		g.profile, profileTime, profileErr = timed(func() (string, error) { return s.deps.Profiles.Section(ctx, p.Scope) })
 	}
 	wg.Wait()
-	if err := errors.Join(sessionErr, profileErr); err != nil {
+	if err := errors.Join(sessionErr, standingErr, profileErr); err != nil {
 		return gathered{}, err
 	}
-	q := Query{Scope: p.Scope, Text: p.Query, Summary: g.view.Summary.Text}
+	q := Query{Scope: p.Scope, Text: p.asked, Summary: g.view.Summary.Text}
 	if p.wants(promptctx.Episodes) {
 		wg.Go(func() {
 			eq := q
@@ -73,7 +84,8 @@ func (s *Service) gather(ctx context.Context, p plan) (gathered, error) {
 	if err := errors.Join(memErr, epErr); err != nil {
 		return gathered{}, err
 	}
-	for stage, d := range map[string]time.Duration{StageSession: sessionTime, StageProfile: profileTime, StageMemories: memTime, StageEpisodes: epTime} {
+	for stage, d := range map[string]time.Duration{StageSession: sessionTime, StageStanding: standingTime, StageProfile: profileTime,
+		StageMemories: memTime, StageEpisodes: epTime} {
 		if d > 0 {
 			g.timings[stage] = d
 		}

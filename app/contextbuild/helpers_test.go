@@ -67,6 +67,23 @@ func (f *fakeSessions) Sessions(_ context.Context, scope memory.Scope, q ports.S
 	return []session.Meta{f.view.Meta}, nil
 }
 
+// fakeStanding holds alice's standing memories and counts its reads.
+type fakeStanding struct {
+	mu       sync.Mutex
+	memories []memory.Memory
+	reads    int
+}
+
+func (f *fakeStanding) StandingMemories(_ context.Context, scope memory.Scope, _ int, _ time.Time, limit int) ([]memory.Memory, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.reads++
+	if scope != alice {
+		return nil, nil
+	}
+	return f.memories[:min(limit, len(f.memories))], nil
+}
+
 type fakeProfile struct{ text string }
 
 func (f fakeProfile) Section(_ context.Context, scope memory.Scope) (string, error) {
@@ -87,13 +104,14 @@ type env struct {
 	traces   *memstore.TraceStore
 	recorder *contextbuild.TraceRecorder
 	jobs     *memstore.JobStore
+	standing *fakeStanding
 	svc      *contextbuild.Service
 }
 
 func newEnv(t *testing.T, opts contextbuild.Options) *env {
 	t.Helper()
 	e := &env{t: t, clock: fakeclock.New(t0), retr: &fakeRetriever{scope: alice, found: map[contextbuild.Within]contextbuild.Found{}},
-		sessions: &fakeSessions{}, traces: memstore.NewTraceStore(), jobs: memstore.NewJobStore()}
+		sessions: &fakeSessions{}, traces: memstore.NewTraceStore(), jobs: memstore.NewJobStore(), standing: &fakeStanding{}}
 	e.traces.GuardErasures(e.jobs)
 	e.recorder = contextbuild.NewTraceRecorder(e.traces, contextbuild.RecorderOptions{})
 	if opts.MinScore == 0 {
@@ -102,7 +120,7 @@ func newEnv(t *testing.T, opts contextbuild.Options) *env {
 	e.svc = contextbuild.New(contextbuild.Deps{
 		Retriever: e.retr, Sessions: e.sessions, Profiles: fakeProfile{text: "[用户画像]\n姓名: 李雷 | 职位: 技术主管 | 部门: 研发中心\n擅长领域: 项目管理"},
 		Analyzer: textanalysis.New(textanalysis.Options{}), Traces: e.recorder, Reader: e.recorder, Erasures: e.jobs,
-		Clock: e.clock, IDs: ulids.New(),
+		Clock: e.clock, IDs: ulids.New(), Standing: e.standing,
 	}, opts)
 	return e
 }
@@ -192,7 +210,7 @@ func checkExplained(t *testing.T, res contextbuild.Result) {
 	if total != len(tr.Items) || len(kept) != len(tr.Items) {
 		t.Errorf("source counts %v, %d items, %d kept hits", tr.SourceCount, len(tr.Items), len(kept))
 	}
-	if n := len(res.Recent) + len(res.Memories) + len(res.Episodes) + len(res.External) + boolInt(res.Summary != "") +
+	if n := len(res.Recent) + len(res.Standing) + len(res.Memories) + len(res.Episodes) + len(res.External) + boolInt(res.Summary != "") +
 		strings.Count(res.Profile, "\n"); n != len(tr.Items) {
 		t.Errorf("the sections hold %d items, the trace %d", n, len(tr.Items))
 	}

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"engram/domain/clip"
 	"engram/domain/invalid"
 	"engram/domain/memory"
 	"engram/domain/promptctx"
@@ -49,6 +50,9 @@ type plan struct {
 	maxMemories        int
 	instructionLikeToo bool
 	ref                *session.Ref // the session as the request names it; nil without one
+	asked              string       // the query as asked (the search cuts it the same way, and searches its ask too)
+	queryChars         int          // characters of the query as asked
+	queryCut           bool         // Query is the end of a longer query
 }
 
 // parse validates a request; every invalid field is reported at once.
@@ -56,12 +60,13 @@ func (s *Service) parse(r Request) (plan, error) {
 	p := plan{Request: r, budget: r.BudgetChars, maxMemories: r.MaxMemories, instructionLikeToo: s.opts.IncludeInstructionLike}
 	p.Query = strings.TrimSpace(r.Query)
 	var errs []error
-	switch n := utf8.RuneCountInString(p.Query); {
-	case n == 0:
+	if p.Query == "" {
 		errs = append(errs, invalid.Field("query", "must not be empty: the question the agent is about to answer"))
-	case n > MaxQueryLen:
-		errs = append(errs, invalid.Field("query", "must be at most %d characters, got %d", MaxQueryLen, n))
 	}
+	// A long query (a pasted log) is served, not refused: its end, where the
+	// question usually is, is what is retrieved for.
+	p.asked, p.queryChars = p.Query, utf8.RuneCountInString(p.Query)
+	p.Query, p.queryCut = clip.Tail(p.Query, s.opts.QueryMaxChars)
 	switch {
 	case r.BudgetChars == 0:
 		p.budget = s.opts.BudgetChars

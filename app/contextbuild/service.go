@@ -80,6 +80,13 @@ type ProfileSection interface {
 	Section(ctx context.Context, scope memory.Scope) (string, error)
 }
 
+// StandingReader reads the user's standing memories (the SQL memory store
+// satisfies it): live, a constraint, of at least minImportance, or pinned, in
+// memory.CompareStanding's order, at most limit of them.
+type StandingReader interface {
+	StandingMemories(ctx context.Context, scope memory.Scope, minImportance int, now time.Time, limit int) ([]memory.Memory, error)
+}
+
 // TraceWriter records a trace (TraceRecorder, or a ports.TraceStore written
 // directly).
 type TraceWriter interface {
@@ -92,9 +99,11 @@ type TraceReader interface {
 	LatestTrace(ctx context.Context, scope memory.Scope) (promptctx.Trace, error)
 }
 
-// Deps are what the context call works through. Profiles and Erasures may be nil.
+// Deps are what the context call works through. Profiles, Standing and
+// Erasures may be nil.
 type Deps struct {
 	Retriever Retriever
+	Standing  StandingReader
 	Sessions  SessionReader
 	Profiles  ProfileSection
 	Analyzer  ports.TextAnalyzer // terms of external items, for their lexical evidence
@@ -116,24 +125,35 @@ const (
 	MaxExternalLen        = 8000 // characters of one external item
 	MaxSourceLen          = 128
 	DefaultRetention      = 7 * 24 * time.Hour
-	MaxQueryLen           = 4000
-	MaxLimit              = 100
+	DefaultQueryMaxChars  = 2000 // ENGRAM_QUERY_MAX_CHARS
+	// MaxStanding is how many standing memories one call reads, most important
+	// first: far more than a share of any budget holds.
+	MaxStanding = 100
+	MaxLimit    = 100
 )
 
 // Options shape the context call.
 type Options struct {
-	Layout         promptctx.Layout
-	BudgetChars    int                           // ENGRAM_CONTEXT_BUDGET_CHARS, when a request names none
-	Shares         map[promptctx.Section]float64 // nil: promptctx.DefaultShares
-	MaxMemories    int                           // LONG_TERM_MEMORY_RETRIEVE_LIMIT, when a request names none
-	MaxEpisodes    int                           // ENGRAM_CONTEXT_MAX_EPISODES
-	RecentMessages int                           // ENGRAM_CONTEXT_RECENT_MESSAGES: the most recent session messages read
+	Layout      promptctx.Layout
+	BudgetChars int // ENGRAM_CONTEXT_BUDGET_CHARS, when a request names none
+	// Shares cap the sections (promptctx.Budget), the standing one
+	// ENGRAM_CONTEXT_STANDING_SHARE; nil: promptctx.DefaultShares.
+	Shares         map[promptctx.Section]float64
+	MaxMemories    int // LONG_TERM_MEMORY_RETRIEVE_LIMIT, when a request names none
+	MaxEpisodes    int // ENGRAM_CONTEXT_MAX_EPISODES
+	RecentMessages int // ENGRAM_CONTEXT_RECENT_MESSAGES: the most recent session messages read
 	// MinScore is LONG_TERM_MEMORY_MIN_SCORE, applied to external items as the
 	// search applies it to memories and messages.
 	MinScore float64
 	// IncludeInstructionLike injects instruction-like items (quoted, marked)
 	// instead of leaving them out, when a request does not say.
 	IncludeInstructionLike bool
+	// StandingMinImportance is ENGRAM_CONTEXT_STANDING_MIN_IMPORTANCE: memories
+	// this important or more are standing, like constraints and pinned ones.
+	StandingMinImportance int
+	// QueryMaxChars is ENGRAM_QUERY_MAX_CHARS: a longer query is cut to its end
+	// for retrieval.
+	QueryMaxChars int
 	// Secrets (ENGRAM_SECRETS): unless off, no text that holds a secret is
 	// injected, whatever a request says; a memory flagged secret is left out.
 	Secrets   secret.Mode
@@ -164,6 +184,13 @@ func (o Options) withDefaults() Options {
 	if o.Retention <= 0 {
 		o.Retention = DefaultRetention
 	}
+	if o.StandingMinImportance <= 0 {
+		o.StandingMinImportance = memory.DefaultStandingMinImportance
+	}
+	if o.QueryMaxChars <= 0 {
+		o.QueryMaxChars = DefaultQueryMaxChars
+	}
+
 	if o.Recipe == (ranking.Recipe{}) {
 		o.Recipe = ranking.DefaultRecipe
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"slices"
 	"strings"
+	"time"
 
 	"engram/domain/candidate"
 	"engram/domain/conversation"
@@ -138,11 +139,9 @@ func (p *Pipeline) write(ctx context.Context, scope memory.Scope, key memory.Key
 			draft.Importance = memory.DefaultImportance
 		}
 		if isLive {
-			if candidate.SameContent(cur.Content(), draft.Content) && cur.Type() == draft.Type {
-				return memory.Change{}, ports.ErrNoChange
-			}
-			if (merging || c.Op == candidate.OpAppend) && contains(cur.Content(), original) {
-				return memory.Change{}, ports.ErrNoChange
+			if (candidate.SameContent(cur.Content(), draft.Content) && cur.Type() == draft.Type) ||
+				((merging || c.Op == candidate.OpAppend) && contains(cur.Content(), original)) {
+				return p.restated(*cur, src, now) // said again: its expiry restarts
 			}
 			if c.Op == candidate.OpAppend && !merging {
 				if next, err := cur.Append(draft.Content, src, now); err == nil {
@@ -177,8 +176,18 @@ func (p *Pipeline) write(ctx context.Context, scope memory.Scope, key memory.Key
 	return m, true, nil
 }
 
+// restated renews a live memory that a candidate says again (memory.Renewed);
+// ErrNoChange when that changes nothing.
+func (p *Pipeline) restated(cur memory.Memory, src memory.Source, now time.Time) (memory.Change, error) {
+	next, ok := cur.Renewed(src, now)
+	if !ok {
+		return memory.Change{}, ports.ErrNoChange
+	}
+	return memory.Change{Memory: next, Event: memory.NewEvent(p.deps.IDs.New(), memory.OpUpdate, &cur, next)}, nil
+}
+
 // fold deactivates the copy (DELETE) and records the merge on the survivor (MERGE),
-// which keeps the higher importance and confidence of the two.
+// which keeps the higher importance and confidence of the two (memory.Merged).
 func (p *Pipeline) fold(ctx context.Context, scope memory.Scope, survivor, copyKey memory.Key, src memory.Source) (bool, error) {
 	var gone memory.Memory
 	_, err := p.deps.Memories.Update(ctx, scope, copyKey, func(cur *memory.Memory) (memory.Change, error) {
@@ -201,10 +210,7 @@ func (p *Pipeline) fold(ctx context.Context, scope memory.Scope, survivor, copyK
 		if cur == nil || !cur.IsLive(now) {
 			return memory.Change{}, ports.ErrNoChange
 		}
-		target := cur.State()
-		target.Importance = max(target.Importance, gone.Importance())
-		target.Confidence = max(target.Confidence, gone.Confidence())
-		next := cur.RevertTo(target, src, now)
+		next := cur.RevertTo(memory.Merged(cur.State(), gone.State(), now), src, now)
 		return memory.Change{Memory: next, Event: memory.NewEvent(p.deps.IDs.New(), memory.OpMerge, cur, next)}, nil
 	})
 	if err != nil && !errors.Is(err, ports.ErrNoChange) {

@@ -178,9 +178,7 @@ func (s *Service) fold(ctx context.Context, scope memory.Scope, survivor memory.
 		if cur == nil || !cur.IsLive(now) {
 			return memory.Change{}, ports.ErrNoChange
 		}
-		target := cur.State()
-		target.Importance = max(target.Importance, copyOf.Importance())
-		target.Confidence = max(target.Confidence, copyOf.Confidence())
+		target := memory.Merged(cur.State(), copyOf.State(), now)
 		if !content.Key().IsZero() && content.Key() != cur.Key() {
 			target.Type, target.Content = content.Type(), content.Content()
 		}

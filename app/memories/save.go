@@ -49,9 +49,14 @@ func (s *Service) Save(ctx context.Context, cmd Save) (SaveResult, error) {
 			return memory.Change{Memory: m, Event: memory.NewEvent(s.ids.New(), memory.OpAdd, nil, m)}, nil
 		}
 		wasLive := current.IsLive(now)
-		if wasLive && saysTheSame(*current, draft) {
-			unchanged = *current
-			return memory.Change{}, ports.ErrNoChange
+		if wasLive && saysTheSame(*current, draft, s.policy) {
+			// Saying it again restarts its expiry, and changes nothing else.
+			next, renewed := current.Renewed(toolSource, now)
+			if !renewed {
+				unchanged = *current
+				return memory.Change{}, ports.ErrNoChange
+			}
+			return memory.Change{Memory: next, Event: memory.NewEvent(s.ids.New(), memory.OpUpdate, current, next)}, nil
 		}
 		next, err := current.Replace(draft, s.policy, now)
 		if err != nil {
@@ -73,7 +78,10 @@ func (s *Service) Save(ctx context.Context, cmd Save) (SaveResult, error) {
 	return SaveResult{Memory: saved, Created: created}, nil
 }
 
-func saysTheSame(m memory.Memory, d memory.Draft) bool {
+// saysTheSame reports whether writing d would leave m as it is but for its
+// expiry: same text, type, importance, confidence, pin and lifetime.
+func saysTheSame(m memory.Memory, d memory.Draft, p memory.Policy) bool {
 	return m.Type() == d.Type && m.Content() == d.Content &&
-		m.Importance() == d.Importance && m.Confidence() == d.Confidence
+		m.Importance() == d.Importance && m.Confidence() == d.Confidence &&
+		(d.Pinned == nil || *d.Pinned == m.Pinned()) && p.Lifetime(d, m) == m.TTLDays()
 }

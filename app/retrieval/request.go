@@ -6,6 +6,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"engram/domain/clip"
 	"engram/domain/conversation"
 	"engram/domain/invalid"
 	"engram/domain/memory"
@@ -76,6 +77,9 @@ type Result struct {
 	// out (below_min_score, limit), or the truth store no longer has them
 	// (missing).
 	Unread map[string]int
+	// QueryTruncated: the query was longer than QueryMaxChars and its end was
+	// searched for.
+	QueryTruncated bool
 }
 
 // Why a search left a candidate out (Search.Explain).
@@ -110,6 +114,7 @@ type plan struct {
 	limit    int
 	minScore float64
 	now      time.Time
+	queryCut bool     // Query is the end of a longer one
 	terms    []string // the analysed query
 	// memoryTerms and related are the query memories are searched with (the
 	// Expander's, when there is one; see lexicalQuery).
@@ -157,7 +162,7 @@ func (s *Service) parse(q Search) (plan, error) {
 	errs := []error{
 		p.parseMode(q.Mode, s.opts.DefaultMode),
 		p.parseWithin(q.Within, s.deps.Messages != nil),
-		p.checkQuery(),
+		p.checkQuery(s.opts.QueryMaxChars),
 		p.parseLimit(q.Limit, s.opts.DefaultLimit, s.opts.ScanLimit),
 		p.parseTypes(q.Types),
 		p.parseMinScore(q.MinScore, s.opts.MinScore),
@@ -171,15 +176,21 @@ func (s *Service) parse(q Search) (plan, error) {
 	if err := invalid.Join(errs...); err != nil {
 		return plan{}, err
 	}
-	p.terms = s.deps.Analyzer.Terms(p.Query)
-	p.memoryTerms = p.terms
-	if s.deps.Expander != nil && slices.Contains(p.kinds, memory.KindMemory) {
-		p.memoryTerms, p.related = s.deps.Expander.Expand(p.Query)
-	}
+	s.analyse(&p)
 	if q.Explain {
 		p.explain = &explanation{unread: map[string]int{}}
 	}
 	return p, nil
+}
+
+// analyse sets the plan's terms from its query: its own, and the ones memories
+// are searched with.
+func (s *Service) analyse(p *plan) {
+	p.terms = s.deps.Analyzer.Terms(p.Query)
+	p.memoryTerms, p.related = p.terms, nil
+	if s.deps.Expander != nil && slices.Contains(p.kinds, memory.KindMemory) {
+		p.memoryTerms, p.related = s.deps.Expander.Expand(p.Query)
+	}
 }
 
 func (p *plan) parseMode(mode string, fallback Mode) error {
@@ -219,17 +230,17 @@ func (p *plan) parseWithin(within string, messages bool) error {
 	return nil
 }
 
-func (p *plan) checkQuery() error {
+// checkQuery refuses an empty or invalid query, and cuts one longer than
+// maxChars to its end (where the question usually is) instead of refusing it.
+func (p *plan) checkQuery(maxChars int) error {
 	var errs []error
 	if p.Query == "" && p.mode != ModeFullInject {
 		errs = append(errs, invalid.Field("query", "must not be empty (only full_inject works without a query)"))
 	}
-	if n := utf8.RuneCountInString(p.Query); n > MaxQueryLen {
-		errs = append(errs, invalid.Field("query", "must be at most %d characters, got %d", MaxQueryLen, n))
-	}
 	if !utf8.ValidString(p.Query) {
 		errs = append(errs, invalid.Field("query", "must be valid UTF-8"))
 	}
+	p.Query, p.queryCut = clip.Tail(p.Query, maxChars)
 	return invalid.Join(errs...)
 }
 

@@ -1,6 +1,13 @@
 package retrieval
 
-import "context"
+import (
+	"context"
+	"slices"
+
+	"engram/domain/clip"
+	"engram/domain/conversation"
+	"engram/domain/memory"
+)
 
 // Search finds the user's memories and messages that best answer the query, each
 // with its calibrated score (see the package doc). Expired, inactive and noise-key
@@ -22,9 +29,15 @@ func (s *Service) Search(ctx context.Context, q Search) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	if p.explain != nil {
-		res.Dropped, res.Unread = p.explain.dropped, p.explain.unread
+	if p.queryCut && p.mode != ModeFullInject {
+		if res, err = s.withAsk(ctx, p, res); err != nil {
+			return Result{}, err
+		}
 	}
+	if p.explain != nil {
+		res.Dropped, res.Unread = withoutReturned(p.explain.dropped, res.Items), p.explain.unread
+	}
+	res.QueryTruncated = p.queryCut
 	s.recordAccess(p, res)
 	return res, nil
 }
@@ -54,4 +67,70 @@ func (s *Service) recordAccess(p plan, res Result) {
 		}
 	}
 	s.deps.Access.Record(p.Scope.Tenant, ids, p.now)
+}
+
+// AskChars bounds the question searched for on its own in a long query.
+const AskChars = 300
+
+// withAsk searches a long query's last sentence on its own too — the question
+// after a pasted log, whose words the log would otherwise drown (evidence is a
+// share of the whole query) — and merges the two answers: each item once with
+// its better score, best first, up to the limit.
+func (s *Service) withAsk(ctx context.Context, p plan, res Result) (Result, error) {
+	ask := clip.Ask(p.Query, AskChars)
+	if ask == p.Query || ask == "" {
+		return res, nil
+	}
+	ap := p
+	ap.Query, ap.explain = ask, nil
+	s.analyse(&ap)
+	more, err := s.retrieve(ctx, ap)
+	if err != nil {
+		return Result{}, err
+	}
+	best := map[string]int{}
+	for i, it := range res.Items {
+		best[itemID(it.Kind, it.Memory, it.Message)] = i
+	}
+	for _, it := range more.Items {
+		id := itemID(it.Kind, it.Memory, it.Message)
+		if i, ok := best[id]; !ok {
+			best[id] = len(res.Items)
+			res.Items = append(res.Items, it)
+		} else if it.Score > res.Items[i].Score {
+			res.Items[i] = it
+		}
+	}
+	slices.SortStableFunc(res.Items, func(a, b Item) int { return cmpScoreDesc(a.Score, b.Score) })
+	res.Items = res.Items[:min(len(res.Items), p.limit)]
+	return res, nil
+}
+
+// withoutReturned leaves out of dropped what the ask's search returned.
+func withoutReturned(dropped []Dropped, items []Item) []Dropped {
+	kept := map[string]bool{}
+	for _, it := range items {
+		kept[itemID(it.Kind, it.Memory, it.Message)] = true
+	}
+	return slices.DeleteFunc(dropped, func(d Dropped) bool { return kept[itemID(d.Kind, d.Memory, d.Message)] })
+}
+
+func itemID(kind memory.Kind, m *memory.Memory, msg *conversation.Message) string {
+	switch {
+	case m != nil:
+		return string(kind) + "/" + m.ID()
+	case msg != nil:
+		return string(kind) + "/" + msg.ID
+	}
+	return string(kind)
+}
+
+func cmpScoreDesc(a, b float64) int {
+	switch {
+	case a > b:
+		return -1
+	case a < b:
+		return 1
+	}
+	return 0
 }

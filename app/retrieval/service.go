@@ -74,7 +74,7 @@ const (
 	DefaultScanLimit     = 80  // LONG_TERM_MEMORY_RETRIEVE_SCAN_LIMIT
 	MaxLimit             = 100 // API.md
 	DefaultVectorTimeout = 150 * time.Millisecond
-	MaxQueryLen          = 4000 // characters
+	DefaultQueryMaxChars = 2000 // ENGRAM_QUERY_MAX_CHARS: characters of a query searched for
 )
 
 // DefaultDenseScale is the local embedder's (adapters/localembed, 512 dimensions),
@@ -97,6 +97,8 @@ type Options struct {
 	DefaultLimit int
 	// ScanLimit is LONG_TERM_MEMORY_RETRIEVE_SCAN_LIMIT: full_inject's bound.
 	ScanLimit int
+	// QueryMaxChars is ENGRAM_QUERY_MAX_CHARS: a longer query is cut to its end.
+	QueryMaxChars int
 	// Secrets is ENGRAM_SECRETS: unless off, what holds a secret is returned only
 	// to a search that asks for it (Search.IncludeSecrets).
 	Secrets secret.Mode
@@ -121,6 +123,9 @@ func (o Options) withDefaults() Options {
 	o.DefaultLimit = min(o.DefaultLimit, MaxLimit)
 	if o.ScanLimit <= 0 {
 		o.ScanLimit = DefaultScanLimit
+	}
+	if o.QueryMaxChars <= 0 {
+		o.QueryMaxChars = DefaultQueryMaxChars
 	}
 	return o
 }

@@ -99,6 +99,7 @@ type Log struct {
 type Memory struct {
 	Enabled                bool    `yaml:"enabled" env:"LONG_TERM_MEMORY_ENABLED"`
 	DefaultTTLDays         int     `yaml:"default_ttl_days" env:"LONG_TERM_MEMORY_DEFAULT_TTL_DAYS"`
+	ConstraintTTLDays      int     `yaml:"constraint_ttl_days" env:"LONG_TERM_MEMORY_CONSTRAINT_TTL_DAYS"`
 	RetrieveMode           string  `yaml:"retrieve_mode" env:"LONG_TERM_MEMORY_RETRIEVE_MODE"`
 	RetrieveLimit          int     `yaml:"retrieve_limit" env:"LONG_TERM_MEMORY_RETRIEVE_LIMIT"`
 	RetrieveScanLimit      int     `yaml:"retrieve_scan_limit" env:"LONG_TERM_MEMORY_RETRIEVE_SCAN_LIMIT"`
@@ -150,7 +151,10 @@ type Vector struct {
 	SearchTimeoutMS    int    `yaml:"search_timeout_ms" env:"ENGRAM_VECTOR_SEARCH_TIMEOUT_MS"`
 	BreakerFailures    int    `yaml:"breaker_failures" env:"ENGRAM_VECTOR_BREAKER_FAILURES"`
 	BreakerCooldownSec int    `yaml:"breaker_cooldown_sec" env:"ENGRAM_VECTOR_BREAKER_COOLDOWN_SEC"`
-	Milvus             Milvus `yaml:"milvus"`
+	// LocalPrefilterThreshold: partitions of the local index with at least this
+	// many vectors are scanned by int8 copies first; -1 scans exactly always.
+	LocalPrefilterThreshold int    `yaml:"local_prefilter_threshold" env:"ENGRAM_VECTOR_LOCAL_PREFILTER_THRESHOLD"`
+	Milvus                  Milvus `yaml:"milvus"`
 }
 
 // Milvus is seed 000's MEMORY_MILVUS_* table.
@@ -343,6 +347,9 @@ func (c Config) Validate() error {
 	if m.DefaultTTLDays < 0 || m.DefaultTTLDays > 36500 {
 		bad("LONG_TERM_MEMORY_DEFAULT_TTL_DAYS", "must be between 0 (never expire) and 36500, got %d", m.DefaultTTLDays)
 	}
+	if m.ConstraintTTLDays < 0 || m.ConstraintTTLDays > 36500 {
+		bad("LONG_TERM_MEMORY_CONSTRAINT_TTL_DAYS", "must be between 0 (never expire) and 36500, got %d", m.ConstraintTTLDays)
+	}
 	if !slices.Contains([]string{"auto", "dense", "lexical", "full_inject"}, m.RetrieveMode) {
 		bad("LONG_TERM_MEMORY_RETRIEVE_MODE", "must be auto, dense, lexical or full_inject, got %q", m.RetrieveMode)
 	}
@@ -417,6 +424,9 @@ func (c Config) Validate() error {
 		}
 	default:
 		bad("ENGRAM_EMBEDDER", "must be local, openai or ollama, got %q", c.Embedding.Provider)
+	}
+	if t := c.Vector.LocalPrefilterThreshold; t < -1 || t == 0 {
+		bad("ENGRAM_VECTOR_LOCAL_PREFILTER_THRESHOLD", "must be -1 (exact scans only) or a number of vectors of at least 1, got %d", t)
 	}
 	switch c.Vector.Backend {
 	case "local":

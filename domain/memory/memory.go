@@ -8,7 +8,6 @@ import (
 	"unicode/utf8"
 
 	"engram/domain/invalid"
-	"engram/domain/secret"
 )
 
 // Limits and defaults of seed 000's long_term_memories.
@@ -61,15 +60,21 @@ type VectorState struct {
 // it; events keep copies of it. Code outside storage builds memories with New and
 // changes them with the methods of Memory, which keep the invariants.
 type State struct {
-	ID             string
-	Scope          Scope
-	Key            Key
-	Type           Type
-	Content        string
-	Importance     int
-	Confidence     float64
-	Active         bool
-	ExpiresAt      time.Time // zero: never expires
+	ID         string
+	Scope      Scope
+	Key        Key
+	Type       Type
+	Content    string
+	Importance int
+	Confidence float64
+	Active     bool
+	ExpiresAt  time.Time // zero: never expires
+	// TTLDays is the lifetime ExpiresAt was set from, in days; 0: the memory never
+	// expires. Restating the memory restarts it from then (Renewed).
+	TTLDays int
+	// Pinned makes the memory a standing one: put in front of the agent whatever
+	// the question, like a constraint.
+	Pinned         bool
 	LastAccessedAt time.Time // zero: never read
 	Source         Source
 	Vector         VectorState
@@ -100,6 +105,8 @@ func (m Memory) Importance() int           { return m.s.Importance }
 func (m Memory) Confidence() float64       { return m.s.Confidence }
 func (m Memory) Active() bool              { return m.s.Active }
 func (m Memory) ExpiresAt() time.Time      { return m.s.ExpiresAt }
+func (m Memory) TTLDays() int              { return m.s.TTLDays }
+func (m Memory) Pinned() bool              { return m.s.Pinned }
 func (m Memory) LastAccessedAt() time.Time { return m.s.LastAccessedAt }
 func (m Memory) Source() Source            { return m.s.Source }
 func (m Memory) Vector() VectorState       { return m.s.Vector }
@@ -108,22 +115,21 @@ func (m Memory) Version() int64            { return m.s.Version }
 func (m Memory) CreatedAt() time.Time      { return m.s.CreatedAt }
 func (m Memory) UpdatedAt() time.Time      { return m.s.UpdatedAt }
 
-// Policy holds the lifecycle settings a deployment chooses.
-type Policy struct {
-	DefaultTTLDays int // 0: memories without ttl_days never expire
-	// Secrets is what a secret in new content becomes (ENGRAM_SECRETS); the zero
-	// value stores content as given.
-	Secrets secret.Mode
-}
-
 // Draft is what a writer wants a memory to say. Build it with ParseDraft.
 type Draft struct {
 	Type       Type
 	Content    string
 	Importance int
 	Confidence float64
-	TTLDays    int // 0: the policy's default
-	Source     Source
+	// TTLDays is the lifetime asked for; 0: none asked, so a new memory takes the
+	// policy's default for its type and an existing one keeps its own (see
+	// Policy.lifetime). NeverExpires asks for no expiry at all.
+	TTLDays      int
+	NeverExpires bool
+	// Pinned sets or clears the pin; nil: a new memory is not pinned, an existing
+	// one keeps its pin.
+	Pinned *bool
+	Source Source
 }
 
 // DraftInput is a draft as a client sends it: optional fields are nil when absent.
@@ -132,7 +138,8 @@ type DraftInput struct {
 	Content    string
 	Importance *int
 	Confidence *float64
-	TTLDays    *int
+	TTLDays    *int // 0: never expires
+	Pinned     *bool
 }
 
 // ParseDraft validates a client's draft and fills in the defaults.
@@ -151,10 +158,9 @@ func ParseDraft(in DraftInput, src Source) (Draft, error) {
 	}
 	if in.TTLDays != nil {
 		d.TTLDays = *in.TTLDays
-		if d.TTLDays == 0 {
-			errs = append(errs, invalid.Field("ttl_days", "must be between 1 and %d; leave it out for the default", MaxTTLDays))
-		}
+		d.NeverExpires = d.TTLDays == 0
 	}
+	d.Pinned = in.Pinned
 	errs = append(errs, d.validate())
 	if err := invalid.Join(errs...); err != nil {
 		return Draft{}, err
@@ -175,7 +181,7 @@ func (d Draft) validate() error {
 		errs = append(errs, invalid.FieldValue("confidence", d.Confidence, "must be between 0 and 1"))
 	}
 	if d.TTLDays < 0 || d.TTLDays > MaxTTLDays {
-		errs = append(errs, invalid.FieldValue("ttl_days", d.TTLDays, "must be between 1 and %d", MaxTTLDays))
+		errs = append(errs, invalid.FieldValue("ttl_days", d.TTLDays, "must be between 0 (never expires) and %d days; leave it out for the default", MaxTTLDays))
 	}
 	return invalid.Join(errs...)
 }
@@ -197,16 +203,6 @@ func ValidateContent(field, content string) error {
 	return nil
 }
 
-func (p Policy) expiry(ttlDays int, now time.Time) time.Time {
-	if ttlDays == 0 {
-		ttlDays = p.DefaultTTLDays
-	}
-	if ttlDays <= 0 {
-		return time.Time{}
-	}
-	return now.AddDate(0, 0, ttlDays)
-}
-
 // New creates a memory from a validated draft.
 func New(id string, scope Scope, key Key, d Draft, p Policy, now time.Time) (Memory, error) {
 	if err := d.validate(); err != nil {
@@ -215,6 +211,7 @@ func New(id string, scope Scope, key Key, d Draft, p Policy, now time.Time) (Mem
 	if id == "" || scope.Tenant == "" || scope.User == "" || key.IsZero() {
 		return Memory{}, invalid.Field("memory", "needs an id, a tenant, a user and a key")
 	}
+	ttl := p.lifetime(d, nil)
 	return Memory{s: State{
 		ID:         id,
 		Scope:      scope,
@@ -224,7 +221,9 @@ func New(id string, scope Scope, key Key, d Draft, p Policy, now time.Time) (Mem
 		Importance: d.Importance,
 		Confidence: d.Confidence,
 		Active:     true,
-		ExpiresAt:  p.expiry(d.TTLDays, now),
+		TTLDays:    ttl,
+		ExpiresAt:  expiry(ttl, now),
+		Pinned:     d.Pinned != nil && *d.Pinned,
 		Source:     d.Source,
 		Vector:     VectorState{Status: VectorDirty},
 		Flags:      ContentFlags(d.Content),
@@ -235,11 +234,13 @@ func New(id string, scope Scope, key Key, d Draft, p Policy, now time.Time) (Mem
 }
 
 // Replace overwrites the memory with the draft (memory_save on an existing key). A
-// deleted or expired memory comes back to life with the new content.
+// deleted or expired memory comes back to life with the new content. Its expiry
+// restarts from now (Policy.lifetime says for how long).
 func (m Memory) Replace(d Draft, p Policy, now time.Time) (Memory, error) {
 	if err := d.validate(); err != nil {
 		return Memory{}, err
 	}
+	ttl := p.lifetime(d, &m.s)
 	next := m.changed(now, d.Source)
 	next.s.Type = d.Type
 	next.s.Content = d.Content
@@ -247,7 +248,11 @@ func (m Memory) Replace(d Draft, p Policy, now time.Time) (Memory, error) {
 	next.s.Importance = d.Importance
 	next.s.Confidence = d.Confidence
 	next.s.Active = true
-	next.s.ExpiresAt = p.expiry(d.TTLDays, now)
+	next.s.TTLDays = ttl
+	next.s.ExpiresAt = expiry(ttl, now)
+	if d.Pinned != nil {
+		next.s.Pinned = *d.Pinned
+	}
 	return next, nil
 }
 
@@ -288,6 +293,8 @@ func (m Memory) Purged(channel Channel, now time.Time) Memory {
 	next.s.Content = ""
 	next.s.Active = false
 	next.s.ExpiresAt = time.Time{}
+	next.s.TTLDays = 0
+	next.s.Pinned = false
 	next.s.LastAccessedAt = time.Time{}
 	next.s.Vector = VectorState{}
 	return next
@@ -304,6 +311,8 @@ func (m Memory) RevertTo(target State, src Source, now time.Time) Memory {
 	next.s.Confidence = target.Confidence
 	next.s.Active = target.Active
 	next.s.ExpiresAt = target.ExpiresAt
+	next.s.TTLDays = target.TTLDays
+	next.s.Pinned = target.Pinned
 	return next
 }
 

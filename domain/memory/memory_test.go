@@ -49,7 +49,7 @@ func TestParseDraft_refusesEachBadField(t *testing.T) {
 		{"importance 6", DraftInput{Type: "fact", Content: "x", Importance: ptr(6)}, "importance"},
 		{"confidence above 1", DraftInput{Type: "fact", Content: "x", Confidence: ptr(1.5)}, "confidence"},
 		{"confidence NaN", DraftInput{Type: "fact", Content: "x", Confidence: ptr(math.NaN())}, "confidence"},
-		{"ttl 0", DraftInput{Type: "fact", Content: "x", TTLDays: ptr(0)}, "ttl_days"},
+		{"ttl above the maximum", DraftInput{Type: "fact", Content: "x", TTLDays: ptr(MaxTTLDays + 1)}, "ttl_days"},
 		{"ttl negative", DraftInput{Type: "fact", Content: "x", TTLDays: ptr(-3)}, "ttl_days"},
 	}
 	for _, tt := range tests {

@@ -21,6 +21,19 @@ type Item struct {
 	Label string
 	Text  string  // the stored text; quoted by Render
 	Score float64 // calibrated relevance in [0, 1] (pooled sections are ranked by it)
+	// Group joins items of one section that go in together or not at all (a
+	// user message and the answer to it); "": the item stands alone.
+	Group string
+	// Parts are Text cut into sentences, each with its relevance to the
+	// question; when the item must be cut, its most relevant sentences are kept
+	// rather than its first characters. Empty: a cut keeps the start.
+	Parts []Part
+}
+
+// Part is one sentence of an item's text with its relevance to the question.
+type Part struct {
+	Text  string
+	Score float64
 }
 
 // Budget bounds the block.
@@ -34,8 +47,10 @@ type Budget struct {
 
 // DefaultShares keep one long source from crowding out the others while there
 // is competition; what they leave unused goes out in the second pass.
+// Standing's share is a cap (what does not fit in it is left out, reason
+// standing_share), so the query-relevant sections keep their room.
 var DefaultShares = map[Section]float64{
-	Profile: 0.15, Summary: 0.25, Recent: 0.35, Memories: 0.5, Episodes: 0.5, External: 0.4,
+	Profile: 0.15, Standing: 0.25, Summary: 0.25, Recent: 0.35, Memories: 0.5, Episodes: 0.5, External: 0.4,
 }
 
 // MinTruncated is the least of an item's text a cut may keep: a shorter stub says
@@ -46,6 +61,8 @@ const MinTruncated = 24
 const (
 	ReasonBudget = "budget" // no room left, within its section's share or at all
 	ReasonEmpty  = "empty"  // nothing left of its text once cleaned
+	// ReasonStandingShare: a standing memory the standing share could not hold.
+	ReasonStandingShare = "standing_share"
 )
 
 // Decision is what Pack did with one item.
@@ -127,7 +144,16 @@ func Pack(items []Item, b Budget, l Layout) Plan {
 		p.admit(i, p.shareLeft(p.decisions[i].Section), false)
 	}
 	for _, i := range order {
-		p.admit(i, p.left, true)
+		if s := p.decisions[i].Section; s.capped() {
+			p.admit(i, p.shareLeft(s), true)
+		} else {
+			p.admit(i, p.left, true)
+		}
+	}
+	for i := range p.decisions {
+		if d := &p.decisions[i]; !d.Kept && d.Reason == ReasonBudget && d.Section.capped() {
+			d.Reason = ReasonStandingShare
+		}
 	}
 	return p.plan()
 }
@@ -166,26 +192,75 @@ func (p *packer) shareLeft(s Section) int {
 	return min(p.left, int(math.Floor(share*float64(p.budget.Chars)))-p.used[s])
 }
 
-// admit keeps item i when it fits in avail characters whole, or, when mayCut
-// and it would be the first item of its section, cut to fit.
+// admit keeps item i — with the rest of its group, all or none — when they fit
+// in avail characters whole, or, when mayCut and they would be the first of
+// their section, with the last of them in the block cut to fit. An item whose
+// twin (same kind and id) is in the block already is left out.
 func (p *packer) admit(i, avail int, mayCut bool) {
 	d := &p.decisions[i]
-	if d.Kept || d.Reason == ReasonEmpty {
+	if d.Kept || d.Reason == ReasonEmpty || d.Reason == ReasonDuplicate {
 		return
 	}
+	if p.twinKept(i) {
+		d.Reason = ReasonDuplicate
+		return
+	}
+	members := p.group(i)
 	first := p.used[d.Section] == 0
 	heading := 0
 	if first {
 		heading = p.headingChars(d.Section)
 	}
-	text, truncated, cost, ok := p.fit(d.Item, avail-heading, mayCut && first)
+	whole := 0
+	for _, j := range members[:len(members)-1] {
+		whole += p.cost(p.decisions[j].Label, p.decisions[j].Text)
+	}
+	last := members[len(members)-1]
+	text, truncated, cost, ok := p.fit(p.decisions[last].Item, avail-heading-whole, mayCut && first)
 	if !ok {
 		return
 	}
-	d.Kept, d.Truncated, d.Reason, d.text, d.Chars = true, truncated, "", text, cost
-	d.lines = p.render(d.Item.Label, text)
-	p.left -= cost + heading
-	p.used[d.Section] += cost + heading
+	for _, j := range members {
+		m := &p.decisions[j]
+		m.Kept, m.Reason, m.text, m.Chars = true, "", m.Text, p.cost(m.Label, m.Text)
+		if j == last {
+			m.Truncated, m.text, m.Chars = truncated, text, cost
+		}
+		m.lines = p.render(m.Label, m.text)
+	}
+	p.left -= whole + cost + heading
+	p.used[d.Section] += whole + cost + heading
+}
+
+// group is item i with the other items of its group that are not empty, in
+// the order of the block (so the last is the one a cut may shorten).
+func (p *packer) group(i int) []int {
+	d := p.decisions[i]
+	if d.Group == "" {
+		return []int{i}
+	}
+	var out []int
+	for j, o := range p.decisions {
+		if o.Section == d.Section && o.Group == d.Group && o.Reason != ReasonEmpty {
+			out = append(out, j)
+		}
+	}
+	if d.Section == Recent { // given newest first, written oldest first
+		slices.Reverse(out)
+	}
+	return out
+}
+
+// twinKept reports whether another item of the same kind and id is kept: a
+// standing memory the search found too goes in once.
+func (p *packer) twinKept(i int) bool {
+	d := p.decisions[i]
+	for j, o := range p.decisions {
+		if j != i && o.Kept && o.Kind == d.Kind && o.ID == d.ID && o.Section != d.Section {
+			return true
+		}
+	}
+	return false
 }
 
 // headingChars is what a section's heading costs.
@@ -199,6 +274,9 @@ func (p *packer) fit(it Item, avail int, mayCut bool) (text string, truncated bo
 	}
 	if !mayCut {
 		return "", false, 0, false
+	}
+	if text, ok := p.fitParts(it, avail); ok {
+		return text, true, p.cost(it.Label, text), true
 	}
 	clean := []rune(Clean(it.Text))
 	cut := func(n int) string { return strings.TrimRightFunc(string(clean[:n]), isSpaceRune) + clip.Ellipsis }
@@ -216,6 +294,57 @@ func (p *packer) fit(it Item, avail int, mayCut bool) (text string, truncated bo
 	}
 	text = cut(lo)
 	return text, true, p.cost(it.Label, text), true
+}
+
+// fitParts cuts an item with parts to its most relevant sentences: best score
+// first (the earlier of equals), each kept when the whole still fits in avail,
+// written in their own order with an ellipsis where sentences were left out.
+// ok is false when no sentence fits, or what fits is under MinTruncated.
+func (p *packer) fitParts(it Item, avail int) (string, bool) {
+	if len(it.Parts) < 2 {
+		return "", false
+	}
+	byScore := make([]int, len(it.Parts))
+	for i := range byScore {
+		byScore[i] = i
+	}
+	slices.SortStableFunc(byScore, func(a, b int) int { return cmpScore(it.Parts[a].Score, it.Parts[b].Score) })
+	chosen := make([]bool, len(it.Parts))
+	text := ""
+	for _, i := range byScore {
+		chosen[i] = true
+		if t := joinParts(it.Parts, chosen); p.cost(it.Label, t) <= avail {
+			text = t
+		} else {
+			chosen[i] = false
+		}
+	}
+	if runes(Clean(text)) < MinTruncated {
+		return "", false
+	}
+	return text, true
+}
+
+// joinParts writes the chosen parts as the text has them, an ellipsis standing
+// for each run of parts left out.
+func joinParts(parts []Part, chosen []bool) string {
+	out, gap := "", false
+	for i, part := range parts {
+		switch {
+		case !chosen[i]:
+			gap = true
+		case gap:
+			out = strings.TrimRightFunc(out, isSpaceRune) + clip.Ellipsis + strings.TrimLeftFunc(part.Text, isSpaceRune)
+			gap = false
+		default:
+			out += part.Text
+		}
+	}
+	out = strings.TrimSpace(out)
+	if gap && out != "" {
+		out += clip.Ellipsis
+	}
+	return out
 }
 
 // cost is what an item of this label and text adds to the block.

@@ -13,6 +13,7 @@ type Section string
 // The sections, as the context call names them (API.md "Context").
 const (
 	Profile  Section = "profile"
+	Standing Section = "standing" // standing memories: in every block whatever the question
 	Summary  Section = "summary"
 	Recent   Section = "recent"
 	Memories Section = "memories"
@@ -20,14 +21,14 @@ const (
 	External Section = "external"
 )
 
-// Order is the order of the sections in the block: who the user is, then the
-// session (its summary covers what came before its recent messages), then what
-// was retrieved.
-var Order = []Section{Profile, Summary, Recent, Memories, Episodes, External}
+// Order is the order of the sections in the block: who the user is and what
+// always holds for them, then the session (its summary covers what came before
+// its recent messages), then what was retrieved for the question.
+var Order = []Section{Profile, Standing, Summary, Recent, Memories, Episodes, External}
 
 // Includable are the sections a request may ask for in include; external items
 // are included when the caller passes them.
-var Includable = []Section{Profile, Recent, Summary, Memories, Episodes}
+var Includable = []Section{Profile, Standing, Recent, Summary, Memories, Episodes}
 
 // ParseInclude reads the include list of a request; empty means every section.
 func ParseInclude(names []string) (map[Section]bool, error) {
@@ -42,7 +43,7 @@ func ParseInclude(names []string) (map[Section]bool, error) {
 	for _, n := range names {
 		s := Section(strings.ToLower(strings.TrimSpace(n)))
 		if !includable(s) {
-			errs = append(errs, invalid.FieldValue("include", n, "must be among profile, recent, summary, memories, episodes"))
+			errs = append(errs, invalid.FieldValue("include", n, "must be among profile, standing, recent, summary, memories, episodes"))
 			continue
 		}
 		out[s] = true
@@ -61,6 +62,10 @@ func includable(s Section) bool {
 
 // pooled reports whether the section's items are ranked together by score.
 func (s Section) pooled() bool { return s == Memories || s == Episodes || s == External }
+
+// capped reports whether the section's share is a hard cap, in both passes:
+// standing memories never take the room of what was found for the question.
+func (s Section) capped() bool { return s == Standing }
 
 // Language is the language of the block's headings and notice.
 type Language string
@@ -82,8 +87,8 @@ func ParseLanguage(s string) (Language, bool) {
 
 var headings = map[Language]map[Section]string{
 	// Seed 001's section names, and the ones its pattern gives the others.
-	Chinese: {Profile: "用户画像", Summary: "对话摘要", Recent: "最近对话", Memories: "相关记忆", Episodes: "相关历史", External: "外部资料"},
-	English: {Profile: "User profile", Summary: "Conversation summary", Recent: "Recent messages", Memories: "Relevant memories",
+	Chinese: {Profile: "用户画像", Standing: "常驻记忆", Summary: "对话摘要", Recent: "最近对话", Memories: "相关记忆", Episodes: "相关历史", External: "外部资料"},
+	English: {Profile: "User profile", Standing: "Standing memories", Summary: "Conversation summary", Recent: "Recent messages", Memories: "Relevant memories",
 		Episodes: "Related past conversations", External: "External data"},
 }
 

@@ -12,10 +12,14 @@ import (
 // injected?"): what was asked, what was found, what went into the block and
 // why everything else did not.
 type Trace struct {
-	ID             string
-	Scope          memory.Scope
-	At             time.Time
-	Query          string
+	ID    string
+	Scope memory.Scope
+	At    time.Time
+	Query string // what was retrieved for: the end of a query longer than the limit
+	// QueryChars is the length of the query as asked, in characters;
+	// QueryTruncated says Query is its end only.
+	QueryChars     int
+	QueryTruncated bool
 	SessionID      string // "" when the call named no session
 	FlowID         string
 	ModeUsed       string // the memory search's mode
@@ -32,6 +36,9 @@ type Trace struct {
 	// Omitted counts, by reason, the candidates the searches never read (their
 	// relevance alone ruled them out), which RawHits does not list.
 	Omitted map[string]int
+	// StandingOverShare counts the standing memories the standing share could
+	// not hold (each a raw hit with reason standing_share).
+	StandingOverShare int
 	// Timings are the stages' wall times.
 	Timings map[string]time.Duration
 }
@@ -71,6 +78,17 @@ const (
 	ReasonCurrentSession  = "current_session"  // a past message of this very session: its summary and recent messages stand for it
 	ReasonBelowMinScore   = "below_min_score"  // an external item scoring below min_score
 )
+
+// OverShare counts the decisions left out for the standing share.
+func (p Plan) OverShare() int {
+	n := 0
+	for _, d := range p.Decisions {
+		if d.Reason == ReasonStandingShare {
+			n++
+		}
+	}
+	return n
+}
 
 // Explain turns a packed plan and the candidates dropped before packing into the
 // trace's items, raw hits and source counts: every kept decision is an item and a

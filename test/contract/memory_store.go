@@ -52,7 +52,7 @@ func RunMemoryStore(t *testing.T, open func(t *testing.T) ports.MemoryStore) {
 		want := memory.State{
 			ID: saved.ID(), Scope: memScope1, Key: memory.MustParseKey("food.spicy"), Type: memory.TypePreference,
 			Content: "喜欢吃辣 and spicy food", Importance: 5, Confidence: 0.9, Active: true,
-			ExpiresAt: time.Date(2026, 12, 30, 9, 4, 5, 123456000, time.UTC),
+			ExpiresAt: time.Date(2026, 12, 30, 9, 4, 5, 123456000, time.UTC), TTLDays: 30,
 			Source:    src,
 			Vector:    memory.VectorState{Status: memory.VectorDirty},
 			Version:   1,

@@ -145,14 +145,15 @@ func plan8ContextFlow(t *testing.T, srv *Server, user string) {
 	var last contextAnswer
 	waitFor(t, 40*time.Second, "a folded summary and the extracted name in the context", func() bool {
 		last = askContext(t, srv, user, map[string]any{"query": "李雷的职位是什么？", "session_id": "s1"})
-		ok := last.Sections.Summary != "" && len(last.Sections.RecentMessages) > 0 && strings.Contains(last.Prompt, "## 相关记忆\n- [")
+		// The name (importance 4) is a standing memory: in the block whatever the question.
+		ok := last.Sections.Summary != "" && len(last.Sections.RecentMessages) > 0 && strings.Contains(last.Prompt, "## 常驻记忆\n- [fact] name > ")
 		if !ok && testing.Verbose() {
 			t.Logf("not yet:\n%s", last.Prompt)
 		}
 		return ok
 	})
 	later := askContext(t, srv, user, map[string]any{"query": "李雷的职位是什么？", "session_id": "s1"})
-	for _, want := range []string{"## 用户画像", "## 对话摘要\n> ", "## 最近对话\n", "## 相关记忆\n", "李雷", "\n[/跨会话记忆]"} {
+	for _, want := range []string{"## 用户画像", "## 常驻记忆\n", "## 对话摘要\n> ", "## 最近对话\n", "李雷", "\n[/跨会话记忆]"} {
 		if !strings.Contains(later.Prompt, want) {
 			t.Errorf("the later call lacks %q:\n%s", want, later.Prompt)
 		}

@@ -62,6 +62,7 @@ type config struct {
 	only       string
 	expand     bool
 	memProfile string
+	exactToo   bool
 }
 
 func main() {
@@ -79,6 +80,7 @@ func main() {
 	flag.StringVar(&c.cpuProfile, "cpuprofile", "", "write a CPU profile of the measured searches here")
 	flag.StringVar(&c.memProfile, "memprofile", "", "write a heap profile after the warm-up here")
 	flag.StringVar(&c.only, "only", "", "run only the rows whose \"case | mode\" contains this")
+	flag.BoolVar(&c.exactToo, "exact-too", false, "also run dense and auto on a second vector index that scans every vector exactly (no int8 prefilter), and measure the prefilter's recall@10 against it")
 	flag.BoolVar(&c.expand, "expand", true, "query expansion (ENGRAM_QUERY_EXPANSION)")
 	flag.Parse()
 	slog.SetDefault(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
@@ -278,7 +280,7 @@ func measure(ctx context.Context, c config, db *sqlstore.DB, an ports.TextAnalyz
 	clk := clock.System{}
 	memStore, msgStore := sqlstore.NewMemoryStore(db), sqlstore.NewMessageStore(db)
 	start := time.Now()
-	var vectors ports.VectorIndex
+	var vectors, exactVectors ports.VectorIndex
 	if !c.vectorsOff {
 		d, err := localvec.OpenDurable(ctx, sqlstore.NewLocalVectorStore(db, emb.Model(), emb.Dimension()), localvec.Options{Dimension: emb.Dimension()})
 		if err != nil {
@@ -286,6 +288,14 @@ func measure(ctx context.Context, c config, db *sqlstore.DB, an ports.TextAnalyz
 		}
 		vectors = d
 		fmt.Printf("start-up: loaded %d vectors in %s\n", d.Index().Len(), time.Since(start).Round(time.Millisecond))
+		if c.exactToo {
+			exact, err := localvec.OpenDurable(ctx, sqlstore.NewLocalVectorStore(db, emb.Model(), emb.Dimension()),
+				localvec.Options{Dimension: emb.Dimension(), Prefilter: localvec.PrefilterOptions{Threshold: -1}})
+			if err != nil {
+				return err
+			}
+			exactVectors = exact
+		}
 	}
 	access := retrieval.NewAccessTracker(memStore, retrieval.AccessOptions{})
 	actx, stop := context.WithCancel(ctx)
@@ -293,6 +303,7 @@ func measure(ctx context.Context, c config, db *sqlstore.DB, an ports.TextAnalyz
 	defer func() { stop(); <-access.Done() }()
 	deps := retrieval.Deps{Analyzer: an, Lexical: lexical.New(sqlstore.NewLexicalIndex(db), lexical.Options{}), Memories: memStore, Messages: msgStore,
 		Access: access, Clock: clk}
+	exactDeps := deps
 	if vectors != nil {
 		guard := retrieval.NewVectorGuard(clk, retrieval.GuardOptions{})
 		deps.Embedder, deps.Vectors = guard.Embedder(emb), guard.Index(vectors)
@@ -305,6 +316,15 @@ func measure(ctx context.Context, c config, db *sqlstore.DB, an ports.TextAnalyz
 		deps.Expander = exp
 	}
 	svc := retrieval.New(deps, retrieval.Options{})
+	var exactSvc *retrieval.Service
+	if exactVectors != nil {
+		guard := retrieval.NewVectorGuard(clk, retrieval.GuardOptions{})
+		exactDeps.Embedder, exactDeps.Vectors, exactDeps.Expander = guard.Embedder(emb), guard.Index(exactVectors), deps.Expander
+		exactSvc = retrieval.New(exactDeps, retrieval.Options{})
+		if err := prefilterRecall(ctx, c, emb, vectors, exactVectors, vg); err != nil {
+			return err
+		}
+	}
 	rng := rand.New(rand.NewPCG(c.seed, 99))
 
 	// Cold loads: the first search of a user reads its lexical documents.
@@ -372,26 +392,36 @@ func measure(ctx context.Context, c config, db *sqlstore.DB, an ports.TextAnalyz
 		}
 		defer pprof.StopCPUProfile()
 	}
+	type variant struct {
+		label string
+		svc   *retrieval.Service
+	}
 	for _, cs := range cases {
 		for _, mode := range cs.modes {
-			r := row{name: cs.name + " | " + mode}
-			if !strings.Contains(r.name, c.only) {
-				continue
+			variants := []variant{{mode, svc}}
+			if exactSvc != nil && (mode == "dense" || mode == "auto") {
+				variants = append(variants, variant{mode + " (exact scan)", exactSvc})
 			}
-			for i := 0; i < c.queries; i++ {
-				q := retrieval.Search{Scope: cs.scope(), Query: cs.query(), Within: cs.within, Mode: mode}
-				t := time.Now()
-				res, err := svc.Search(ctx, q)
-				if err != nil {
-					return err
+			for _, v := range variants {
+				r := row{name: cs.name + " | " + v.label}
+				if !strings.Contains(r.name, c.only) {
+					continue
 				}
-				r.lat = append(r.lat, time.Since(t))
-				r.hits += len(res.Items)
-				if res.FallbackReason != "" {
-					r.fall++
+				for i := 0; i < c.queries; i++ {
+					q := retrieval.Search{Scope: cs.scope(), Query: cs.query(), Within: cs.within, Mode: mode}
+					t := time.Now()
+					res, err := v.svc.Search(ctx, q)
+					if err != nil {
+						return err
+					}
+					r.lat = append(r.lat, time.Since(t))
+					r.hits += len(res.Items)
+					if res.FallbackReason != "" {
+						r.fall++
+					}
 				}
+				rows = append(rows, r)
 			}
-			rows = append(rows, r)
 		}
 	}
 	fmt.Println("| case | mode | p50 | p95 | p99 | results/search | fallbacks |")
@@ -403,6 +433,40 @@ func measure(ctx context.Context, c config, db *sqlstore.DB, an ports.TextAnalyz
 	}
 	runtime.GC()
 	fmt.Printf("\nmemory after the run: RSS %s, Go heap in use %s\n", rss(), heap())
+	return nil
+}
+
+// prefilterRecall prints recall@10 of the default vector index (int8 prefilter)
+// against the exact scan, for the big user's memory queries.
+func prefilterRecall(ctx context.Context, c config, emb ports.Embedder, fast, exact ports.VectorIndex, vg *vocabulary) error {
+	rng := rand.New(rand.NewPCG(c.seed, 7))
+	var found, wanted int
+	for range c.queries {
+		vecs, err := emb.Embed(ctx, []string{vg.memoryQuery(rng)})
+		if err != nil {
+			return err
+		}
+		q := ports.VectorQuery{Tenant: bigUser.Tenant, User: bigUser.User, Kinds: []memory.Kind{memory.KindMemory}, Vector: vecs[0], Limit: 10}
+		want, err := exact.Search(ctx, q)
+		if err != nil {
+			return err
+		}
+		got, err := fast.Search(ctx, q)
+		if err != nil {
+			return err
+		}
+		ids := make(map[string]bool, len(want))
+		for _, h := range want {
+			ids[h.ID] = true
+		}
+		for _, h := range got {
+			if ids[h.ID] {
+				found++
+			}
+		}
+		wanted += len(want)
+	}
+	fmt.Printf("vector recall@10 of the default index against the exact scan, %d memory queries of the big user: %.4f\n\n", c.queries, float64(found)/float64(max(1, wanted)))
 	return nil
 }
 

@@ -6,19 +6,23 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
+
+	"engram/bootstrap/config"
 )
 
 // healthcheckCommand is `engram healthcheck`: it asks the server of this
 // configuration for /healthz and exits 0 when it answers ok. Container images
-// have no curl; their HEALTHCHECK runs this.
+// have no curl; their HEALTHCHECK runs this. A process without the api role
+// listens only on ENGRAM_METRICS_ADDR, so that is the address it asks.
 func healthcheckCommand(g *globalFlags) *cobra.Command {
 	var url string
 	cmd := &cobra.Command{
 		Use:   "healthcheck",
-		Short: "Exit 0 when the server at ENGRAM_HTTP_ADDR answers /healthz (for container health checks)",
+		Short: "Exit 0 when this process's server answers /healthz (for container health checks)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if url == "" {
@@ -26,7 +30,11 @@ func healthcheckCommand(g *globalFlags) *cobra.Command {
 				if err != nil {
 					return err
 				}
-				url = "http://" + localAddr(cfg.HTTP.Addr) + "/healthz"
+				addr, err := healthAddr(cfg)
+				if err != nil {
+					return err
+				}
+				url = "http://" + localAddr(addr) + "/healthz"
 			}
 			ctx, cancel := context.WithTimeout(cmd.Context(), 3*time.Second)
 			defer cancel()
@@ -41,8 +49,20 @@ func healthcheckCommand(g *globalFlags) *cobra.Command {
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&url, "url", "", "URL of /healthz (default: from ENGRAM_HTTP_ADDR, on loopback when it listens on every address)")
+	cmd.Flags().StringVar(&url, "url", "", "URL of /healthz (default: ENGRAM_HTTP_ADDR with the api role, else ENGRAM_METRICS_ADDR; on loopback when it listens on every address)")
 	return cmd
+}
+
+// healthAddr is the address this configuration's process serves /healthz on:
+// the API's with the api role, else the metrics address, the only one it has.
+func healthAddr(cfg config.Config) (string, error) {
+	if cfg.HasRole(config.RoleAPI) {
+		return cfg.HTTP.Addr, nil
+	}
+	if cfg.HTTP.MetricsAddr == "" {
+		return "", fmt.Errorf("healthcheck: roles %s serve no HTTP; set ENGRAM_METRICS_ADDR (their /healthz, /readyz and /metrics) or pass --url", strings.Join(cfg.Roles, ","))
+	}
+	return cfg.HTTP.MetricsAddr, nil
 }
 
 // localAddr is where this machine reaches a server listening on addr.

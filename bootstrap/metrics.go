@@ -6,21 +6,35 @@ import (
 
 	"go.uber.org/fx"
 
+	"engram/adapters/httpapi"
 	"engram/adapters/metrics"
+	"engram/app/health"
 	"engram/bootstrap/config"
 )
 
-// metricsModule serves /metrics and /healthz on ENGRAM_METRICS_ADDR, for processes
-// without the api role (a worker or indexer scaled out alone) whose metrics would
-// otherwise have no endpoint. With the api role they are on the API's address too.
+// metricsModule serves /metrics, /healthz and /readyz on ENGRAM_METRICS_ADDR, for
+// processes without the api role (a worker or indexer scaled out alone) whose
+// metrics and probes would otherwise have no endpoint. With the api role they are
+// on the API's address too.
 var metricsModule = fx.Module("metrics", fx.Invoke(startMetricsServer))
 
-func startMetricsServer(lc fx.Lifecycle, cfg config.Config, m *metrics.Metrics, log *slog.Logger) {
+type metricsServerParams struct {
+	fx.In
+	Config   config.Config
+	Metrics  *metrics.Metrics
+	Log      *slog.Logger
+	Storage  *storage
+	Vectors  vectorChecks
+	Recorder *health.Recorder
+	Redis    redisCheck `optional:"true"` // the indexer reads no sessions
+}
+
+func startMetricsServer(lc fx.Lifecycle, p metricsServerParams) {
 	mux := http.NewServeMux()
-	mux.Handle("GET /metrics", m.Handler())
-	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		_, _ = w.Write([]byte(`{"status":"ok"}` + "\n"))
+	mux.Handle("GET /metrics", p.Metrics.Handler())
+	httpapi.ProbeHandlers(mux, readBuildInfo().Version, httpapi.Checks{
+		SQL: sqlCheck(p.Storage, p.Recorder), Redis: httpapi.Check(p.Redis),
+		Vector: p.Vectors.Vector, LLM: llmCheck(p.Config, p.Recorder), Embedder: p.Vectors.Embedder,
 	})
-	serveHTTP(lc, "ENGRAM_METRICS_ADDR", cfg.HTTP.MetricsAddr, mux, cfg, log)
+	serveHTTP(lc, "ENGRAM_METRICS_ADDR", p.Config.HTTP.MetricsAddr, mux, p.Config, p.Log)
 }

@@ -40,7 +40,7 @@ func newRootCommand() *cobra.Command {
 	}
 	root.PersistentFlags().StringVar(&g.configFile, "config", os.Getenv("ENGRAM_CONFIG"),
 		"YAML file overriding configs/engram.yaml (environment variables override both)")
-	root.AddCommand(serveCommand(&g), migrateCommand(&g), keysCommand(&g), configCommand(&g), reindexCommand(&g), versionCommand(), healthcheckCommand(&g), mcpCommand(&g))
+	root.AddCommand(serveCommand(&g), migrateCommand(&g), keysCommand(&g), configCommand(&g), reindexCommand(&g), backupCommand(&g), restoreCommand(&g), versionCommand(), healthcheckCommand(&g), mcpCommand(&g))
 	return root
 }
 

@@ -43,7 +43,8 @@ func appOptions(cfg config.Config) fx.Option {
 		profilesModule,
 		erasureModule,
 		toolsModule,
-		contextModule, // bootstrap/context.go
+		contextModule,            // bootstrap/context.go
+		agentConversationsModule, // bootstrap/agentconv.go
 	}
 	if cfg.HasRole(config.RoleAPI) || cfg.HasRole(config.RoleScheduler) || cfg.HasRole(config.RoleWorker) {
 		// The worker reads sessions too: profile refreshes and the erasure's purge.

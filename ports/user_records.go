@@ -41,8 +41,11 @@ const (
 	RecordReports       = "reports"
 	RecordTraces        = "traces"
 	RecordAudit         = "audit"
+	// The OpenAI Conversations API's conversations and their items.
+	RecordAgentConversations = "agent_conversations"
+	RecordAgentItems         = "agent_conversation_items"
 )
 
 // RecordSections lists every section of UserRecords.
 var RecordSections = []string{RecordMemories, RecordMemoryHistory, RecordMessages, RecordProfile, RecordOrg,
-	RecordNameKeys, RecordActivity, RecordReports, RecordTraces, RecordAudit}
+	RecordNameKeys, RecordActivity, RecordReports, RecordTraces, RecordAudit, RecordAgentConversations, RecordAgentItems}

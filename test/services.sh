@@ -32,8 +32,9 @@ REDIS_PID=$DIR/redis.pid
 REDIS_LOG=$DIR/redis.log
 ENV_FILE=$DIR/env
 # chromium: the browser test of /docs (test/e2e/docs_test.go) renders the embedded API reference;
-# curl: the README examples are run with it (test/e2e/readme_test.go).
-PACKAGES=(postgresql "postgresql-server-dev-$PG_MAJOR" redis-server chromium curl)
+# curl: the README examples are run with it (test/e2e/readme_test.go);
+# prometheus: only for its promtool, which checks deploy/prometheus/alerts.yml (test/e2e/deploy_test.go).
+PACKAGES=(postgresql "postgresql-server-dev-$PG_MAJOR" redis-server chromium curl prometheus)
 
 BUILD_TMP=
 cleanup() { if [ -n "$BUILD_TMP" ]; then rm -rf "$BUILD_TMP"; fi; }

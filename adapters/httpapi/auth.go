@@ -33,15 +33,17 @@ func authenticate(api huma.API, authn Authenticator, limits *keyLimits, log *slo
 	}
 }
 
-// authenticated is authenticate for a handler outside huma (the MCP endpoint).
-func authenticated(authn Authenticator, limits *keyLimits, log *slog.Logger, h http.Handler) http.Handler {
+// authenticated is authenticate for a handler outside huma (MCP, a compatibility
+// surface), its refusals written by refuse: a problem, or the shape of the
+// surface's client.
+func authenticated(authn Authenticator, limits *keyLimits, log *slog.Logger, refuse Refusal, h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		who, refused := checkKey(r.Context(), authn, limits, log, r.Header.Get("Authorization"))
 		if refused != nil {
 			for name, value := range refused.headers() {
 				w.Header().Set(name, value)
 			}
-			writeProblem(w, r, refused.failure.status(), refused.detail)
+			refuse(w, r, refused.failure.status(), refused.detail)
 			return
 		}
 		h.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), principalKey, who)))

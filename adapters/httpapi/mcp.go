@@ -34,7 +34,7 @@ func MountMCP(api *API, h http.Handler) {
 // user in its own arguments asks Reaches before it acts.
 func Mount(api *API, pattern, operation string, h http.Handler) {
 	api.mux.Handle(pattern, observed(api.opts.Observer, operation,
-		authenticated(api.authn, api.limits, api.opts.Logger, reachHeaders(h))))
+		authenticated(api.authn, api.limits, api.opts.Logger, writeProblem, reachHeaders(h))))
 }
 
 // readWholeBody reads the JSON-RPC body before the MCP server sees it, so that a

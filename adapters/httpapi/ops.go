@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"sync"
@@ -82,40 +83,69 @@ func RegisterOps(api *API, checks Checks) {
 		Description: "503 only when the truth store (SQL) is down; other dependencies degrade gracefully.",
 		Responses:   map[string]*huma.Response{"503": {Description: "The truth store is down"}},
 	}, func(ctx context.Context, _ *struct{}) (*readyOutput, error) {
-		ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
-		defer cancel()
-		names := []string{"sql", "redis", "vector", "llm", "embedder"}
-		results := make([]probeResult, len(names))
-		var wg sync.WaitGroup
-		for i, c := range []Check{checks.SQL, checks.Redis, checks.Vector, checks.LLM, checks.Embedder} {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				results[i] = probe(ctx, c)
-			}()
-		}
-		wg.Wait()
-		r := Readiness{SQL: results[0].state, Redis: results[1].state, Vector: results[2].state,
-			LLM: results[3].state, Embedder: results[4].state}
-		for i, res := range results {
-			if res.detail != "" {
-				if r.Details == nil {
-					r.Details = map[string]string{}
-				}
-				r.Details[names[i]] = res.detail
-			}
-		}
-		out := &readyOutput{Status: http.StatusOK, Body: r}
-		switch {
-		case r.SQL == StateDown || r.SQL == StateDisabled:
-			out.Status, out.Body.Status = http.StatusServiceUnavailable, "unready"
-		case len(r.Details) > 0:
-			out.Body.Status = "degraded"
-		default:
-			out.Body.Status = "ready"
-		}
-		return out, nil
+		status, body := checks.Ready(ctx)
+		return &readyOutput{Status: status, Body: body}, nil
 	})
+}
+
+// Ready runs every probe at once (2 s for all of them) and says what /readyz
+// answers: its HTTP status and body.
+func (c Checks) Ready(ctx context.Context) (int, Readiness) {
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	names := []string{"sql", "redis", "vector", "llm", "embedder"}
+	results := make([]probeResult, len(names))
+	var wg sync.WaitGroup
+	for i, check := range []Check{c.SQL, c.Redis, c.Vector, c.LLM, c.Embedder} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			results[i] = probe(ctx, check)
+		}()
+	}
+	wg.Wait()
+	r := Readiness{SQL: results[0].state, Redis: results[1].state, Vector: results[2].state,
+		LLM: results[3].state, Embedder: results[4].state}
+	for i, res := range results {
+		if res.detail != "" {
+			if r.Details == nil {
+				r.Details = map[string]string{}
+			}
+			r.Details[names[i]] = res.detail
+		}
+	}
+	status := http.StatusOK
+	switch {
+	case r.SQL == StateDown || r.SQL == StateDisabled:
+		status, r.Status = http.StatusServiceUnavailable, "unready"
+	case len(r.Details) > 0:
+		r.Status = "degraded"
+	default:
+		r.Status = "ready"
+	}
+	return status, r
+}
+
+// ProbeHandlers adds /healthz and /readyz, with the same bodies as the API's, to
+// mux: the metrics address of a process without the api role serves them, so
+// that an orchestrator probes a worker, indexer or scheduler as it probes an api.
+func ProbeHandlers(mux *http.ServeMux, version string, checks Checks) {
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
+		var body healthOutput
+		body.Body.Status, body.Body.Version = "ok", version
+		writeProbe(w, http.StatusOK, body.Body)
+	})
+	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
+		status, body := checks.Ready(r.Context())
+		writeProbe(w, status, body)
+	})
+}
+
+func writeProbe(w http.ResponseWriter, status int, body any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(body)
 }
 
 type probeResult struct {

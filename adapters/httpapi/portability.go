@@ -37,6 +37,9 @@ type UserExport struct {
 	Reports       []ports.Record    `json:"reports" required:"false" doc:"Evaluation reports about the user, by id."`
 	Traces        []ports.Record    `json:"traces" required:"false" doc:"Traces of context calls for the user, within their retention, by id."`
 	Audit         []ports.Record    `json:"audit" required:"false" doc:"Audit entries with the user as target or actor (reads of profiles and reports), by id; the log's records of exports and imports are not part of it."`
+	// The OpenAI Conversations API's history.
+	AgentConversations []ports.Record `json:"agent_conversations" required:"false" doc:"Conversations of the OpenAI Conversations API (/openai/users/{user}/v1), by id."`
+	AgentItems         []ports.Record `json:"agent_conversation_items" required:"false" doc:"Their items, each as its client sent it (raw), by conversation and order (seq)."`
 }
 
 // ExportedSession is one short-term session, whole.
@@ -149,6 +152,7 @@ func toExport(d users.Document) UserExport {
 		Messages: list(r[ports.RecordMessages]), Profile: list(r[ports.RecordProfile]), Org: list(r[ports.RecordOrg]),
 		NameKeys: list(r[ports.RecordNameKeys]), Activity: list(r[ports.RecordActivity]), Reports: list(r[ports.RecordReports]),
 		Traces: list(r[ports.RecordTraces]), Audit: list(r[ports.RecordAudit]),
+		AgentConversations: list(r[ports.RecordAgentConversations]), AgentItems: list(r[ports.RecordAgentItems]),
 		Sessions: make([]ExportedSession, 0, len(d.Sessions)),
 	}
 	for _, st := range d.Sessions {
@@ -169,6 +173,7 @@ func fromExport(e UserExport) users.Document {
 		ports.RecordMemories: e.Memories, ports.RecordMemoryHistory: e.MemoryHistory, ports.RecordMessages: e.Messages,
 		ports.RecordProfile: e.Profile, ports.RecordOrg: e.Org, ports.RecordNameKeys: e.NameKeys, ports.RecordActivity: e.Activity,
 		ports.RecordReports: e.Reports, ports.RecordTraces: e.Traces, ports.RecordAudit: e.Audit,
+		ports.RecordAgentConversations: e.AgentConversations, ports.RecordAgentItems: e.AgentItems,
 	}}
 	for _, s := range e.Sessions {
 		d.Sessions = append(d.Sessions, fromExportedSession(s))

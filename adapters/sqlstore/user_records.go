@@ -89,6 +89,8 @@ var recordTables = []recordTable{
 		restore: `ON CONFLICT (id) DO UPDATE SET actor = EXCLUDED.actor, target_user = EXCLUDED.target_user
 			WHERE profile_audit.at = EXCLUDED.at AND profile_audit.action = EXCLUDED.action
 			AND (profile_audit.actor = ? OR profile_audit.target_user = ?)`},
+	{section: ports.RecordAgentConversations, table: "agent_conversations", owner: byUser, order: "id", owned: []string{"user_id"}, json: []string{"metadata"}},
+	{section: ports.RecordAgentItems, table: "agent_conversation_items", owner: byUser, order: "conversation_id, seq", owned: []string{"user_id"}},
 }
 
 // columnKind is how a column's values are converted.

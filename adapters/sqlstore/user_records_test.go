@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"engram/adapters/clock"
+	"engram/domain/agentconv"
 	"engram/domain/invalid"
 	"engram/domain/memory"
 	"engram/domain/profile"
@@ -49,6 +50,13 @@ func seedUser(t *testing.T, db *DB, scope memory.Scope) {
 		Actor: "boss", Action: "profile.read", TargetUser: scope.User}); err != nil {
 		t.Fatal(err)
 	}
+	conv := agentconv.Conversation{ID: "conv_01jzdiet", Scope: scope, CreatedAt: at, Metadata: map[string]string{"topic": "菜单"}}
+	if err := NewAgentConversationStore(db).Create(ctx, conv, []agentconv.Item{
+		{ID: "msg_1", Type: "message", Role: agentconv.RoleUser, Text: "I am vegetarian", Raw: []byte(`{"role":"user","content":"I am vegetarian"}`)},
+		{ID: "fc_1", Type: "function_call", Raw: []byte(`{"type":"function_call","arguments":"{\"q\":\"<é>\"}"}`)},
+	}); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // A user moved between two databases, of either dialect, exports as the same
@@ -62,7 +70,8 @@ func testUserRecordsMove(t *testing.T, from, to func(testing.TB) *DB) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(doc[ports.RecordMemories]) != 1 || len(doc[ports.RecordMemoryHistory]) != 2 || len(doc[ports.RecordActivity]) != 1 || len(doc[ports.RecordAudit]) != 1 {
+	if len(doc[ports.RecordMemories]) != 1 || len(doc[ports.RecordMemoryHistory]) != 2 || len(doc[ports.RecordActivity]) != 1 || len(doc[ports.RecordAudit]) != 1 ||
+		len(doc[ports.RecordAgentConversations]) != 1 || len(doc[ports.RecordAgentItems]) != 2 {
 		t.Fatalf("export: %v", doc)
 	}
 	m := doc[ports.RecordMemories][0]
@@ -82,8 +91,13 @@ func testUserRecordsMove(t *testing.T, from, to func(testing.TB) *DB) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if written[ports.RecordMemories] != 1 || written[ports.RecordMemoryHistory] != 2 || written[ports.RecordAudit] != 1 {
+	if written[ports.RecordMemories] != 1 || written[ports.RecordMemoryHistory] != 2 || written[ports.RecordAudit] != 1 ||
+		written[ports.RecordAgentConversations] != 1 || written[ports.RecordAgentItems] != 2 {
 		t.Errorf("import wrote %v", written)
+	}
+	if it, err := NewAgentConversationStore(dst).Item(ctx, scope, "conv_01jzdiet", "fc_1"); err != nil ||
+		string(it.Raw) != `{"type":"function_call","arguments":"{\"q\":\"<é>\"}"}` {
+		t.Errorf("the imported item: %s, %v", it.Raw, err)
 	}
 	var queued []time.Time
 	if err := dst.bun.NewRaw("SELECT vector_queued_at FROM long_term_memories WHERE vector_status = 'DIRTY' AND vector_queued_at IS NOT NULL").Scan(ctx, &queued); err != nil || len(queued) != 1 {

@@ -72,7 +72,7 @@ type HTTP struct {
 	// RateLimitRPS is the requests per second each API key may make (a burst of
 	// one second's worth); 0: no limit.
 	RateLimitRPS float64 `yaml:"rate_limit_rps" env:"ENGRAM_RATE_LIMIT_RPS"`
-	// MetricsAddr serves /metrics and /healthz on an address of their own (any
+	// MetricsAddr serves /metrics, /healthz and /readyz on an address of their own (any
 	// role); empty: only the API's address serves them.
 	MetricsAddr string `yaml:"metrics_addr" env:"ENGRAM_METRICS_ADDR"`
 }

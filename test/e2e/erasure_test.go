@@ -157,6 +157,14 @@ func runErasure(t *testing.T, b backend) {
 		"user_message": "I keep a wombatlounge diary.", "assistant_message": "A wombatlounge diary, noted."}, nil); code != http.StatusAccepted {
 		t.Fatalf("alice's exchange = %d", code)
 	}
+	// A conversation of the OpenAI Conversations API: its items (a tool call's
+	// arguments are kept nowhere else) and its session.
+	if code := srv.Do(http.MethodPost, "/openai/users/alice/v1/conversations", map[string]any{"items": []map[string]any{
+		{"role": "user", "content": "Water my platypusgarden."},
+		{"type": "function_call", "call_id": "call_1", "name": "water", "arguments": `{"bed":"platypusbed"}`},
+	}}, nil); code != http.StatusOK {
+		t.Fatalf("alice's OpenAI conversation = %d", code)
+	}
 	// Bob's messages come last, so the lexical pass's cursor ends on one of his.
 	postBatch(t, srv, "bob", []map[string]any{
 		{"conversation_id": "bob-conv", "message_id": "bob-m1", "role": "user", "content": "Please remember that I am allergic to cats."},
@@ -192,7 +200,7 @@ func runErasure(t *testing.T, b backend) {
 	if n := count(t, db, `SELECT count(*) FROM user_profiles WHERE user_id = 'alice' AND nickname = 'Numbatcaptain'`); n != 1 {
 		t.Fatal("alice's nickname did not reach her profile; the erasure would not be tested on identity slots")
 	}
-	needles := append([]string{"alice", "zebrafinch", "theremin", "quokka", "marimba", "Quokkason", "wombatlounge", "alice-s1", "Numbatcaptain"}, ids(t, db, "alice")...)
+	needles := append([]string{"alice", "zebrafinch", "theremin", "quokka", "marimba", "Quokkason", "wombatlounge", "alice-s1", "Numbatcaptain", "platypusgarden", "platypusbed"}, ids(t, db, "alice")...)
 	srv.Stop()
 
 	// An api-only process: the erasure is accepted, and waits for a worker.

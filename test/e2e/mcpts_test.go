@@ -18,35 +18,36 @@ import (
 // mcptsDir holds the TypeScript client and its locked dependencies.
 const mcptsDir = "../mcpts"
 
-// nodeClient makes test/mcpts runnable: node on the PATH, and the locked
-// @modelcontextprotocol/sdk installed with `npm ci` when node_modules does not
-// hold it. Without node the test skips, unless the run requires every service.
-func nodeClient(t *testing.T) string {
+// nodeClient makes a Node client of dir runnable: node on the PATH, and the
+// locked dependencies installed with `npm ci` when node_modules does not hold
+// pkg at the version package.json pins. Without node the test skips, unless the
+// run requires every service.
+func nodeClient(t *testing.T, dir, pkg string) string {
 	t.Helper()
 	node, err := exec.LookPath("node")
 	if err != nil {
 		if testenv.Required() {
 			t.Fatalf("node is not on the PATH but %s=1: install Node 20 or later", testenv.RequireServicesVar)
 		}
-		t.Skip("node is not on the PATH; skipping the TypeScript MCP client")
+		t.Skip("node is not on the PATH; skipping the Node client of " + dir)
 	}
-	var pkg struct {
+	var manifest struct {
 		Dependencies map[string]string `json:"dependencies"`
 	}
-	if b, err := os.ReadFile(filepath.Join(mcptsDir, "package.json")); err != nil || json.Unmarshal(b, &pkg) != nil {
-		t.Fatalf("read %s/package.json: %v", mcptsDir, err)
+	if b, err := os.ReadFile(filepath.Join(dir, "package.json")); err != nil || json.Unmarshal(b, &manifest) != nil {
+		t.Fatalf("read %s/package.json: %v", dir, err)
 	}
 	var installed struct {
 		Version string `json:"version"`
 	}
-	b, _ := os.ReadFile(filepath.Join(mcptsDir, "node_modules", "@modelcontextprotocol", "sdk", "package.json"))
-	if json.Unmarshal(b, &installed) != nil || installed.Version != pkg.Dependencies["@modelcontextprotocol/sdk"] {
+	b, _ := os.ReadFile(filepath.Join(append([]string{dir, "node_modules"}, append(strings.Split(pkg, "/"), "package.json")...)...))
+	if json.Unmarshal(b, &installed) != nil || installed.Version != manifest.Dependencies[pkg] {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 		defer cancel()
 		npm := exec.CommandContext(ctx, "npm", "ci", "--no-audit", "--no-fund")
-		npm.Dir = mcptsDir
+		npm.Dir = dir
 		if out, err := npm.CombinedOutput(); err != nil {
-			t.Fatalf("npm ci in %s: %v\n%s", mcptsDir, err, out)
+			t.Fatalf("npm ci in %s: %v\n%s", dir, err, out)
 		}
 	}
 	return node
@@ -66,7 +67,7 @@ func TestMCP_typeScriptSDKClient_Postgres_Redis(t *testing.T) {
 }
 
 func runTypeScriptClient(t *testing.T, postgres bool) {
-	node := nodeClient(t)
+	node := nodeClient(t, mcptsDir, "@modelcontextprotocol/sdk")
 	env := append(backendEnv(t, postgres), "ENGRAM_API_KEYS=acme="+acmeMCPKey)
 	srv := Start(t, env...)
 	tenant := []string{"Authorization", "Bearer " + acmeMCPKey}

@@ -13,5 +13,5 @@ func (a *API) Mount(pattern string, h http.Handler) {
 // missing or unknown key is a 401 problem, a key over its rate limit a 429; open
 // mode lets every request through.
 func (a *API) Authenticated(h http.Handler) http.Handler {
-	return authenticated(a.authn, a.limits, a.opts.Logger, h)
+	return authenticated(a.authn, a.limits, a.opts.Logger, writeProblem, h)
 }

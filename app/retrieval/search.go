@@ -1,6 +1,7 @@
 package retrieval
 
 import (
+	"cmp"
 	"context"
 	"slices"
 
@@ -125,12 +126,4 @@ func itemID(kind memory.Kind, m *memory.Memory, msg *conversation.Message) strin
 	return string(kind)
 }
 
-func cmpScoreDesc(a, b float64) int {
-	switch {
-	case a > b:
-		return -1
-	case a < b:
-		return 1
-	}
-	return 0
-}
+func cmpScoreDesc(a, b float64) int { return cmp.Compare(b, a) }

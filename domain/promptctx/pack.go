@@ -1,6 +1,7 @@
 package promptctx
 
 import (
+	"cmp"
 	"math"
 	"slices"
 	"strings"
@@ -405,12 +406,4 @@ func runes(s string) int { return utf8.RuneCountInString(s) }
 func isSpaceRune(r rune) bool { return r == ' ' || r == '\n' }
 
 // cmpScore orders best first.
-func cmpScore(a, b float64) int {
-	switch {
-	case a > b:
-		return -1
-	case a < b:
-		return 1
-	}
-	return 0
-}
+func cmpScore(a, b float64) int { return cmp.Compare(b, a) }

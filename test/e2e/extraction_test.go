@@ -133,12 +133,19 @@ func TestExtraction_messagesWaitForAWorker(t *testing.T) {
 	}}, nil); code != http.StatusAccepted {
 		t.Fatalf("batch = %d", code)
 	}
-	time.Sleep(1500 * time.Millisecond) // due now, but nobody extracts
+	// No sleep proves that nobody extracts: the process says which roles it runs,
+	// and the message is still PENDING once it has stopped, its debounce long past
+	// by the time the next process starts.
+	srv.Stop()
+	if logs := srv.Logs(); !strings.Contains(logs, "roles=api") || strings.Contains(logs, "extraction worker started") {
+		t.Fatalf("an api-only process must start no extraction worker; its log:\n%s", logs)
+	}
 	var v messageView
-	if srv.Do(http.MethodGet, "/v1/users/bob/messages/m1", nil, &v); v.Status != "PENDING" {
+	probe := Start(t, "ENGRAM_DATA_DIR="+dataDir, "ENGRAM_ROLES=api")
+	if probe.Do(http.MethodGet, "/v1/users/bob/messages/m1", nil, &v); v.Status != "PENDING" {
 		t.Fatalf("an api-only process extracted m1: %+v", v)
 	}
-	srv.Stop()
+	probe.Stop()
 
 	srv = Start(t, "ENGRAM_DATA_DIR="+dataDir, "ENGRAM_ROLES=worker,api")
 	deadline := time.Now().Add(20 * time.Second)

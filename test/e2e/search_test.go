@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"testing"
 	"time"
+
+	"engram/test/wait"
 )
 
 type searchAnswer struct {
@@ -108,28 +110,20 @@ func TestSearch_embeddedDefaultInEveryMode(t *testing.T) {
 	}
 	// Dense finds the memory once the indexer role has embedded it (vector status
 	// SYNCED); until then dense answers from the vector index as it is.
-	deadline = time.Now().Add(40 * time.Second)
-	synced := false
-	for !synced && time.Now().Before(deadline) {
+	wait.Until(t, 40*time.Second, "the vector of memory pet SYNCED", func() bool {
 		var m struct {
 			Vector struct {
 				Status string `json:"status"`
 			} `json:"vector"`
 		}
 		srv.Do(http.MethodGet, "/v1/users/alice/memories/pet", nil, &m)
-		synced = m.Vector.Status == "SYNCED"
-		if !synced {
-			time.Sleep(200 * time.Millisecond)
-		}
-	}
+		return m.Vector.Status == "SYNCED"
+	})
 	a = search(map[string]any{"query": "golden retriever Biscuit", "mode": "dense"})
-	switch {
-	case a.ModeUsed != "dense" || a.FallbackReason != "":
+	if a.ModeUsed != "dense" || a.FallbackReason != "" {
 		t.Errorf("dense: mode_used %q reason %q, want dense with vectors up", a.ModeUsed, a.FallbackReason)
-	case synced && a.first() != "pet":
+	} else if a.first() != "pet" {
 		t.Errorf("dense after the vector sync: first %q, want pet", a.first())
-	case !synced:
-		t.Log("the memory's vector was not SYNCED within 40 s (no vector indexer in this build?): dense answered from an index without it")
 	}
 
 	if code := srv.Do(http.MethodDelete, "/v1/users/alice/memories/coffee", nil, nil); code != http.StatusNoContent {

@@ -38,6 +38,7 @@ var apiModule = fx.Module("api",
 	fx.Provide(
 		AsRoute(memoryRoutes),
 		AsRoute(opsRoutes),
+		AsRoute(consoleRoutes), // bootstrap/console.go
 	),
 	fx.Invoke(registerRoutes, startHTTPServer),
 )

@@ -14,7 +14,7 @@ import (
 
 // ContextRequest is the body of POST /v1/users/{user}/context (API.md "Context").
 type ContextRequest struct {
-	Query       string                `json:"query" minLength:"1" doc:"The question the agent is about to answer. Memories are retrieved for it joined with the session's summary (seed 000). Any length up to the body limit: beyond ENGRAM_QUERY_MAX_CHARS (default 2000) only its end is retrieved for, and the trace says so (query_truncated)."`
+	Query       string                `json:"query" minLength:"1" doc:"The question the agent is about to answer. Memories are retrieved for it joined with the session's summary. Any length up to the body limit: beyond ENGRAM_QUERY_MAX_CHARS (default 2000) only its end is retrieved for, and the trace says so (query_truncated)."`
 	FlowID      string                `json:"flow_id,omitempty" maxLength:"128" doc:"The session's flow; without it, the most recently active session with session_id in any flow."`
 	SessionID   string                `json:"session_id,omitempty" maxLength:"128" doc:"The session the agent runs in: its summary and recent messages are included, and its own past messages are not repeated as episodes. Without it, no session is read."`
 	MaxMemories int                   `json:"max_memories,omitempty" minimum:"1" maximum:"100" doc:"Most long-term memories to consider; default LONG_TERM_MEMORY_RETRIEVE_LIMIT."`

@@ -12,7 +12,7 @@ import (
 	"engram/domain/promptctx"
 )
 
-// ContextRequest is the body of POST /v1/users/{user}/context (API.md "Context").
+// ContextRequest is the body of POST /v1/users/{user}/context.
 type ContextRequest struct {
 	Query       string                `json:"query" minLength:"1" doc:"The question the agent is about to answer. Memories are retrieved for it joined with the session's summary. Any length up to the body limit: beyond ENGRAM_QUERY_MAX_CHARS (default 2000) only its end is retrieved for, and the trace says so (query_truncated)."`
 	FlowID      string                `json:"flow_id,omitempty" maxLength:"128" doc:"The session's flow; without it, the most recently active session with session_id in any flow."`
@@ -21,8 +21,8 @@ type ContextRequest struct {
 	BudgetChars int                   `json:"budget_chars,omitempty" minimum:"1" maximum:"100000" doc:"Hard cap on prompt, in characters (Unicode code points), headers, labels and quote marks included; default ENGRAM_CONTEXT_BUDGET_CHARS. What does not fit is left out (the trace says so), except that the first item of a section may be cut to fit, ending with \"…\"."`
 	Include     []string              `json:"include,omitempty" maxItems:"6" enum:"profile,standing,recent,summary,memories,episodes" doc:"The sections wanted; default all of them. standing: the user's standing memories (constraints, memories of importance ENGRAM_CONTEXT_STANDING_MIN_IMPORTANCE or more, pinned ones), injected whatever the question. External items are included whenever they are passed."`
 	External    []ExternalItemRequest `json:"external,omitempty" maxItems:"50" doc:"Data the caller brings (knowledge-base chunks, what an MCP tool returned), ranked with the memories and episodes on the same score scale, each keeping its source."`
-	// IncludeInstructionLike is an extension of API.md: the configured default
-	// leaves instruction-like text out.
+	// IncludeInstructionLike goes beyond the v1 contract (docs/API-NOTES.md): the
+	// configured default leaves instruction-like text out.
 	IncludeInstructionLike *bool `json:"include_instruction_like,omitempty" doc:"Inject text that reads as an instruction to the assistant (flagged memories, and any other text the screen flags), quoted like everything else and marked as data; default ENGRAM_CONTEXT_INCLUDE_INSTRUCTION_LIKE (false: left out, reason instruction_like in the trace)."`
 }
 
@@ -48,7 +48,7 @@ type ContextResult struct {
 
 // ContextSections are the injected items by section.
 type ContextSections struct {
-	Profile        string            `json:"profile" doc:"The user's profile in seed 003's format (its lines that were injected)."`
+	Profile        string            `json:"profile" doc:"The user's profile as injected (its 用户画像 lines)."`
 	Standing       []ContextMemory   `json:"standing" nullable:"false" doc:"The user's standing memories injected whatever the question — constraints, memories of importance ENGRAM_CONTEXT_STANDING_MIN_IMPORTANCE or more, pinned ones — most important first, then the most recent; within ENGRAM_CONTEXT_STANDING_SHARE of the budget. Their score is 1. A standing memory is never repeated among memories."`
 	RecentMessages []ContextMessage  `json:"recent_messages" nullable:"false" doc:"The session's most recent messages injected, oldest first."`
 	Summary        string            `json:"summary" doc:"The session's recursive summary, when injected."`
@@ -101,7 +101,7 @@ type contextOutput struct {
 	Body ContextResult
 }
 
-// Trace is one context call explained (API.md "Context").
+// Trace is one context call explained: what was injected and why the rest was not.
 type Trace struct {
 	ID                string             `json:"id"`
 	UserID            string             `json:"user_id"`
@@ -177,11 +177,11 @@ type ContextBuilder interface {
 	LatestTrace(ctx context.Context, scope memory.Scope) (promptctx.Trace, error)
 }
 
-// RegisterContext adds API.md "Context (inject)": the context call and its traces.
+// RegisterContext adds the context call and its traces.
 func RegisterContext(api *API, svc ContextBuilder) {
 	log := api.opts.Logger
 	tags := []string{"context"}
-	describeTag(api.Root, "context", "The context call of the PLAN8 middleware (call it before the agent runs; record the exchange after): "+
+	describeTag(api.Root, "context", "The context call (call it before the agent runs; record the exchange after): "+
 		"profile, session summary, recent messages, relevant memories, past conversations and the caller's external data, "+
 		"packed into a character budget as a block of quoted data, with a trace of every decision.")
 
@@ -210,7 +210,7 @@ func RegisterContext(api *API, svc ContextBuilder) {
 		OperationID: "trace_get", Method: http.MethodGet, Path: "/traces/{trace_id}",
 		Metadata: map[string]any{reachMetadata: reachByOwner},
 		Summary:  "Read the trace of a context call", Tags: tags,
-		Description: "Why each item was injected and why every other candidate was not (seed 001's /memory-trace). Readable as soon " +
+		Description: "Why each item was injected and why every other candidate was not Readable as soon " +
 			"as the context call returned; 404 once older than ENGRAM_TRACE_RETENTION_DAYS, for another tenant's trace, and while its user is being erased.",
 		Errors: []int{http.StatusNotFound, http.StatusUnprocessableEntity},
 	}, func(ctx context.Context, in *traceInput) (*traceOutput, error) {
@@ -227,7 +227,7 @@ func RegisterContext(api *API, svc ContextBuilder) {
 	register(api, huma.Operation{
 		OperationID: "trace_latest", Method: http.MethodGet, Path: "/users/{user}/traces/latest",
 		Summary: "Read the user's latest context trace", Tags: tags,
-		Description: "The trace of the user's most recent context call (seed 001's /memory-trace). 404 when there is none within " +
+		Description: "The trace of the user's most recent context call 404 when there is none within " +
 			"ENGRAM_TRACE_RETENTION_DAYS, and while the user is being erased.",
 		Errors: []int{http.StatusNotFound, http.StatusUnprocessableEntity},
 	}, func(ctx context.Context, in *latestTraceInput) (*traceOutput, error) {

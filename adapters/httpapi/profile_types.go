@@ -7,7 +7,7 @@ import (
 	"engram/domain/profile"
 )
 
-// Profile is a user profile as clients see it: seed 003's user_profiles fields,
+// Profile is a user profile as clients see it: the stored profile fields,
 // the identity slots, where each declared value came from, and the prompt block.
 type Profile struct {
 	UserID              string                 `json:"user_id"`
@@ -41,7 +41,7 @@ type Profile struct {
 	LastUpdatedAt       time.Time              `json:"last_updated_at"`
 	LastConversationAt  *time.Time             `json:"last_conversation_at" nullable:"true"`
 	DerivedAt           *time.Time             `json:"derived_at" nullable:"true" doc:"When the worker last changed the derived fields."`
-	Prompt              string                 `json:"prompt" doc:"The 用户画像 block injected into prompts (seed 003's format; English when the language is)."`
+	Prompt              string                 `json:"prompt" doc:"The 用户画像 block injected into prompts (English when the context language is en)."`
 	ReadAs              string                 `json:"read_as" enum:"self,manager" doc:"How X-Acting-User stands to the user."`
 }
 

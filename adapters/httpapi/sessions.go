@@ -17,7 +17,7 @@ type SessionPath struct {
 	Session string `path:"session" minLength:"1" maxLength:"128" doc:"The client's session id (one conversation with a flow)."`
 }
 
-// RecordExchangeRequest is one turn (API.md "Short-term sessions": record_exchange).
+// RecordExchangeRequest is one turn of a session: record_exchange.
 type RecordExchangeRequest struct {
 	FlowID           string `json:"flow_id" minLength:"1" maxLength:"128" doc:"The flow (workflow, agent) the session belongs to; sessions are isolated per user, flow and session."`
 	FlowName         string `json:"flow_name,omitempty" maxLength:"128" doc:"The flow's display name, kept in the session's meta."`
@@ -117,11 +117,11 @@ type Sessions interface {
 	List(ctx context.Context, q sessions.List) ([]session.Meta, error)
 }
 
-// RegisterSessions adds API.md "Short-term sessions".
+// RegisterSessions adds the short-term session routes.
 func RegisterSessions(api *API, svc Sessions) {
 	log := api.opts.Logger
 	tags := []string{"sessions"}
-	describeTag(api.Root, "sessions", "Short-term sessions (the PLAN8 middleware): each session's recent messages, meta and "+
+	describeTag(api.Root, "sessions", "Short-term sessions: each session's recent messages, meta and "+
 		"recursive summary, kept in Redis (SQL when Redis is down or not configured).")
 	register(api, huma.Operation{
 		OperationID: "session_record_exchange", Method: http.MethodPost, Path: "/users/{user}/sessions/{session}/exchanges",

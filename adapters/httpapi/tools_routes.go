@@ -69,7 +69,7 @@ type toolCallInput struct {
 	Body *ToolCallRequest // optional: no body is no arguments
 }
 
-// RegisterTools adds the agent tools over HTTP: API.md "Agent tools".
+// RegisterTools adds the agent tools over HTTP.
 func RegisterTools(api *API, tb *Toolbox) {
 	log := api.opts.Logger
 	registry := api.Root.OpenAPI().Components.Schemas
@@ -94,7 +94,7 @@ func RegisterTools(api *API, tb *Toolbox) {
 		Metadata: map[string]any{reachMetadata: reachNoUserData},
 		Summary:  "Function-calling definitions of the agent tools", Tags: tags,
 		Description: "Generated from the same Go types as the memory operations, so the schemas are what those operations accept. " +
-			"Their descriptions tell the model when to save and what never to save (seed 000's boundaries).",
+			"Their descriptions tell the model when to save and what never to save.",
 		Responses: map[string]*huma.Response{"200": jsonResponse("The tools, sorted by name, in the format asked for.",
 			&huma.Schema{OneOf: []*huma.Schema{
 				{Type: huma.TypeArray, Description: "format=openai", Items: registry.Schema(reflect.TypeFor[OpenAITool](), true, "")},

@@ -75,7 +75,7 @@ func (w *ReportWriter) WriteReport(ctx context.Context, req ports.ReportRequest)
 	return draft, reply.Usage, nil
 }
 
-// reportAnswer is the answer's shape; facts_used may hold "F3", "f3" or 3.
+// reportAnswer is the answer's shape; facts_used may hold a fact label in either case, or its number.
 type reportAnswer struct {
 	Report    field   `json:"report"`
 	FactsUsed []field `json:"facts_used"`

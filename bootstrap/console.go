@@ -17,7 +17,7 @@ func consoleRoutes(cfg config.Config, m *metrics.Metrics, authn *auth.Authentica
 		api.Mount("GET "+console.Path, page)
 		api.Mount("GET "+console.Path+"/", page)
 		facts := func() console.Facts { return consoleFacts(cfg, authn.Open()) }
-		api.Mount("GET "+console.OpsPath, api.Authenticated(console.OpsHandler(facts, m.Registry)))
+		api.Mount("GET "+console.OpsPath, api.Authenticated(console.OpsHandler(facts, m.Registry, api.InternalError)))
 	}
 }
 

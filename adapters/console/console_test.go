@@ -107,7 +107,7 @@ func TestOpsHandler_reportsTheFactsAndEngramFigures(t *testing.T) {
 	reg.MustRegister(calls, pending, latency, collectors.NewGoCollector())
 
 	facts := Facts{Version: "v1", Roles: []string{"api", "worker"}, VectorBackend: "local", Auth: "open"}
-	rec := get(t, OpsHandler(func() Facts { return facts }, reg), OpsPath)
+	rec := get(t, OpsHandler(func() Facts { return facts }, reg, func(http.ResponseWriter, *http.Request, error) { t.Fatal("the figures could not be read") }), OpsPath)
 	if rec.Code != http.StatusOK {
 		t.Fatalf("GET %s = %d %s", OpsPath, rec.Code, rec.Body.String())
 	}

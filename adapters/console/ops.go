@@ -2,6 +2,7 @@ package console
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"sort"
 	"strings"
@@ -39,12 +40,13 @@ type Sample struct {
 }
 
 // OpsHandler answers OpsPath from the facts (read once per request: auth mode can
-// change while the process runs) and the registry /metrics reads.
-func OpsHandler(facts func() Facts, metrics prometheus.Gatherer) http.Handler {
+// change while the process runs) and the registry /metrics reads. A registry that
+// cannot be read is handed to fail, which answers in the API's error shape.
+func OpsHandler(facts func() Facts, metrics prometheus.Gatherer, fail func(http.ResponseWriter, *http.Request, error)) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		families, err := metrics.Gather()
 		if err != nil && len(families) == 0 {
-			http.Error(w, "cannot read the metrics: "+err.Error(), http.StatusInternalServerError)
+			fail(w, r, fmt.Errorf("console: read the metrics: %w", err))
 			return
 		}
 		body := Ops{Facts: facts(), Metrics: samples(families)}

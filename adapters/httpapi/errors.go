@@ -203,6 +203,7 @@ const (
 	rateLimited                             // the key made more requests than ENGRAM_RATE_LIMIT_RPS allows
 	userOutOfReach                          // a user-scoped key named another user
 	tenantWideOnly                          // a user-scoped key called an operation of the whole tenant
+	mountedFailed                           // a handler mounted outside huma could not answer
 )
 
 // status maps each failure of the edge to its status code, next to problem's

@@ -15,3 +15,11 @@ func (a *API) Mount(pattern string, h http.Handler) {
 func (a *API) Authenticated(h http.Handler) http.Handler {
 	return authenticated(a.authn, a.limits, a.opts.Logger, writeProblem, h)
 }
+
+// InternalError answers a failure of a handler mounted with Mount as every route
+// answers a 500: a problem naming the request id only, the cause in the API's log
+// under that id.
+func (a *API) InternalError(w http.ResponseWriter, r *http.Request, err error) {
+	a.opts.Logger.Error("request failed", "request_id", RequestID(r.Context()), "err", err)
+	writeProblem(w, r, mountedFailed.status(), internalDetail(RequestID(r.Context())))
+}

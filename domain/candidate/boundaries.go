@@ -19,7 +19,7 @@ const (
 	ReasonInvalid            Reason = "invalid"              // op, type, key, importance or ttl out of range
 	ReasonEmptyContent       Reason = "empty_content"        // nothing (or almost nothing) to remember
 	ReasonContentTooLong     Reason = "content_too_long"     // over the content limit
-	ReasonNoiseKey           Reason = "noise_key"            // a known noise key family (seed 000)
+	ReasonNoiseKey           Reason = "noise_key"            // a known noise key family
 	ReasonProfileSlot        Reason = "profile_slot"         // nickname, AI name, emoji: profile, not memory
 	ReasonToolList           Reason = "tool_list"            // the assistant's tools
 	ReasonSystemState        Reason = "system_state"         // system state, implementation details
@@ -118,13 +118,13 @@ func drop(r Reason, detail string) Screening {
 	return Screening{Reason: r, Detail: detail}
 }
 
-// Defaults of the boundaries (seed 000: LONG_TERM_MEMORY_MIN_CONFIDENCE 0.75).
+// Defaults of the boundaries (LONG_TERM_MEMORY_MIN_CONFIDENCE 0.75).
 const (
 	DefaultMinConfidence = 0.75
 	DefaultMinContentLen = 2
 )
 
-// Boundaries are seed 000's extraction boundaries: what may become a long-term memory.
+// Boundaries are the extraction boundaries: what may become a long-term memory.
 // The zero value uses the defaults; set a field to change one bound.
 type Boundaries struct {
 	MinConfidence float64 // candidates below are dropped; 0 means DefaultMinConfidence
@@ -224,7 +224,7 @@ func (b Boundaries) Check(c Candidate) Screening {
 
 // noiseKey applies memory.NoiseRuleFor to the normalised key, and again with '.' and
 // '_' read as '-', because an extractor writing "weather.date.2024" or
-// "tool_list" means the same families as seed 000's "weather-date_*" and "tool-*".
+// "tool_list" means the same families as the noise rules "weather-date_*" and "tool-*".
 func noiseKey(key memory.Key) Screening {
 	if r, ok := memory.NoiseRuleFor(key); ok {
 		return drop(ReasonNoiseKey, r.Prefix+"*: "+r.Reason)
@@ -324,7 +324,7 @@ func screenContent(low string, key memory.Key) Screening {
 		return drop(ReasonPeriodSummary, quote(period)+" "+quote(summary))
 	}
 	// A reminder or errand with a condition or a recurrence and no window is a
-	// long-term constraint (seed 000: "下雨时提醒我带伞"; "每天提醒我喝水"); without
+	// long-term constraint ("下雨时提醒我带伞"; "每天提醒我喝水"); without
 	// either it is a one-off.
 	standingCondition := (cond != "" || firstMatch(low, recurrenceEN, recurrenceZH) != "") && window == ""
 	if r := firstMatch(low, reminderEN, reminderZH); r != "" && !standingCondition {

@@ -10,7 +10,7 @@ import (
 	"engram/domain/memory"
 )
 
-// ActivityKind is what happened (seed 003's task and workflow statistics).
+// ActivityKind is what happened (it feeds the task and workflow statistics).
 type ActivityKind string
 
 const (

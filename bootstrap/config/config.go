@@ -1,6 +1,6 @@
 // Package config is engram's one typed configuration: defaults from the embedded
-// configs/engram.yaml, then an optional file, then environment variables (seed 000's
-// LONG_TERM_MEMORY_* and MEMORY_* names, ENGRAM_* for engram's own settings).
+// configs/engram.yaml, then an optional file, then environment variables
+// (LONG_TERM_MEMORY_* and MEMORY_* names for the memory store, ENGRAM_* for engram's own settings).
 // Validation names the setting to fix by its environment variable.
 package config
 
@@ -95,7 +95,7 @@ type Log struct {
 	Format string `yaml:"format" env:"ENGRAM_LOG_FORMAT"`
 }
 
-// Memory is seed 000's LONG_TERM_MEMORY_* table.
+// Memory is the LONG_TERM_MEMORY_* settings.
 type Memory struct {
 	Enabled                bool    `yaml:"enabled" env:"LONG_TERM_MEMORY_ENABLED"`
 	DefaultTTLDays         int     `yaml:"default_ttl_days" env:"LONG_TERM_MEMORY_DEFAULT_TTL_DAYS"`
@@ -122,7 +122,7 @@ type Memory struct {
 	BatchMaxWaitSec        float64 `yaml:"batch_max_wait_sec" env:"LONG_TERM_MEMORY_BATCH_MAX_WAIT_SEC"`
 }
 
-// IndexWorker is seed 000's MEMORY_INDEX_WORKER_* table.
+// IndexWorker is the MEMORY_INDEX_WORKER_* settings.
 type IndexWorker struct {
 	Enabled     bool `yaml:"enabled" env:"MEMORY_INDEX_WORKER_ENABLED"`
 	IntervalSec int  `yaml:"interval_sec" env:"MEMORY_INDEX_WORKER_INTERVAL_SEC"`
@@ -157,7 +157,7 @@ type Vector struct {
 	Milvus                  Milvus `yaml:"milvus"`
 }
 
-// Milvus is seed 000's MEMORY_MILVUS_* table.
+// Milvus is the MEMORY_MILVUS_* settings.
 type Milvus struct {
 	Enabled    bool   `yaml:"enabled" env:"MEMORY_MILVUS_ENABLED"`
 	URI        string `yaml:"uri" env:"MEMORY_MILVUS_URI"`
@@ -165,7 +165,7 @@ type Milvus struct {
 	Collection string `yaml:"collection" env:"MEMORY_MILVUS_COLLECTION"`
 }
 
-// LLM uses seed 003's names for the endpoint.
+// LLM is the model endpoint (LLM_* names).
 type LLM struct {
 	Provider   string `yaml:"provider" env:"ENGRAM_LLM_PROVIDER"`
 	APIBase    string `yaml:"api_base" env:"LLM_API_BASE"`
@@ -262,7 +262,7 @@ func (c *Config) normalize() {
 	c.Sessions.Summarizer = strings.ToLower(strings.TrimSpace(c.Sessions.Summarizer))
 	c.Redis.Addr = strings.TrimSpace(c.Redis.Addr)
 	if c.Vector.Milvus.Enabled && c.Vector.Backend == "local" {
-		// seed 000's switch: MEMORY_MILVUS_ENABLED=true selects Milvus.
+		// MEMORY_MILVUS_ENABLED=true selects Milvus.
 		c.Vector.Backend = "milvus"
 	}
 	if c.Embedding.APIBase == "" {

@@ -2,11 +2,11 @@ package config
 
 import "engram/domain/promptctx"
 
-// Context is the context call (F7): the block it writes and what it reads for it.
+// Context is the context call: the block it writes and what it reads for it.
 type Context struct {
-	// Header opens the block (seed 001: [跨会话记忆]); the footer is "[/" + its name + "]".
+	// Header opens the block (default [跨会话记忆]); the footer is "[/" + its name + "]".
 	Header string `yaml:"header" env:"ENGRAM_CONTEXT_HEADER"`
-	// Language of the section headings and the notice: zh (seed 001's 用户画像,
+	// Language of the section headings and the notice: zh (用户画像,
 	// 最近对话, 对话摘要…) or en. The profile follows the profile's own language.
 	Language    string `yaml:"language" env:"ENGRAM_CONTEXT_LANGUAGE"`
 	BudgetChars int    `yaml:"budget_chars" env:"ENGRAM_CONTEXT_BUDGET_CHARS"`

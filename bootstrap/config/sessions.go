@@ -9,7 +9,7 @@ type Redis struct {
 	Username string `yaml:"username" env:"ENGRAM_REDIS_USERNAME"`
 	Password string `yaml:"password" env:"ENGRAM_REDIS_PASSWORD" secret:"value"`
 	DB       int    `yaml:"db" env:"ENGRAM_REDIS_DB"`
-	// KeyPrefix starts every key (seed 003: mem).
+	// KeyPrefix starts every key (default mem).
 	KeyPrefix string `yaml:"key_prefix" env:"ENGRAM_REDIS_KEY_PREFIX"`
 	// TimeoutMS bounds each session call to Redis; past it the call is served by
 	// SQL and Redis is marked down until a probe answers.
@@ -19,7 +19,7 @@ type Redis struct {
 	ClientCache bool `yaml:"client_cache" env:"ENGRAM_REDIS_CLIENT_CACHE"`
 }
 
-// Sessions is short-term session memory (F6): seed 003's bounds and seed 001's
+// Sessions is short-term session memory: its bounds and its
 // recursive summary.
 type Sessions struct {
 	MaxHistory       int `yaml:"max_history" env:"ENGRAM_SESSION_MAX_HISTORY"`

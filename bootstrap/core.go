@@ -26,6 +26,7 @@ var coreModule = fx.Module("core",
 		newMemoryStore, // bootstrap/retrieval.go: metrics and the lexical index around the SQL store
 		func(s *storage) ports.APIKeyStore { return s.apiKeys },
 		newMemoriesService,
+		newMemoryFinder,
 	),
 )
 
@@ -35,6 +36,12 @@ func newIDs() ports.IDs { return ulids.New() }
 
 func newMemoriesService(store ports.MemoryStore, clk ports.Clock, ids ports.IDs, cfg config.Config) *memories.Service {
 	return memories.New(store, clk, ids, memoryPolicy(cfg))
+}
+
+// newMemoryFinder reads memories by id and by filter straight from the SQL store:
+// reads need neither the metrics nor the lexical index around writes.
+func newMemoryFinder(s *storage, clk ports.Clock) *memories.Finder {
+	return memories.NewFinder(s.memories, clk)
 }
 
 // memoryPolicy is the lifecycle of memories every write path follows.

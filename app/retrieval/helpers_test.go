@@ -110,7 +110,7 @@ func newGuardedEnv(t *testing.T, opts retrieval.Options, guard retrieval.GuardOp
 	e.msgStore = memstore.NewMessageStore(e.store)
 	ids := ulids.New()
 	e.searcher = lexical.New(e.lexical, lexical.Options{})
-	e.indexer = indexing.NewLexicalIndexer(e.analyzer, e.lexical, e.store, e.msgStore, e.clock, indexing.LexicalOptions{MessageLag: -1})
+	e.indexer = indexing.NewLexicalIndexer(e.analyzer, e.lexical, e.lexical, e.store, e.msgStore, e.clock, indexing.LexicalOptions{MessageLag: -1})
 	indexed := indexing.NewIndexingMemoryStore(e.store, e.indexer, nil)
 	e.memories = memories.New(indexed, e.clock, ids, memory.Policy{DefaultTTLDays: 180})
 	e.messages = messages.New(e.msgStore, e.clock, ids, messages.Options{Debounce: time.Second})

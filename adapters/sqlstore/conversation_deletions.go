@@ -73,7 +73,7 @@ func (db *DB) refuseDeleted(ctx context.Context, tx bun.Tx, scope memory.Scope, 
 		DeletedAt      time.Time `bun:"deleted_at"`
 	}
 	err := tx.NewRaw(`SELECT conversation_id, deleted_at FROM conversation_deletions
-		WHERE tenant_id = ? AND user_id = ? AND conversation_id IN (?)`, scope.Tenant, scope.User, bun.In(convs)).Scan(ctx, &rows)
+		WHERE tenant_id = ? AND user_id = ? AND conversation_id IN (?)`, scope.Tenant, scope.User, bun.List(convs)).Scan(ctx, &rows)
 	if err != nil && classify(err) != classNotFound {
 		return wrapErr("read conversation deletions", err)
 	}
@@ -138,10 +138,10 @@ func (s *MessageStore) DeleteConversation(ctx context.Context, scope memory.Scop
 			return wrapErr("delete conversation: read its messages", err)
 		}
 		for _, batch := range slices.Collect(slices.Chunk(idsOf(claims), purgeBatch)) {
-			if _, err := tx.NewRaw("DELETE FROM message_embeddings WHERE id IN (?)", bun.In(batch)).Exec(ctx); err != nil {
+			if _, err := tx.NewRaw("DELETE FROM message_embeddings WHERE id IN (?)", bun.List(batch)).Exec(ctx); err != nil {
 				return wrapErr("delete conversation embeddings", err)
 			}
-			if _, err := tx.NewRaw("DELETE FROM conversation_messages WHERE id IN (?)", bun.In(batch)).Exec(ctx); err != nil {
+			if _, err := tx.NewRaw("DELETE FROM conversation_messages WHERE id IN (?)", bun.List(batch)).Exec(ctx); err != nil {
 				return wrapErr("delete conversation messages", err)
 			}
 		}

@@ -164,13 +164,13 @@ func (p *UserPurger) messageBatch(ctx context.Context, tx bun.Tx, scope memory.S
 		}
 	}
 	ids := idsOf(rows)
-	res, err := tx.NewRaw("DELETE FROM message_embeddings WHERE id IN (?)", bun.In(ids)).Exec(ctx)
+	res, err := tx.NewRaw("DELETE FROM message_embeddings WHERE id IN (?)", bun.List(ids)).Exec(ctx)
 	if err != nil {
 		return false, wrapErr("purge message embeddings", err)
 	}
 	n, _ := res.RowsAffected()
 	removed[PurgedMessageEmbeddings] += n
-	res, err = tx.NewRaw("DELETE FROM conversation_messages WHERE id IN (?)", bun.In(ids)).Exec(ctx)
+	res, err = tx.NewRaw("DELETE FROM conversation_messages WHERE id IN (?)", bun.List(ids)).Exec(ctx)
 	if err != nil {
 		return false, wrapErr("purge messages", err)
 	}
@@ -191,7 +191,7 @@ func (p *UserPurger) memoryBatch(ctx context.Context, tx bun.Tx, scope memory.Sc
 			return false, errBusy("memory", r.ID)
 		}
 	}
-	res, err := tx.NewRaw("DELETE FROM long_term_memories WHERE id IN (?)", bun.In(idsOf(rows))).Exec(ctx)
+	res, err := tx.NewRaw("DELETE FROM long_term_memories WHERE id IN (?)", bun.List(idsOf(rows))).Exec(ctx)
 	if err != nil {
 		return false, wrapErr("purge memories", err)
 	}
@@ -327,7 +327,7 @@ func (s *MessageStore) DeleteMessage(ctx context.Context, scope memory.Scope, me
 		if len(around) > 0 {
 			_, err := tx.NewRaw(`UPDATE conversation_messages SET vector_status = 'DIRTY', vector_error = NULL,
 					vector_attempts = 0, vector_next_attempt_at = NULL, vector_queued_at = ?
-				WHERE id IN (?)`, dbTime(now), bun.In(around)).Exec(ctx)
+				WHERE id IN (?)`, dbTime(now), bun.List(around)).Exec(ctx)
 			if err != nil {
 				return wrapErr("delete message: requeue its neighbours", err)
 			}

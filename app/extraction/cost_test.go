@@ -9,17 +9,16 @@ import (
 	"time"
 
 	"engram/adapters/llmbudget"
-	"engram/adapters/memstore"
 	"engram/adapters/rules/gate"
-	"engram/adapters/sqlstore"
 	"engram/adapters/ulids"
 	"engram/app/extraction"
 	"engram/app/messages"
 	"engram/domain/conversation"
 	"engram/domain/memory"
-	"engram/ports"
+	"engram/test/contract"
 	"engram/test/fakeclock"
 	"engram/test/fakellm"
+	"engram/test/teststore"
 )
 
 // These tests run the pipeline through the real langchaingo client against the
@@ -152,8 +151,8 @@ func TestLLMPipeline_a429PausesEveryRunUntilRetryAfterWithoutUsingAttempts(t *te
 
 func TestRunner_aChattyConversationIsExtractedAtMaxWaitThoughItsDebounceKeepsMoving(t *testing.T) {
 	t.Parallel()
-	mem := memstore.NewMemoryStore()
-	msgs := memstore.NewMessageStore(mem)
+	stores := teststore.New(t)
+	mem, msgs := stores.Memories, stores.Messages
 	msgs.SetBatching(conversation.Batching{MaxWait: time.Minute})
 	ext := &countingExtractor{Extractor: stubExtractor{}}
 	e := newEnv(t, envOptions{memories: mem, messages: msgs, extractor: ext})
@@ -229,23 +228,18 @@ func (p *blockingProcessor) Process(ctx context.Context, msgs []conversation.Mes
 
 func TestRunner_twoWorkersDrainWholeConversationsInParallel(t *testing.T) {
 	t.Parallel()
-	testTwoWorkers(t, memstore.NewMessageStore(memstore.NewMemoryStore()))
-}
-
-func TestRunner_twoWorkersDrainWholeConversationsInParallel_SQLite(t *testing.T) {
-	t.Parallel()
-	testTwoWorkers(t, sqlstore.NewMessageStore(openSQLite(t)))
+	testTwoWorkers(t, teststore.New(t).Messages)
 }
 
 func TestRunner_twoWorkersDrainWholeConversationsInParallel_Postgres(t *testing.T) {
 	t.Parallel()
-	testTwoWorkers(t, sqlstore.NewMessageStore(openPostgres(t)))
+	testTwoWorkers(t, teststore.NewPostgres(t).Messages)
 }
 
 // testTwoWorkers: two workers of four slots each drain 36 conversations of 12
 // users; every conversation is processed once and whole, no user twice at once,
 // and eight run at the same time.
-func testTwoWorkers(t *testing.T, msgs ports.MessageStore) {
+func testTwoWorkers(t *testing.T, msgs contract.MessageStore) {
 	clock := fakeclock.New(start)
 	ingest := messages.New(msgs, clock, ulids.New(), messages.Options{})
 	total := 0

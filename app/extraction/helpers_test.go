@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"engram/adapters/memstore"
 	"engram/adapters/rules"
 	"engram/adapters/ulids"
 	"engram/app/extraction"
@@ -16,7 +15,9 @@ import (
 	"engram/domain/conversation"
 	"engram/domain/memory"
 	"engram/ports"
+	"engram/test/contract"
 	"engram/test/fakeclock"
+	"engram/test/teststore"
 )
 
 var (
@@ -66,12 +67,12 @@ func (s stubExtractor) Extract(_ context.Context, in ports.ExtractionInput) ([]c
 	return out, ports.LLMUsage{Calls: 1}, s.err
 }
 
-// env is a pipeline over in-memory stores with a fixed clock.
+// env is a pipeline over the SQLite stores with a fixed clock.
 type env struct {
 	t        *testing.T
 	clock    *fakeclock.Clock
 	memories ports.MemoryStore
-	messages ports.MessageStore
+	messages contract.MessageStore
 	ingest   *messages.Service
 	pipeline *extraction.Pipeline
 	runner   *extraction.Runner
@@ -90,7 +91,7 @@ type envOptions struct {
 	runner    extraction.RunnerOptions
 	opts      extraction.Options
 	memories  ports.MemoryStore
-	messages  ports.MessageStore
+	messages  contract.MessageStore
 	worker    string
 	summaries extraction.Summaries
 }
@@ -117,10 +118,10 @@ func newEnv(t *testing.T, o envOptions) *env {
 	t.Helper()
 	clock := fakeclock.New(start)
 	if o.memories == nil {
-		mem := memstore.NewMemoryStore()
-		o.memories = mem
+		stores := teststore.New(t)
+		o.memories = stores.Memories
 		if o.messages == nil {
-			o.messages = memstore.NewMessageStore(mem)
+			o.messages = stores.Messages
 		}
 	}
 	if o.extractor == nil {

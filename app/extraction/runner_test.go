@@ -6,21 +6,20 @@ import (
 	"testing"
 	"time"
 
-	"engram/adapters/memstore"
-	"engram/adapters/sqlstore"
 	"engram/adapters/ulids"
 	"engram/app/extraction"
 	"engram/domain/candidate"
 	"engram/domain/conversation"
 	"engram/ports"
+	"engram/test/contract"
 	"engram/test/fakeclock"
-	"engram/test/testenv"
+	"engram/test/teststore"
 )
 
 // testWorkerCrash: worker A claims a conversation and dies without a word; the
 // poll of worker B does not take the claim, its rescan after the lease does, and
 // the memories are written once.
-func testWorkerCrash(t *testing.T, memories ports.MemoryStore, msgs ports.MessageStore) {
+func testWorkerCrash(t *testing.T, memories ports.MemoryStore, msgs contract.MessageStore) {
 	a := newEnv(t, envOptions{memories: memories, messages: msgs, worker: "worker-a"})
 	a.post("c1", user("m1", "Please remember that I am allergic to peanuts."))
 	a.clock.Advance(debounce + time.Second)
@@ -62,19 +61,19 @@ func testWorkerCrash(t *testing.T, memories ports.MemoryStore, msgs ports.Messag
 
 func TestRunner_deadWorkersClaimIsProcessedByAnotherAfterTheLease(t *testing.T) {
 	t.Parallel()
-	mem := memstore.NewMemoryStore()
-	testWorkerCrash(t, mem, memstore.NewMessageStore(mem))
+	stores := teststore.New(t)
+	testWorkerCrash(t, stores.Memories, stores.Messages)
 }
 
 func TestRunner_deadWorkersClaimIsProcessedByAnotherAfterTheLease_Postgres(t *testing.T) {
 	t.Parallel()
-	db := openPostgres(t)
-	testWorkerCrash(t, sqlstore.NewMemoryStore(db), sqlstore.NewMessageStore(db))
+	stores := teststore.NewPostgres(t)
+	testWorkerCrash(t, stores.Memories, stores.Messages)
 }
 
 // testCrashAfterWrites: a worker wrote the memories and died before storing the
 // outcome; the rescan runs the same messages again and writes nothing new.
-func testCrashAfterWrites(t *testing.T, memories ports.MemoryStore, msgs ports.MessageStore) {
+func testCrashAfterWrites(t *testing.T, memories ports.MemoryStore, msgs contract.MessageStore) {
 	a := newEnv(t, envOptions{memories: memories, messages: msgs, worker: "worker-a"})
 	a.post("c1", user("m1", "I am allergic to peanuts and I love jazz."), user("m2", "记住，以后都用中文回复我。"))
 	a.clock.Advance(debounce + time.Second)
@@ -104,20 +103,14 @@ func testCrashAfterWrites(t *testing.T, memories ports.MemoryStore, msgs ports.M
 
 func TestRunner_reprocessingAfterACrashDoesNotDuplicate(t *testing.T) {
 	t.Parallel()
-	mem := memstore.NewMemoryStore()
-	testCrashAfterWrites(t, mem, memstore.NewMessageStore(mem))
+	stores := teststore.New(t)
+	testCrashAfterWrites(t, stores.Memories, stores.Messages)
 }
 
 func TestRunner_reprocessingAfterACrashDoesNotDuplicate_Postgres(t *testing.T) {
 	t.Parallel()
-	db := openPostgres(t)
-	testCrashAfterWrites(t, sqlstore.NewMemoryStore(db), sqlstore.NewMessageStore(db))
-}
-
-func TestRunner_reprocessingAfterACrashDoesNotDuplicate_SQLite(t *testing.T) {
-	t.Parallel()
-	db := openSQLite(t)
-	testCrashAfterWrites(t, sqlstore.NewMemoryStore(db), sqlstore.NewMessageStore(db))
+	stores := teststore.NewPostgres(t)
+	testCrashAfterWrites(t, stores.Memories, stores.Messages)
 }
 
 func TestRunner_samePostTwiceLeavesOneSetOfMemories(t *testing.T) {
@@ -138,8 +131,8 @@ func TestRunner_samePostTwiceLeavesOneSetOfMemories(t *testing.T) {
 
 func TestRunner_startProcessesNotifiedWorkAndStopsCleanly(t *testing.T) {
 	t.Parallel()
-	mem := memstore.NewMemoryStore()
-	msgs := memstore.NewMessageStore(mem)
+	stores := teststore.New(t)
+	mem, msgs := stores.Memories, stores.Messages
 	e := newEnv(t, envOptions{memories: mem, messages: msgs})
 	clock := fakeclock.New(time.Now().UTC())
 	ids := ulids.New()
@@ -174,8 +167,8 @@ func TestRunner_startProcessesNotifiedWorkAndStopsCleanly(t *testing.T) {
 
 func TestRunner_stopReleasesRunsCutShort(t *testing.T) {
 	t.Parallel()
-	mem := memstore.NewMemoryStore()
-	msgs := memstore.NewMessageStore(mem)
+	stores := teststore.New(t)
+	mem, msgs := stores.Memories, stores.Messages
 	clock := fakeclock.New(time.Now().UTC())
 	ids := ulids.New()
 	blocked := make(chan struct{})
@@ -216,29 +209,4 @@ func msgIDs(msgs []conversation.Message) []string {
 		out[i] = m.ID
 	}
 	return out
-}
-
-func openPostgres(t *testing.T) *sqlstore.DB {
-	t.Helper()
-	return openDB(t, sqlstore.Options{DatabaseURL: testenv.NewPostgresDatabase(t)})
-}
-
-func openSQLite(t *testing.T) *sqlstore.DB {
-	t.Helper()
-	return openDB(t, sqlstore.Options{DataDir: t.TempDir()})
-}
-
-func openDB(t *testing.T, opts sqlstore.Options) *sqlstore.DB {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	db, err := sqlstore.Open(ctx, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = db.Close() })
-	if err := db.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
-	return db
 }

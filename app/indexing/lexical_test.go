@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"engram/adapters/memstore"
+	"engram/adapters/sqlstore"
 	"engram/adapters/textanalysis"
 	"engram/adapters/ulids"
 	"engram/app/indexing"
@@ -14,26 +14,28 @@ import (
 	"engram/domain/conversation"
 	"engram/domain/memory"
 	"engram/test/fakeclock"
+	"engram/test/teststore"
 )
 
-// lexicalEnv is the lexical indexer over in-memory stores.
+// lexicalEnv is the lexical indexer over the SQLite stores.
 type lexicalEnv struct {
 	t        *testing.T
 	clock    *fakeclock.Clock
 	analyzer *textanalysis.Analyzer
-	index    *memstore.LexicalIndex
-	store    *memstore.MemoryStore
-	msgs     *memstore.MessageStore
+	index    *sqlstore.LexicalDocs
+	cursors  *sqlstore.LexicalCursors
+	store    *sqlstore.MemoryStore
+	msgs     *sqlstore.MessageStore
 	indexer  *indexing.LexicalIndexer
 	messages *messages.Service
 }
 
 func newLexicalEnv(t *testing.T) *lexicalEnv {
 	t.Helper()
-	e := &lexicalEnv{t: t, clock: fakeclock.New(start), analyzer: textanalysis.New(textanalysis.Options{}), index: memstore.NewLexicalIndex()}
-	e.store = memstore.NewMemoryStore()
-	e.msgs = memstore.NewMessageStore(e.store)
-	e.indexer = indexing.NewLexicalIndexer(e.analyzer, e.index, e.store, e.msgs, e.clock, indexing.LexicalOptions{MessageLag: -1})
+	e := &lexicalEnv{t: t, clock: fakeclock.New(start), analyzer: textanalysis.New(textanalysis.Options{})}
+	stores := teststore.New(t)
+	e.index, e.cursors, e.store, e.msgs = stores.Lexical, stores.Cursors, stores.Memories, stores.Messages
+	e.indexer = indexing.NewLexicalIndexer(e.analyzer, e.index, e.cursors, e.store, e.msgs, e.clock, indexing.LexicalOptions{MessageLag: -1})
 	e.messages = messages.New(e.msgs, e.clock, ulids.New(), messages.Options{Debounce: time.Second})
 	return e
 }
@@ -41,7 +43,7 @@ func newLexicalEnv(t *testing.T) *lexicalEnv {
 // docs is the ids of the user's documents of one kind, as the index holds them.
 func (e *lexicalEnv) docs(kind memory.Kind) []string {
 	e.t.Helper()
-	changes, err := e.index.LexicalChangesSince(context.Background(), scope, 0)
+	changes, err := e.index.ChangesSince(context.Background(), scope, 0)
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -104,7 +106,7 @@ func TestLexicalIndexer_onlyTheLeaseHolderRunsTheMessagePass(t *testing.T) {
 	if n, err := e.indexer.IndexMessages(context.Background()); err != nil || n != 1 { // e.indexer holds the lease
 		t.Fatalf("first pass: %d, %v", n, err)
 	}
-	other := indexing.NewLexicalIndexer(e.analyzer, e.index, e.store, e.msgs, e.clock, indexing.LexicalOptions{MessageLag: -1, Holder: "other"})
+	other := indexing.NewLexicalIndexer(e.analyzer, e.index, e.cursors, e.store, e.msgs, e.clock, indexing.LexicalOptions{MessageLag: -1, Holder: "other"})
 	second := e.post("s1", conversation.Input{MessageID: "b", Content: "second", CreatedAt: start})
 	if n, err := other.IndexMessages(context.Background()); err != nil || n != 0 {
 		t.Fatalf("while the lease runs: %d, %v; want nothing done", n, err)
@@ -130,7 +132,7 @@ func TestLexicalIndexer_messageDocumentIsItsIndexText(t *testing.T) {
 	if _, err := e.indexer.IndexMessages(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	changes, err := e.index.LexicalChangesSince(context.Background(), scope, 0)
+	changes, err := e.index.ChangesSince(context.Background(), scope, 0)
 	if err != nil || len(changes.Docs) != 1 {
 		t.Fatalf("documents: %+v, %v", changes.Docs, err)
 	}
@@ -152,7 +154,7 @@ func TestLexicalIndexer_reportsEveryBatchOfBothPasses(t *testing.T) {
 	t.Parallel()
 	e := newLexicalEnv(t)
 	reports := &lexicalReports{}
-	ix := indexing.NewLexicalIndexer(e.analyzer, e.index, e.store, e.msgs, e.clock,
+	ix := indexing.NewLexicalIndexer(e.analyzer, e.index, e.cursors, e.store, e.msgs, e.clock,
 		indexing.LexicalOptions{MessageLag: -1, MessageBatch: 2, Observer: reports})
 	e.post("s1", conversation.Input{MessageID: "a", Content: "first", CreatedAt: start},
 		conversation.Input{MessageID: "b", Content: "second", CreatedAt: start}, conversation.Input{MessageID: "c", Content: "third", CreatedAt: start})

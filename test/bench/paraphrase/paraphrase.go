@@ -132,7 +132,7 @@ func NewRig(ctx context.Context, set Set, c Config) (*Rig, error) {
 		}
 		r.ids[res.Memory.ID()] = m.ID
 	}
-	lexIndexer := indexing.NewLexicalIndexer(analyzer, lexical, mems, msgs, clock, indexing.LexicalOptions{MessageLag: -1})
+	lexIndexer := indexing.NewLexicalIndexer(analyzer, lexical, lexical, mems, msgs, clock, indexing.LexicalOptions{MessageLag: -1})
 	if _, err := lexIndexer.RepairMemories(ctx); err != nil {
 		return nil, fmt.Errorf("lexical index: %w", err)
 	}

@@ -22,7 +22,7 @@ import (
 	"engram/bootstrap/config"
 	"engram/configs/prompts"
 	"engram/domain/candidate"
-	"engram/domain/conversation"
+	"engram/domain/retry"
 	"engram/ports"
 )
 
@@ -147,7 +147,7 @@ func newPipeline(cfg config.Config, st stages, mem ports.MemoryStore, msgs ports
 		ContextMaxChars:     m.ExtractContextMaxChars,
 		ExtractTimeout:      time.Duration(m.ExtractTimeoutSec) * time.Second,
 		UpsertTimeout:       time.Duration(m.UpsertTimeoutSec) * time.Second,
-		Retry:               conversation.RetryPolicy{MaxAttempts: m.MaxAttempts},
+		Retry:               retry.Policy{MaxAttempts: m.MaxAttempts},
 		Policy:              memoryPolicy(cfg),
 		MaxCallsInFlight:    m.WorkerConcurrency,
 	})

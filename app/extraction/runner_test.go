@@ -12,6 +12,7 @@ import (
 	"engram/app/extraction"
 	"engram/domain/candidate"
 	"engram/domain/conversation"
+	"engram/domain/retry"
 	"engram/ports"
 	"engram/test/fakeclock"
 	"engram/test/testenv"
@@ -51,7 +52,7 @@ func testWorkerCrash(t *testing.T, memories ports.MemoryStore, msgs ports.Messag
 		t.Errorf("memories %v", keysOf(live))
 	}
 	// Worker A comes back from the dead and reports: its outcome is not stored.
-	late := claimed[0].Failed("worker a was frozen", b.clock.Now(), conversation.RetryPolicy{})
+	late := claimed[0].Failed("worker a was frozen", b.clock.Now(), retry.Policy{})
 	if n, err := msgs.Finish(context.Background(), "worker-a", []conversation.Message{late}); n != 0 || err != nil {
 		t.Errorf("stale finish stored %d, %v", n, err)
 	}

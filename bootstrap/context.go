@@ -21,7 +21,7 @@ import (
 	"engram/ports"
 )
 
-// contextModule is the context call (F7) and its traces: the trace store and its
+// contextModule is the context call and its traces: the trace store and its
 // write-behind recorder (every role: the erasure purges traces wherever it runs),
 // the context use case with its metrics, route and memory_context tool, and, in
 // the scheduler role, the sweep of traces past their retention.

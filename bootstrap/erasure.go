@@ -20,7 +20,7 @@ import (
 	"engram/ports"
 )
 
-// erasureModule is F12 (API.md "Users and erasure"): the erasure use cases and the
+// erasureModule is forgetting (README "Erasure"): the erasure use cases and the
 // operator's listings with their routes, the steps of a user's purge, and the job
 // handler the worker role's job runner runs erasures with.
 //

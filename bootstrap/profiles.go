@@ -27,7 +27,7 @@ import (
 )
 
 // profilesModule is what every role shares of user profiles and the organisation
-// graph (F8): their stores, use cases and routes, and the extraction queue that
+// graph: their stores, use cases and routes, and the extraction queue that
 // marks a user's profile for a refresh once their messages are processed.
 var profilesModule = fx.Module("profiles",
 	fx.Provide(

@@ -25,7 +25,7 @@ import (
 	"engram/ports"
 )
 
-// retrievalModule is search (F5): the lexical index kept by memory writes and by
+// retrievalModule is search: the lexical index kept by memory writes and by
 // the indexer role's message and repair passes, the lexical search engine over it,
 // the search use case behind the vector guard with its metrics and route, and
 // last-access tracking. Everything is built lazily, when a role needs it.
@@ -58,8 +58,8 @@ var indexerRetrieval = fx.Options(
 	fx.Provide(newSimilarMemories),
 )
 
-// newSimilarMemories finds extraction's duplicate candidates by cosine (item 6 of
-// step 3), with the lexical comparison as the fallback when vectors fail. The
+// newSimilarMemories finds extraction's duplicate candidates by cosine,
+// with the lexical comparison as the fallback when vectors fail. The
 // duplicate and merge thresholds compare the stored vectors' cosines when a model
 // embeds; the offline embedder's cosines measure word overlap on another scale,
 // so without a model the lexical similarity decides (measured in BENCHMARKS.md).

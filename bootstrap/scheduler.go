@@ -11,9 +11,9 @@ import (
 	"engram/ports"
 )
 
-// schedulerModule is the scheduler role: periodic lifecycle work. Today the TTL
-// sweep (F9); session summaries and clean-up join it with the steps that bring
-// them. Several schedulers may run: each memory is expired once.
+// schedulerModule is the scheduler role: periodic lifecycle work, the memories'
+// TTL sweep (the sessions and context modules add their own sweeps to the role).
+// Several schedulers may run: each memory is expired once.
 var schedulerModule = fx.Module("scheduler",
 	fx.Provide(fx.Private, newSweeper),
 	fx.Invoke(startScheduler),

@@ -23,7 +23,7 @@ import (
 	"engram/ports"
 )
 
-// sessionsModule is short-term sessions (F6) for the roles that serve or fold
+// sessionsModule is short-term sessions for the roles that serve or fold
 // them: the session store ENGRAM_REDIS_ADDR selects (Redis with the SQL fallback,
 // or SQL), the use cases and their routes, the fallback's probe and drain, and
 // Redis' state for /readyz.
@@ -39,7 +39,7 @@ var sessionsModule = fx.Module("sessions",
 		func(store ports.SessionStore) extraction.Summaries { return sessions.Summaries{Store: store} },
 	),
 	fx.Invoke(startSessionFailover),
-	// Erasure (step 4) purges the user's sessions: Redis and SQL both; while
+	// Erasure purges the user's sessions: Redis and SQL both; while
 	// Redis is down the step fails and the erasure job retries it.
 	AsPurger("sessions", erasure.PhaseTruth, func(store ports.SessionStore) ports.UserPurger { return store }),
 	// GET /v1/users counts each user's live sessions (Redis and SQL merged).

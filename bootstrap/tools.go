@@ -12,12 +12,12 @@ import (
 	"engram/bootstrap/config"
 )
 
-// toolsModule is the agent tools (F2 for agents, step 9): the toolbox, served by
+// toolsModule is the agent tools (the memory channel for agents): the toolbox, served by
 // the api role as GET /v1/tools and POST /v1/users/{user}/tools/{name} and as MCP
 // at /mcp, and by `engram mcp --stdio`.
 //
 // Tools and MCP resources are value groups: a module adds one with AsTool or
-// AsMCPResource in its own file (step 6's memory_context, step 8's profile
+// AsMCPResource in its own file (memory_context, the profile
 // resource), and nothing here changes.
 var toolsModule = fx.Module("tools",
 	fx.Provide(

@@ -11,10 +11,10 @@ import (
 type JobKind string
 
 const (
-	// JobConsolidate is the per-user clean-up of F9: merge near-duplicates, drop
+	// JobConsolidate is the per-user clean-up of the lifecycle: merge near-duplicates, drop
 	// noise and expired memories, normalise keys.
 	JobConsolidate JobKind = "consolidate"
-	// JobEraseUser purges everything of a user (F12). While it is open (QUEUED or
+	// JobEraseUser purges everything of a user. While it is open (QUEUED or
 	// RUNNING) it is the user's tombstone: reads of the user find nothing and
 	// writes are refused (ErasureStore). Once DONE it is the erasure's audit
 	// record and names the user only by memory.Scope.Fingerprint.

@@ -7,7 +7,7 @@ import (
 	"engram/domain/session"
 )
 
-// SessionStore keeps short-term sessions (F6): each session's most recent messages,
+// SessionStore keeps short-term sessions: each session's most recent messages,
 // its meta and its summary, and the user's index of sessions by last activity. It is
 // built with session.Limits: at most MaxHistory messages per session (older ones
 // are trimmed), messages and meta expire MessageTTL after the last exchange, the

@@ -6,7 +6,7 @@ import (
 	"engram/domain/session"
 )
 
-// SummaryInput is one fold of a session's recursive summary (seed 001): the
+// SummaryInput is one fold of a session's recursive summary: the
 // previous summary and the slice of messages that leaves the session.
 type SummaryInput struct {
 	Previous string

@@ -8,7 +8,7 @@ import (
 	"engram/domain/promptctx"
 )
 
-// TraceStore keeps the traces of context calls (API.md "Context"): read by id
+// TraceStore keeps the traces of context calls (README "Context"): read by id
 // within the tenant, or as the user's latest; swept once past their retention;
 // purged with the user.
 type TraceStore interface {

@@ -7,7 +7,7 @@ import (
 
 // UserActivity is what one store holds of a tenant's users, for the operator's view
 // of GET /v1/users. The memory and message stores implement it; the session store
-// of step 6 joins with its own count, so the listing needs no change.
+// joins with its own count, so the listing needs no change.
 type UserActivity interface {
 	// UsersAfter returns up to limit ids of the tenant's users that have something
 	// in the store, greater than after, in ascending order.

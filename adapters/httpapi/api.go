@@ -67,7 +67,7 @@ func New(mux *http.ServeMux, opts Options, authn Authenticator) *API {
 	installErrorDetail()
 	installStrictCasing()
 	cfg := huma.DefaultConfig("engram", Version)
-	cfg.CreateHooks = nil // no "$schema" links in bodies: API.md's shapes are the contract
+	cfg.CreateHooks = nil // no "$schema" links in bodies: the documented shapes are the contract
 	cfg.DocsPath = ""     // huma's page loads its viewer from a CDN; ours is embedded (apidocs)
 	cfg.Info.Description = "Long-term and short-term memory for LLM agents. Errors are RFC 9457 problem+json " +
 		"with the request's id; every request may send an X-Request-ID, and every response echoes one."

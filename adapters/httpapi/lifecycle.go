@@ -50,8 +50,8 @@ type Lifecycle interface {
 	Job(ctx context.Context, tenant, id string) (ports.Job, error)
 }
 
-// RegisterLifecycle adds consolidation (API.md "Lifecycle and operations") and
-// GET /v1/jobs/{job_id}, which API.md does not list: it is how a client follows
+// RegisterLifecycle adds consolidation and GET /v1/jobs/{job_id}
+// (docs/API-NOTES.md): it is how a client follows
 // the job a 202 named.
 func RegisterLifecycle(api *API, svc Lifecycle) {
 	log := api.opts.Logger

@@ -148,7 +148,7 @@ type Memories interface {
 	Patch(ctx context.Context, cmd memories.Patch) (memory.Memory, error)
 }
 
-// RegisterMemories adds the explicit tools channel: API.md "Long-term memories".
+// RegisterMemories adds the explicit tools channel: the long-term memory routes.
 func RegisterMemories(api *API, svc Memories) {
 	log := api.opts.Logger
 	tags := []string{"memories"}

@@ -13,7 +13,7 @@ import (
 	"engram/domain/invalid"
 )
 
-// PostMessageRequest is one message of a conversation (API.md "Conversation messages").
+// PostMessageRequest is one message of a conversation (README "Conversations").
 type PostMessageRequest struct {
 	ConversationID string     `json:"conversation_id" minLength:"1" maxLength:"128" doc:"The client's id of the conversation."`
 	MessageID      string     `json:"message_id,omitempty" maxLength:"128" doc:"The client's id of the message; posting it again is idempotent. Generated (a ULID) when absent."`
@@ -99,7 +99,7 @@ type Messages interface {
 	Get(ctx context.Context, q messages.Get) (messages.View, error)
 }
 
-// RegisterMessages adds API.md "Conversation messages".
+// RegisterMessages adds the conversation message routes.
 func RegisterMessages(api *API, svc Messages) {
 	log := api.opts.Logger
 	tags := []string{"messages"}

@@ -84,7 +84,7 @@ type Org interface {
 	Find(ctx context.Context, tenant, name string, limit int) ([]apporg.Found, error)
 }
 
-// RegisterOrg adds the organisation graph of API.md "Profiles and organisation".
+// RegisterOrg adds the organisation graph (README "Profiles and organisation").
 func RegisterOrg(api *API, svc Org) {
 	log := api.opts.Logger
 	tags := []string{"organisation"}
@@ -122,7 +122,7 @@ func RegisterOrg(api *API, svc Org) {
 		OperationID: "org_user_get", Method: http.MethodGet, Path: "/org/users/{user}",
 		Summary: "Read a user's place in the organisation and the managers above them", Tags: tags,
 		Errors: []int{http.StatusNotFound, http.StatusUnprocessableEntity},
-		Description: "engram's own addition to API.md. A user being erased is 404, and the chain stops below a " +
+		Description: "An addition to the v1 contract. A user being erased is 404, and the chain stops below a " +
 			"manager being erased.",
 	}, func(ctx context.Context, in *UserPath) (*placedOutput, error) {
 		sc, err := in.scope(ctx, log)

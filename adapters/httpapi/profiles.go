@@ -160,7 +160,8 @@ type Profiles interface {
 	Report(ctx context.Context, q profiles.GetReport) (profile.Report, error)
 }
 
-// RegisterProfiles adds API.md "Profiles and organisation": profiles, reports and
+// RegisterProfiles adds the profile routes (README "Profiles and
+// organisation"): profiles, reports and
 // activity.
 func RegisterProfiles(api *API, svc Profiles) {
 	log := api.opts.Logger
@@ -233,7 +234,7 @@ func RegisterProfiles(api *API, svc Profiles) {
 	register(api, huma.Operation{
 		OperationID: "profile_reports", Method: http.MethodGet, Path: "/users/{user}/profile/reports",
 		Summary: "List a user's evaluation reports, newest first (managers above them only)", Tags: tags, Errors: readErrors,
-		Description: "engram's own addition to API.md: what earlier reports said and the facts they were based on. Audited.",
+		Description: "An addition to the v1 contract: what earlier reports said and the facts they were based on. Audited.",
 	}, func(ctx context.Context, in *reportsInput) (*reportsOutput, error) {
 		sc, err := in.scope(ctx, log)
 		if err != nil {
@@ -253,7 +254,7 @@ func RegisterProfiles(api *API, svc Profiles) {
 	register(api, huma.Operation{
 		OperationID: "profile_report_get", Method: http.MethodGet, Path: "/users/{user}/profile/reports/{report_id}",
 		Summary: "Read one evaluation report with its facts (managers above the user only)", Tags: tags, Errors: readErrors,
-		Description: "engram's own addition to API.md. Audited.",
+		Description: "An addition to the v1 contract. Audited.",
 	}, func(ctx context.Context, in *reportGetInput) (*reportOutput, error) {
 		sc, err := in.scope(ctx, log)
 		if err != nil {

@@ -12,7 +12,7 @@ import (
 	"engram/domain/ranking"
 )
 
-// SearchRequest is the body of POST /v1/users/{user}/search (API.md "Search").
+// SearchRequest is the body of POST /v1/users/{user}/search (README "Search").
 type SearchRequest struct {
 	Query string   `json:"query,omitempty" doc:"The question. Required except in mode full_inject, where it only orders the memories. Any length up to the body limit: beyond ENGRAM_QUERY_MAX_CHARS (default 2000) only its end is searched for, and query_truncated says so."`
 	Scope string   `json:"scope,omitempty" enum:"memories,messages,all" doc:"What to search: long-term memories (default), past conversation messages (episodic memory), or both."`

@@ -94,8 +94,8 @@ type deleteMessageOutput struct {
 	Body   *MessageErased
 }
 
-// RegisterErasure adds API.md "Users and erasure" and the message deletion of
-// "Conversation messages", and makes memory_delete's ?purge=true purge through er.
+// RegisterErasure adds the users and erasure routes and the message deletion
+// (README "Erasure"), and makes memory_delete's ?purge=true purge through er.
 func RegisterErasure(api *API, er Erasure, us Users) {
 	describeTag(api.Root, "users", "The tenant's users: what is stored of each, and erasure of everything of one user (GDPR/PIPL).")
 	log := api.opts.Logger

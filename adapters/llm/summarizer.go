@@ -10,7 +10,7 @@ import (
 	"engram/ports"
 )
 
-// DefaultSummaryMaxChars is the summary length the prompt asks for: seed 001's
+// DefaultSummaryMaxChars is the summary length the prompt asks for:
 // 100–300 characters of Chinese, or words of another language.
 const DefaultSummaryMaxChars = 300
 
@@ -25,7 +25,7 @@ type SummarizerOptions struct {
 }
 
 // Summarizer folds a slice of messages into the previous summary of a session
-// (seed 001's recursive summary: previous summary + new slice → new summary).
+// (a recursive summary: previous summary + new slice → new summary).
 type Summarizer struct {
 	chat     Chatter
 	prompts  *prompts.Set

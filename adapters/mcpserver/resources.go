@@ -17,7 +17,7 @@ import (
 
 // Resource is one kind of per-user resource: a URI template with {user}, and what
 // reading it returns (served as JSON). Bootstrap lists them; the profile resource
-// of step 8 is one more.
+// is one more.
 type Resource struct {
 	URITemplate string // e.g. engram://users/{user}/memories
 	Name        string
@@ -138,7 +138,7 @@ func (s *Server) resourceError(ctx context.Context, uri string, err error) error
 // ProfileURITemplate is the resource of a user's profile.
 const ProfileURITemplate = "engram://users/{user}/profile"
 
-// ProfileResource is a user's profile (step 8) as GET /v1/users/{user}/profile
+// ProfileResource is a user's profile as GET /v1/users/{user}/profile
 // returns it to the user themselves; read reads it.
 func ProfileResource(read func(ctx context.Context, tenant, user string) (any, error)) Resource {
 	return Resource{

@@ -40,7 +40,7 @@ var _ ports.VectorIndex = (*Index)(nil)
 
 // Defaults of Options.
 const (
-	DefaultCollection     = "memory_text_v1" // seed 000's MEMORY_MILVUS_COLLECTION
+	DefaultCollection     = "memory_text_v1" // MEMORY_MILVUS_COLLECTION's default
 	DefaultConnectTimeout = 5 * time.Second
 	DefaultRequestTimeout = 10 * time.Second
 	DefaultSetupTimeout   = 60 * time.Second

@@ -104,7 +104,7 @@ func micros(t time.Time) string { return strconv.FormatInt(t.UnixMicro(), 10) }
 
 func ms(d time.Duration) string { return strconv.FormatInt(max(d.Milliseconds(), 1), 10) }
 
-// messageJSON is a message as the list holds it (seed 003: {"role","content","ts"},
+// messageJSON is a message as the list holds it ({"role","content","ts"},
 // plus its id and exchange). Its seq is its place: the list is always the most
 // recent run of the session's messages, so the last one's seq is message_count.
 type messageJSON struct {

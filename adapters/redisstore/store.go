@@ -1,5 +1,5 @@
-// Package redisstore keeps short-term sessions in Redis through rueidis (seed 003's
-// key design with the tenant in front; ports.SessionStore, SessionFolds and
+// Package redisstore keeps short-term sessions in Redis through rueidis (the key
+// design of docs/CONTEXT.md, with the tenant in front; ports.SessionStore, SessionFolds and
 // SessionImporter). Every multi-key change is one Lua script, so it is atomic; a
 // session is read with one read-only script, one round trip and one snapshot.
 //
@@ -43,7 +43,7 @@ import (
 	"engram/ports"
 )
 
-// DefaultPrefix starts every key (seed 003's "mem").
+// DefaultPrefix starts every key (ENGRAM_REDIS_KEY_PREFIX's default).
 const DefaultPrefix = "mem"
 
 // clientCacheBytes bounds the client-side cache of each connection: the listing's

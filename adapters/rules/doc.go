@@ -62,7 +62,7 @@
 // ("墨西哥美食" → food.likes.h…, "去阿尔卑斯山徒步" → travel.likes.h…). A liked way of
 // answering is a reply slot ("I prefer short, direct answers" → reply.length).
 //
-// Identity slots are not memories (seed 000): "Please call me Captain from now on",
+// Identity slots are not memories: "Please call me Captain from now on",
 // "叫我小王", "I'll call you Jarvis", "use 🐱 as my emoji", "stop calling me Captain"
 // come out as slot candidates (type profile, key profile.<slot>, the value as
 // content) for the pipeline to route to the profile. Their rules are data, in

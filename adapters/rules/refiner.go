@@ -12,7 +12,7 @@ import (
 
 var _ ports.Refiner = (*Refiner)(nil)
 
-// DefaultReuseThreshold is seed 000's semantic-duplicate threshold: a candidate at
+// DefaultReuseThreshold is the semantic-duplicate threshold: a candidate at
 // least this similar to an existing memory is written to that memory's key.
 const DefaultReuseThreshold = 0.82
 

@@ -22,7 +22,7 @@ import (
 // best ones that fit the budget are kept in their original order, each new one
 // attributed to its speaker. The word lists are data (summary/en.txt, zh.txt).
 
-// DefaultSummaryBudget is seed 001's upper bound: 300 Chinese characters, or 300
+// DefaultSummaryBudget is the summary's upper bound: 300 Chinese characters, or 300
 // words of another language.
 const DefaultSummaryBudget = 300
 

@@ -203,7 +203,7 @@ type profileRow struct {
 	DerivedAt           time.Time `bun:"derived_at,nullzero"`
 }
 
-// The JSON shapes of the list columns: seed 003's field names.
+// The JSON shapes of the list columns: the profile's field names.
 type (
 	workflowJSON struct {
 		FlowID   string `json:"flow_id"`

@@ -12,7 +12,7 @@ import (
 	"engram/ports"
 )
 
-// Purges delete rows for good (SPEC F12). A row a worker holds a live claim on is
+// Purges delete rows for good (README "Erasure"). A row a worker holds a live claim on is
 // not deleted from under it: an extraction in flight could still write what it
 // learned from a message, and an indexer in flight could write a vector back after
 // the purge removed it. Such a purge returns ports.ErrConflict and is tried again

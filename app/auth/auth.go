@@ -1,4 +1,4 @@
-// Package auth authenticates tenants by API key (F11) and manages stored keys.
+// Package auth authenticates tenants by API key and manages stored keys.
 // Secrets are never stored: configured keys are hashed when the process starts,
 // created keys are stored as hashes, and presented keys are compared by hash in
 // constant time.

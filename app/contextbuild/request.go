@@ -12,7 +12,7 @@ import (
 	"engram/domain/session"
 )
 
-// Request is POST /v1/users/{user}/context (API.md "Context").
+// Request is POST /v1/users/{user}/context (README "Context").
 type Request struct {
 	Scope     memory.Scope
 	Query     string

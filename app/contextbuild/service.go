@@ -1,4 +1,4 @@
-// Package contextbuild is the context call (F7, PLAN8's "before the agent runs"):
+// Package contextbuild is the context call (what an agent asks before it runs):
 // it gathers what the agent should know for one question — the user's profile,
 // the session's summary and recent messages, the long-term memories and past
 // messages (episodes) that have evidence for the question, and the external items
@@ -74,7 +74,7 @@ type SessionReader interface {
 }
 
 // ProfileSection writes the user's profile block (profiles.Service satisfies it):
-// seed 003's format, "" when nothing is known. It need not ask the erasure guard:
+// the format of docs/CONTEXT.md, "" when nothing is known. It need not ask the erasure guard:
 // Build does, after every read.
 type ProfileSection interface {
 	Section(ctx context.Context, scope memory.Scope) (string, error)

@@ -20,7 +20,7 @@ func (s *Service) Trace(ctx context.Context, tenant, id string) (promptctx.Trace
 }
 
 // LatestTrace reads the user's most recent trace (GET
-// /v1/users/{user}/traces/latest), as seed 001's /memory-trace shows it.
+// /v1/users/{user}/traces/latest), as the trace endpoint shows it.
 func (s *Service) LatestTrace(ctx context.Context, scope memory.Scope) (promptctx.Trace, error) {
 	notFound := ports.NotFound("trace of user", scope.User)
 	t, err := s.deps.Reader.LatestTrace(ctx, scope)

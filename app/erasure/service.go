@@ -1,5 +1,4 @@
-// Package erasure holds the use cases of forgetting (SPEC F12, API.md "Users and
-// erasure"): erase a user (a job that purges every registered store and index), and
+// Package erasure holds the use cases of forgetting (README "Erasure"): erase a user (a job that purges every registered store and index), and
 // the synchronous erasures of one message — with the memories learned from it, on
 // request — and of one memory with the content of its history. The rules (order of
 // the purge, which memories go with a message, counts) are in domain/erasure; this

@@ -1,11 +1,11 @@
-// Package extraction is the asynchronous pipeline of F3: it turns the user messages
+// Package extraction is the asynchronous extraction pipeline: it turns the user messages
 // of a conversation into long-term memories. Per conversation, after the debounce:
 //
 //	prefilter  cheap, no model: greetings, thanks, plain questions → SKIPPED
 //	gate       no model: a message that states nothing about the user's life
 //	           (no first-person fact, preference, plan or rule) → SKIPPED
 //	extract    stage 1, one extractor call for all remaining messages together
-//	screen     instruction-like text (domain/instruction) dropped, seed 000's
+//	screen     instruction-like text (domain/instruction) dropped, the memory
 //	           boundaries, minimum confidence, grounding in what the user said
 //	           (assistant text is never a source of facts)
 //	route      identity slots (nickname, AI name, emoji, language, tone) applied
@@ -46,7 +46,7 @@ import (
 	"engram/ports"
 )
 
-// Defaults of Options (seed 000's table where it has the setting).
+// Defaults of Options (the LONG_TERM_MEMORY_* defaults where the setting has one).
 const (
 	DefaultMaxWriteItems       = 6
 	DefaultDuplicateSimilarity = 0.82
@@ -235,7 +235,7 @@ func (p *Pipeline) run(ctx context.Context, triggers []conversation.Message, rep
 		return err
 	}
 	kept := p.screen(cands, triggers, earlier, rep)
-	// route: identity-slot candidates go to the profile (step 8, F8), the rest on
+	// route: identity-slot candidates go to the profile, the rest on
 	// to the memory stages.
 	if kept, err = p.route(xctx, kept, triggers, rep); err != nil {
 		return err

@@ -20,7 +20,7 @@ const ReasonNotGrounded = "not_grounded"
 //     assistant, or that was taken from an instruction-like part of its message
 //     ("ignore previous instructions", "SYSTEM:", "</memory>"), is dropped as
 //     instruction_like:<rule>, and the message is marked with that reason;
-//   - seed 000's boundaries (noise keys, profile slots, time windows, reminders,
+//   - the memory boundaries (noise keys, profile slots, time windows, reminders,
 //     weather, tool lists, wrong slot values, minimum confidence);
 //   - grounding in what the user said: the triggers and the user's earlier messages
 //     of the conversation, never the assistant's;

@@ -9,8 +9,8 @@ import (
 	"engram/app/runloop"
 )
 
-// DefaultInterval is how often the runner polls when nothing wakes it (seed 000's
-// MEMORY_INDEX_WORKER_INTERVAL_SEC is 30; engram's configuration says 5).
+// DefaultInterval is how often the runner polls when nothing wakes it
+// (MEMORY_INDEX_WORKER_INTERVAL_SEC in configs/engram.yaml says 5).
 const DefaultInterval = 30 * time.Second
 
 // RunnerOptions shape the indexer role's loop.

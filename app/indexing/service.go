@@ -1,7 +1,7 @@
 // Package indexing keeps the retrieval indexes in step with the truth store, both
 // of them:
 //
-//   - the vector index (SPEC F4): it embeds memories and conversation messages
+//   - the vector index: it embeds memories and conversation messages
 //     whose vectors are out of date, writes them to the vector index and records
 //     the outcome, and requeues everything for a reindex (Indexer, Runner,
 //     Reindexer);

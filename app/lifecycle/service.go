@@ -1,4 +1,4 @@
-// Package lifecycle holds the use cases of F9 that run in the background:
+// Package lifecycle holds the memory lifecycle's use cases that run in the background:
 // consolidation of a user's memories (merge near-duplicates, drop noise and expired
 // memories, normalise key variants), requested over the API and run as a job by a
 // worker. Every change is an event with channel consolidation, so it can be seen

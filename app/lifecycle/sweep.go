@@ -30,7 +30,7 @@ type SweepOptions struct {
 	Logger   *slog.Logger
 }
 
-// Sweeper is the scheduler role's TTL sweep (F9).
+// Sweeper is the scheduler role's TTL sweep.
 type Sweeper struct {
 	finder   ExpiredFinder
 	memories ports.MemoryStore

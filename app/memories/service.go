@@ -1,4 +1,4 @@
-// Package memories holds the use cases of the explicit tools channel (F2): save,
+// Package memories holds the use cases of the explicit tools channel: save,
 // append, delete, get, list, history and revert of one user's long-term memories.
 // Each use case is one file. It depends on domain and ports only.
 package memories

@@ -1,4 +1,4 @@
-// Package messages holds the use cases of conversation ingestion (F3's input): post
+// Package messages holds the use cases of conversation ingestion (extraction's input): post
 // one message, post a batch, and read a message back with its extraction status and
 // the memory events it caused. Posting only stores: extraction runs later, in the
 // worker role, so an agent is never kept waiting. It depends on domain and ports only.
@@ -11,7 +11,7 @@ import (
 	"engram/ports"
 )
 
-// MaxBatch is the most messages one batch may hold (API.md).
+// MaxBatch is the most messages one batch may hold.
 const MaxBatch = 500
 
 // Notifier is told when newly stored user messages become due, so a worker in the

@@ -1,8 +1,8 @@
-// Package org holds the use cases of the organisation graph (F8): put a user's
+// Package org holds the use cases of the organisation graph: put a user's
 // place in the organisation (mirrored into their profile), read it with the chain
 // of managers above, list the tenant's members, and resolve a name ("小明",
 // "Xiao Ming", a nickname) to users of the tenant, so a manager's agent knows whom
-// "assign Xiao Ming a task" means. A user being erased (step 4) is in none of
+// "assign Xiao Ming a task" means. A user being erased is in none of
 // these answers and cannot be put. It depends on domain and ports only.
 package org
 

@@ -9,7 +9,7 @@ import (
 	"engram/ports"
 )
 
-// Section is the user's 用户画像 block for a prompt (seed 003's format, in English
+// Section is the user's 用户画像 block for a prompt (the format of docs/CONTEXT.md, in English
 // when the profile's language is English), or "" when nothing is known of them.
 // It is the context call's profile section; the user is the one the agent
 // serves, so no access check or audit applies. Nor does the erasure guard: the

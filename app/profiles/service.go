@@ -1,4 +1,4 @@
-// Package profiles holds the use cases of user profiles (F8): read a profile (the
+// Package profiles holds the use cases of user profiles: read a profile (the
 // user, or a manager above them — audited), declare fields (merge patch), apply
 // identity slots said in conversations, record activity, request and read
 // evaluation reports (managers only — audited), refresh the derived fields in the
@@ -122,7 +122,7 @@ type Deps struct {
 	Romanizer ports.NameRomanizer // nil: names are found without their pinyin
 	Writer    ports.ReportWriter  // nil: reports are written by rules (ENGRAM_LLM_PROVIDER=rules)
 	Clock     ports.Clock
-	// Erasures hides a user being erased (step 4): from DELETE /v1/users/{user}
+	// Erasures hides a user being erased: from DELETE /v1/users/{user}
 	// until the purge is done, their profile reads as absent. nil: no erasure.
 	Erasures ports.ErasureGuard
 	IDs      ports.IDs

@@ -9,7 +9,7 @@ import (
 )
 
 // fullInject is every live memory of the user up to the scan limit (the most
-// important and most recently changed first), whatever the query: seed 000's
+// important and most recently changed first), whatever the query: the mode
 // full_inject. A query, when given, supplies lexical evidence, so that the
 // memories it is about come first with their relevance as score; the others score
 // 0 (no evidence) and keep their order. min_score does not apply: the mode's point

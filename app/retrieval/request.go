@@ -14,7 +14,7 @@ import (
 	"engram/ports"
 )
 
-// What a search looks through (API.md's "scope").
+// What a search looks through (the request's "scope").
 const (
 	WithinMemories = "memories"
 	WithinMessages = "messages"
@@ -26,7 +26,7 @@ type Search struct {
 	Scope memory.Scope
 	Query string
 	// Summary is the session summary; it joins the question in the text embedded
-	// for dense retrieval (seed 000: "query = question + session summary").
+	// for dense retrieval (query = question + session summary).
 	Summary string
 	// Within is memories (default), messages or all.
 	Within string

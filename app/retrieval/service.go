@@ -1,5 +1,5 @@
-// Package retrieval is F5: search over a user's memories and messages in the modes
-// of seed 000 (full_inject, dense) plus lexical and auto (dense and lexical fused),
+// Package retrieval is search over a user's memories and messages in the modes
+// full_inject and dense, plus lexical and auto (dense and lexical fused),
 // each result scored as calibrated relevance with a breakdown; the deadline and the
 // circuit breakers around the vector side (VectorGuard); last-access tracking off
 // the request path.
@@ -68,11 +68,11 @@ var FallbackReasons = []string{FallbackVectorsDisabled, FallbackVectorTimeout, F
 // Modes lists every mode.
 var Modes = []Mode{ModeAuto, ModeDense, ModeLexical, ModeFullInject}
 
-// Defaults of Options (seed 000's table where it has the setting).
+// Defaults of Options (the LONG_TERM_MEMORY_* defaults where the setting has one).
 const (
 	DefaultLimit         = 6   // LONG_TERM_MEMORY_RETRIEVE_LIMIT
 	DefaultScanLimit     = 80  // LONG_TERM_MEMORY_RETRIEVE_SCAN_LIMIT
-	MaxLimit             = 100 // API.md
+	MaxLimit             = 100 // the most results one search returns
 	DefaultVectorTimeout = 150 * time.Millisecond
 	DefaultQueryMaxChars = 2000 // ENGRAM_QUERY_MAX_CHARS: characters of a query searched for
 )

@@ -1,5 +1,5 @@
-// Package sessions holds the use cases of short-term sessions (F6, PLAN8's
-// middleware): record an exchange, read, list and delete sessions, fold the older
+// Package sessions holds the use cases of short-term sessions (the agent
+// middleware's memory): record an exchange, read, list and delete sessions, fold the older
 // messages of long sessions into their recursive summary, the Redis→SQL fallback
 // and its recovery drain, and the sweep of expired SQL sessions. Each use case is
 // one file. It depends on domain and ports only.
@@ -44,7 +44,7 @@ type Deps struct {
 	IDs           ports.IDs
 	Notifier      Notifier         // optional
 	Exchanges     ExchangeObserver // optional
-	// Erasures (optional) hides a user being erased (step 4): their sessions read
+	// Erasures (optional) hides a user being erased: their sessions read
 	// as absent and their turns are refused until the purge is done.
 	Erasures ports.ErasureGuard
 }

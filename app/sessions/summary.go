@@ -10,8 +10,8 @@ import (
 
 // Summaries reads the summary of the session a conversation is: record_exchange
 // writes a session's turns as the conversation named by the session id, so
-// extraction can judge a turn with its session's summary (seed 000: "conversation
-// summary and recent context as judgement only").
+// extraction can judge a turn with its session's summary (the summary and recent
+// context inform the judgement; only the user's own words become memories).
 type Summaries struct {
 	Store ports.SessionStore
 }

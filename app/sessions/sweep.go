@@ -22,7 +22,7 @@ type SweepOptions struct {
 	Logger   *slog.Logger
 }
 
-// Sweeper is the scheduler role's clean-up of expired SQL sessions (F9).
+// Sweeper is the scheduler role's clean-up of expired SQL sessions.
 type Sweeper struct {
 	clock ports.Clock
 	sweep ExpiredSweeper

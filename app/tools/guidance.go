@@ -1,5 +1,5 @@
 // Package tools is what agents are told and how their tool calls are addressed:
-// the guidance on what belongs in long-term memory (seed 000's boundaries, worded
+// the guidance on what belongs in long-term memory (the memory boundaries, worded
 // for the model that calls memory_save), the MCP server's instructions, a tool
 // call as a transport received it, whose memories it acts on, and how its
 // argument errors are explained to the model so that it can correct itself.
@@ -9,7 +9,7 @@
 // this package's vocabulary. It depends on domain only.
 package tools
 
-// WhatToSave is seed 000's boundary of long-term memory, worded for the model:
+// WhatToSave is the boundary of long-term memory, worded for the model:
 // memory_save's description and the MCP instructions both carry it, so an agent is
 // told the same rule wherever it meets the tools.
 const WhatToSave = `Save only what will still matter in later conversations: stable preferences and habits (type preference), facts still true in 30 days (fact), long-term goals (goal), ongoing projects (project), and standing rules or constraints, including explicit "from now on…" instructions (constraint). ` +

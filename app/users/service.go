@@ -1,5 +1,5 @@
-// Package users holds the operator's view of what is stored (API.md "Users and
-// erasure", "Conversation messages"): the tenant's users with how much each store
+// Package users holds the operator's view of what is stored (README "Erasure",
+// "Conversations"): the tenant's users with how much each store
 // holds of them, and one user's messages page by page. Users being erased do not
 // appear. It depends on domain and ports only.
 package users

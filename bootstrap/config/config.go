@@ -1,6 +1,6 @@
 // Package config is engram's one typed configuration: defaults from the embedded
-// configs/engram.yaml, then an optional file, then environment variables (seed 000's
-// LONG_TERM_MEMORY_* and MEMORY_* names, ENGRAM_* for engram's own settings).
+// configs/engram.yaml, then an optional file, then environment variables
+// (LONG_TERM_MEMORY_* and MEMORY_* names for the memory store, ENGRAM_* for engram's own settings).
 // Validation names the setting to fix by its environment variable.
 package config
 
@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"maps"
 	"net"
 	"net/url"
 	"os"
@@ -20,7 +19,9 @@ import (
 	"github.com/caarlos0/env/v11"
 	"go.yaml.in/yaml/v3"
 
+	"engram/app/retrieval"
 	"engram/configs"
+	"engram/domain/memory"
 )
 
 // Config is every setting of one engram process.
@@ -53,9 +54,24 @@ type Profiles struct {
 	ReportMaxMemories  int `yaml:"report_max_memories" env:"ENGRAM_PROFILE_REPORT_MAX_MEMORIES"`
 }
 
+func (x Profiles) validate(p *problems) {
+	p.atLeastOne(map[string]int{
+		"ENGRAM_PROFILE_REFRESH_DEBOUNCE_SEC": x.RefreshDebounceSec,
+		"ENGRAM_PROFILE_REPORT_TIMEOUT_SEC":   x.ReportTimeoutSec,
+		"ENGRAM_PROFILE_REPORT_MAX_MEMORIES":  x.ReportMaxMemories,
+	})
+	if x.RefreshMaxWaitSec < x.RefreshDebounceSec {
+		p.add("ENGRAM_PROFILE_REFRESH_MAX_WAIT_SEC", "must not be below ENGRAM_PROFILE_REFRESH_DEBOUNCE_SEC")
+	}
+}
+
 // Scheduler is the scheduler role's periodic work.
 type Scheduler struct {
 	ExpirySweepIntervalSec int `yaml:"expiry_sweep_interval_sec" env:"ENGRAM_EXPIRY_SWEEP_INTERVAL_SEC"`
+}
+
+func (x Scheduler) validate(p *problems) {
+	p.atLeastOne(map[string]int{"ENGRAM_EXPIRY_SWEEP_INTERVAL_SEC": x.ExpirySweepIntervalSec})
 }
 
 type HTTP struct {
@@ -77,10 +93,57 @@ type HTTP struct {
 	MetricsAddr string `yaml:"metrics_addr" env:"ENGRAM_METRICS_ADDR"`
 }
 
+// validate checks the listener; api says whether this process serves the API
+// on Addr, where /metrics is served already.
+func (h HTTP) validate(p *problems, api bool) {
+	if _, _, err := net.SplitHostPort(h.Addr); err != nil {
+		p.add("ENGRAM_HTTP_ADDR", "must be host:port, got %q", h.Addr)
+	}
+	h.validateMetricsAddr(p, api)
+	if h.MaxBodyBytes < 1024 {
+		p.add("ENGRAM_HTTP_MAX_BODY_BYTES", "must be at least 1024, got %d", h.MaxBodyBytes)
+	}
+	p.atLeastOne(map[string]int{
+		"ENGRAM_HTTP_SHUTDOWN_TIMEOUT_SEC": h.ShutdownTimeoutSec,
+		"ENGRAM_HTTP_BODY_TIMEOUT_SEC":     h.BodyTimeoutSec,
+		"ENGRAM_HTTP_WRITE_TIMEOUT_SEC":    h.WriteTimeoutSec,
+		"ENGRAM_HTTP_IDLE_TIMEOUT_SEC":     h.IdleTimeoutSec,
+	})
+	between(p, "ENGRAM_RATE_LIMIT_RPS", h.RateLimitRPS, 0, 1e6, "must be between %[1]v (no limit) and 1000000, got %[3]v")
+}
+
+func (h HTTP) validateMetricsAddr(p *problems, api bool) {
+	if h.MetricsAddr == "" {
+		return
+	}
+	if _, _, err := net.SplitHostPort(h.MetricsAddr); err != nil {
+		p.add("ENGRAM_METRICS_ADDR", "must be host:port or empty, got %q", h.MetricsAddr)
+	} else if h.MetricsAddr == h.Addr && api {
+		p.add("ENGRAM_METRICS_ADDR", "must differ from ENGRAM_HTTP_ADDR (the API serves /metrics there already)")
+	}
+}
+
 type Database struct {
 	URL          string `yaml:"url" env:"ENGRAM_DATABASE_URL" secret:"url"`
 	MaxOpenConns int    `yaml:"max_open_conns" env:"ENGRAM_DATABASE_MAX_OPEN_CONNS"`
 	AutoMigrate  bool   `yaml:"auto_migrate" env:"ENGRAM_DATABASE_AUTO_MIGRATE"`
+}
+
+func (d Database) isPostgres() bool {
+	return strings.HasPrefix(d.URL, "postgres://") || strings.HasPrefix(d.URL, "postgresql://")
+}
+
+func (d Database) validate(p *problems) {
+	if d.URL != "" {
+		if !d.isPostgres() {
+			p.add("ENGRAM_DATABASE_URL", "must be empty (SQLite) or a postgres:// URL")
+		} else if _, err := url.Parse(d.URL); err != nil {
+			p.add("ENGRAM_DATABASE_URL", "is not a valid URL")
+		}
+	}
+	if d.MaxOpenConns < 1 {
+		p.add("ENGRAM_DATABASE_MAX_OPEN_CONNS", "must be at least 1, got %d", d.MaxOpenConns)
+	}
 }
 
 type Auth struct {
@@ -90,12 +153,28 @@ type Auth struct {
 	CacheTTLSec int `yaml:"cache_ttl_sec" env:"ENGRAM_AUTH_CACHE_TTL_SEC"`
 }
 
+func (a Auth) validate(p *problems) {
+	if _, err := ParseAPIKeys(a.APIKeys); err != nil {
+		p.add("ENGRAM_API_KEYS", "%v", err)
+	}
+	p.atLeastOne(map[string]int{"ENGRAM_AUTH_CACHE_TTL_SEC": a.CacheTTLSec})
+}
+
 type Log struct {
 	Level  string `yaml:"level" env:"ENGRAM_LOG_LEVEL"`
 	Format string `yaml:"format" env:"ENGRAM_LOG_FORMAT"`
 }
 
-// Memory is seed 000's LONG_TERM_MEMORY_* table.
+func (l Log) validate(p *problems) {
+	if !slices.Contains([]string{"debug", "info", "warn", "error"}, strings.ToLower(l.Level)) {
+		p.add("ENGRAM_LOG_LEVEL", "must be debug, info, warn or error, got %q", l.Level)
+	}
+	if !slices.Contains([]string{"text", "json"}, strings.ToLower(l.Format)) {
+		p.add("ENGRAM_LOG_FORMAT", "must be text or json, got %q", l.Format)
+	}
+}
+
+// Memory is the LONG_TERM_MEMORY_* settings.
 type Memory struct {
 	Enabled                bool    `yaml:"enabled" env:"LONG_TERM_MEMORY_ENABLED"`
 	DefaultTTLDays         int     `yaml:"default_ttl_days" env:"LONG_TERM_MEMORY_DEFAULT_TTL_DAYS"`
@@ -122,11 +201,66 @@ type Memory struct {
 	BatchMaxWaitSec        float64 `yaml:"batch_max_wait_sec" env:"LONG_TERM_MEMORY_BATCH_MAX_WAIT_SEC"`
 }
 
-// IndexWorker is seed 000's MEMORY_INDEX_WORKER_* table.
+// RetrieveModes are the search modes LONG_TERM_MEMORY_RETRIEVE_MODE may name.
+var RetrieveModes = []string{"auto", "dense", "lexical", "full_inject"}
+
+// maxScanLimit bounds LONG_TERM_MEMORY_RETRIEVE_SCAN_LIMIT: the memories one
+// search reads before it ranks them.
+const maxScanLimit = 10000
+
+func (m Memory) validate(p *problems) {
+	between(p, "LONG_TERM_MEMORY_DEFAULT_TTL_DAYS", m.DefaultTTLDays, 0, memory.MaxTTLDays, "must be between %[1]d (never expire) and %[2]d, got %[3]d")
+	between(p, "LONG_TERM_MEMORY_CONSTRAINT_TTL_DAYS", m.ConstraintTTLDays, 0, memory.MaxTTLDays, "must be between %[1]d (never expire) and %[2]d, got %[3]d")
+	p.oneOf("LONG_TERM_MEMORY_RETRIEVE_MODE", m.RetrieveMode, RetrieveModes, "must be auto, dense, lexical or full_inject, got %q")
+	between(p, "LONG_TERM_MEMORY_RETRIEVE_LIMIT", m.RetrieveLimit, 1, retrieval.MaxLimit, "")
+	between(p, "LONG_TERM_MEMORY_RETRIEVE_SCAN_LIMIT", m.RetrieveScanLimit, m.RetrieveLimit, maxScanLimit, "must be between the retrieve limit and %[2]d, got %[3]d")
+	between(p, "LONG_TERM_MEMORY_MIN_CONFIDENCE", m.MinConfidence, 0, 1, "")
+	between(p, "LONG_TERM_MEMORY_MIN_SCORE", m.MinScore, 0, 1, "must be between %v and %v (scores are relevance in [0, 1]), got %v")
+	between(p, "LONG_TERM_MEMORY_MAX_WRITE_ITEMS", m.MaxWriteItems, 1, 100, "")
+	between(p, "LONG_TERM_MEMORY_DEBOUNCE_SEC", m.DebounceSec, 0, 3600, "")
+	p.atLeastOne(map[string]int{
+		"LONG_TERM_MEMORY_EXTRACT_TIMEOUT_SEC":       m.ExtractTimeoutSec,
+		"LONG_TERM_MEMORY_UPSERT_TIMEOUT_SEC":        m.UpsertTimeoutSec,
+		"LONG_TERM_MEMORY_EXTRACT_CONTEXT_MAX_CHARS": m.ExtractContextMaxChars,
+		"LONG_TERM_MEMORY_SCAN_INTERVAL_SEC":         m.ScanIntervalSec,
+		"LONG_TERM_MEMORY_MAX_ATTEMPTS":              m.MaxAttempts,
+		"LONG_TERM_MEMORY_CLAIM_LEASE_SEC":           m.ClaimLeaseSec,
+	})
+	m.validateSimilarities(p)
+	m.validateCost(p)
+}
+
+// validateSimilarities checks the duplicate and merge thresholds: cosines in
+// (0, 1], the merge one no lower than the duplicate one.
+func (m Memory) validateSimilarities(p *problems) {
+	for _, s := range []struct {
+		name string
+		v    float64
+	}{
+		{"LONG_TERM_MEMORY_DUPLICATE_SIMILARITY", m.DuplicateSimilarity},
+		{"LONG_TERM_MEMORY_MERGE_SIMILARITY", m.MergeSimilarity},
+	} {
+		if !(s.v > 0 && s.v <= 1) {
+			p.add(s.name, "must be in (0, 1], got %v", s.v)
+		}
+	}
+	if m.MergeSimilarity < m.DuplicateSimilarity {
+		p.add("LONG_TERM_MEMORY_MERGE_SIMILARITY", "must not be below LONG_TERM_MEMORY_DUPLICATE_SIMILARITY")
+	}
+}
+
+// IndexWorker is the MEMORY_INDEX_WORKER_* settings.
 type IndexWorker struct {
 	Enabled     bool `yaml:"enabled" env:"MEMORY_INDEX_WORKER_ENABLED"`
 	IntervalSec int  `yaml:"interval_sec" env:"MEMORY_INDEX_WORKER_INTERVAL_SEC"`
 	BatchSize   int  `yaml:"batch_size" env:"MEMORY_INDEX_WORKER_BATCH_SIZE"`
+}
+
+func (w IndexWorker) validate(p *problems) {
+	p.atLeastOne(map[string]int{
+		"MEMORY_INDEX_WORKER_INTERVAL_SEC": w.IntervalSec,
+		"MEMORY_INDEX_WORKER_BATCH_SIZE":   w.BatchSize,
+	})
 }
 
 type Embedding struct {
@@ -146,6 +280,40 @@ type Embedding struct {
 	DenseWeight      float64 `yaml:"dense_weight" env:"MEMORY_EMBEDDING_DENSE_WEIGHT"`
 }
 
+func (e Embedding) validate(p *problems) {
+	e.validateDenseScale(p)
+	p.atLeastOne(map[string]int{"ENGRAM_LOCAL_EMBEDDING_DIM": e.LocalDim})
+	switch e.Provider {
+	case "local":
+	case "openai", "ollama":
+		if e.Dim < 1 {
+			p.add("MEMORY_EMBEDDING_DIM", "must be at least 1, got %d", e.Dim)
+		}
+		if e.Model == "" {
+			p.add("MEMORY_EMBEDDING_MODEL", "must name the embedding model for %s", e.Provider)
+		}
+	default:
+		p.add("ENGRAM_EMBEDDER", "must be local, openai or ollama, got %q", e.Provider)
+	}
+}
+
+// validateDenseScale checks both cosine scales: a floor below the full cosine,
+// both in [-1, 1], and a weight in [0, 1].
+func (e Embedding) validateDenseScale(p *problems) {
+	for _, s := range []struct {
+		prefix            string
+		floor, full, wght float64
+	}{
+		{"ENGRAM_LOCAL_EMBEDDING_", e.LocalMinCosine, e.LocalFullCosine, e.LocalDenseWeight},
+		{"MEMORY_EMBEDDING_", e.MinCosine, e.FullCosine, e.DenseWeight},
+	} {
+		if !(s.floor >= -1 && s.floor < s.full && s.full <= 1) {
+			p.add(s.prefix+"MIN_COSINE and "+s.prefix+"FULL_COSINE", "must satisfy -1 <= min < full <= 1, got %v and %v", s.floor, s.full)
+		}
+		between(p, s.prefix+"DENSE_WEIGHT", s.wght, 0, 1, "")
+	}
+}
+
 type Vector struct {
 	Backend            string `yaml:"backend" env:"ENGRAM_VECTOR_BACKEND"`
 	SearchTimeoutMS    int    `yaml:"search_timeout_ms" env:"ENGRAM_VECTOR_SEARCH_TIMEOUT_MS"`
@@ -157,7 +325,33 @@ type Vector struct {
 	Milvus                  Milvus `yaml:"milvus"`
 }
 
-// Milvus is seed 000's MEMORY_MILVUS_* table.
+// validate checks the vector index; postgres says whether the truth store is
+// PostgreSQL, which pgvector lives in.
+func (v Vector) validate(p *problems, postgres bool) {
+	p.atLeastOne(map[string]int{
+		"ENGRAM_VECTOR_SEARCH_TIMEOUT_MS":    v.SearchTimeoutMS,
+		"ENGRAM_VECTOR_BREAKER_FAILURES":     v.BreakerFailures,
+		"ENGRAM_VECTOR_BREAKER_COOLDOWN_SEC": v.BreakerCooldownSec,
+	})
+	if t := v.LocalPrefilterThreshold; t < -1 || t == 0 {
+		p.add("ENGRAM_VECTOR_LOCAL_PREFILTER_THRESHOLD", "must be -1 (exact scans only) or a number of vectors of at least 1, got %d", t)
+	}
+	switch v.Backend {
+	case "local":
+	case "pgvector":
+		if !postgres {
+			p.add("ENGRAM_VECTOR_BACKEND", "pgvector needs ENGRAM_DATABASE_URL to be a postgres:// URL")
+		}
+	case "milvus":
+		if v.Milvus.URI == "" {
+			p.add("MEMORY_MILVUS_URI", "must be set when the vector backend is milvus")
+		}
+	default:
+		p.add("ENGRAM_VECTOR_BACKEND", "must be local, pgvector or milvus, got %q", v.Backend)
+	}
+}
+
+// Milvus is the MEMORY_MILVUS_* settings.
 type Milvus struct {
 	Enabled    bool   `yaml:"enabled" env:"MEMORY_MILVUS_ENABLED"`
 	URI        string `yaml:"uri" env:"MEMORY_MILVUS_URI"`
@@ -165,7 +359,7 @@ type Milvus struct {
 	Collection string `yaml:"collection" env:"MEMORY_MILVUS_COLLECTION"`
 }
 
-// LLM uses seed 003's names for the endpoint.
+// LLM is the model endpoint (LLM_* names).
 type LLM struct {
 	Provider   string `yaml:"provider" env:"ENGRAM_LLM_PROVIDER"`
 	APIBase    string `yaml:"api_base" env:"LLM_API_BASE"`
@@ -175,6 +369,29 @@ type LLM struct {
 	PromptsDir string `yaml:"prompts_dir" env:"ENGRAM_PROMPTS_DIR"`
 	// TenantCallsPerMinute is each tenant's budget of model calls; 0: unlimited.
 	TenantCallsPerMinute int `yaml:"tenant_calls_per_minute" env:"ENGRAM_LLM_TENANT_CALLS_PER_MINUTE"`
+}
+
+// maxLLMRetries bounds LLM_MAX_RETRIES: past it a failing endpoint holds a
+// message longer than the extraction's own retries would.
+const maxLLMRetries = 10
+
+func (l LLM) validate(p *problems) {
+	switch l.Provider {
+	case "rules":
+	case "openai", "ollama":
+		if l.Model == "" {
+			p.add("LLM_MODEL", "must name the model for provider %s", l.Provider)
+		}
+		if l.Provider == "openai" && l.APIBase == "" && l.APIKey == "" {
+			p.add("LLM_API_KEY", "must be set (or LLM_API_BASE for a keyless endpoint) for provider openai")
+		}
+	default:
+		p.add("ENGRAM_LLM_PROVIDER", "must be rules, openai or ollama, got %q", l.Provider)
+	}
+	between(p, "LLM_MAX_RETRIES", l.MaxRetries, 0, maxLLMRetries, "")
+	if l.TenantCallsPerMinute < 0 {
+		p.add("ENGRAM_LLM_TENANT_CALLS_PER_MINUTE", "must be 0 (unlimited) or more, got %d", l.TenantCallsPerMinute)
+	}
 }
 
 // Roles of one process.
@@ -262,7 +479,7 @@ func (c *Config) normalize() {
 	c.Sessions.Summarizer = strings.ToLower(strings.TrimSpace(c.Sessions.Summarizer))
 	c.Redis.Addr = strings.TrimSpace(c.Redis.Addr)
 	if c.Vector.Milvus.Enabled && c.Vector.Backend == "local" {
-		// seed 000's switch: MEMORY_MILVUS_ENABLED=true selects Milvus.
+		// MEMORY_MILVUS_ENABLED=true selects Milvus.
 		c.Vector.Backend = "milvus"
 	}
 	if c.Embedding.APIBase == "" {
@@ -284,204 +501,45 @@ func (c Config) HasRole(role string) bool {
 }
 
 // IsPostgres reports whether the truth store is PostgreSQL.
-func (c Config) IsPostgres() bool {
-	return strings.HasPrefix(c.Database.URL, "postgres://") || strings.HasPrefix(c.Database.URL, "postgresql://")
-}
+func (c Config) IsPostgres() bool { return c.Database.isPostgres() }
 
-// Validate checks every setting and names the first ones that are wrong.
+// Validate checks every setting and names all the ones that are wrong, each by
+// the environment variable to fix. Each section checks its own settings beside
+// its type; the checks that join two sections pass what they need in.
 func (c Config) Validate() error {
-	var errs []error
-	bad := func(name, format string, args ...any) {
-		errs = append(errs, fmt.Errorf("%s: "+format, append([]any{name}, args...)...))
-	}
-	if _, _, err := net.SplitHostPort(c.HTTP.Addr); err != nil {
-		bad("ENGRAM_HTTP_ADDR", "must be host:port, got %q", c.HTTP.Addr)
-	}
-	if c.HTTP.MetricsAddr != "" {
-		if _, _, err := net.SplitHostPort(c.HTTP.MetricsAddr); err != nil {
-			bad("ENGRAM_METRICS_ADDR", "must be host:port or empty, got %q", c.HTTP.MetricsAddr)
-		} else if c.HTTP.MetricsAddr == c.HTTP.Addr && c.HasRole(RoleAPI) {
-			bad("ENGRAM_METRICS_ADDR", "must differ from ENGRAM_HTTP_ADDR (the API serves /metrics there already)")
-		}
-	}
-	if c.HTTP.MaxBodyBytes < 1024 {
-		bad("ENGRAM_HTTP_MAX_BODY_BYTES", "must be at least 1024, got %d", c.HTTP.MaxBodyBytes)
-	}
-	if c.HTTP.ShutdownTimeoutSec < 1 {
-		bad("ENGRAM_HTTP_SHUTDOWN_TIMEOUT_SEC", "must be at least 1, got %d", c.HTTP.ShutdownTimeoutSec)
-	}
-	if !(c.HTTP.RateLimitRPS >= 0 && c.HTTP.RateLimitRPS <= 1e6) {
-		bad("ENGRAM_RATE_LIMIT_RPS", "must be between 0 (no limit) and 1000000, got %v", c.HTTP.RateLimitRPS)
-	}
+	p := &problems{}
+	c.HTTP.validate(p, c.HasRole(RoleAPI))
 	if c.DataDir == "" {
-		bad("ENGRAM_DATA_DIR", "must not be empty")
+		p.add("ENGRAM_DATA_DIR", "must not be empty")
 	}
-	if c.Database.URL != "" {
-		if !c.IsPostgres() {
-			bad("ENGRAM_DATABASE_URL", "must be empty (SQLite) or a postgres:// URL")
-		} else if _, err := url.Parse(c.Database.URL); err != nil {
-			bad("ENGRAM_DATABASE_URL", "is not a valid URL")
-		}
-	}
-	if c.Database.MaxOpenConns < 1 {
-		bad("ENGRAM_DATABASE_MAX_OPEN_CONNS", "must be at least 1, got %d", c.Database.MaxOpenConns)
-	}
-	if len(c.Roles) == 0 {
-		bad("ENGRAM_ROLES", "must name at least one of %s", strings.Join(AllRoles, ", "))
-	}
-	for _, r := range c.Roles {
-		if !slices.Contains(AllRoles, r) {
-			bad("ENGRAM_ROLES", "unknown role %q; roles are %s", r, strings.Join(AllRoles, ", "))
-		}
-	}
-	if _, err := ParseAPIKeys(c.Auth.APIKeys); err != nil {
-		bad("ENGRAM_API_KEYS", "%v", err)
-	}
-	if !slices.Contains([]string{"debug", "info", "warn", "error"}, strings.ToLower(c.Log.Level)) {
-		bad("ENGRAM_LOG_LEVEL", "must be debug, info, warn or error, got %q", c.Log.Level)
-	}
-	if !slices.Contains([]string{"text", "json"}, strings.ToLower(c.Log.Format)) {
-		bad("ENGRAM_LOG_FORMAT", "must be text or json, got %q", c.Log.Format)
-	}
-	m := c.Memory
-	if m.DefaultTTLDays < 0 || m.DefaultTTLDays > 36500 {
-		bad("LONG_TERM_MEMORY_DEFAULT_TTL_DAYS", "must be between 0 (never expire) and 36500, got %d", m.DefaultTTLDays)
-	}
-	if m.ConstraintTTLDays < 0 || m.ConstraintTTLDays > 36500 {
-		bad("LONG_TERM_MEMORY_CONSTRAINT_TTL_DAYS", "must be between 0 (never expire) and 36500, got %d", m.ConstraintTTLDays)
-	}
-	if !slices.Contains([]string{"auto", "dense", "lexical", "full_inject"}, m.RetrieveMode) {
-		bad("LONG_TERM_MEMORY_RETRIEVE_MODE", "must be auto, dense, lexical or full_inject, got %q", m.RetrieveMode)
-	}
-	if m.RetrieveLimit < 1 || m.RetrieveLimit > 100 {
-		bad("LONG_TERM_MEMORY_RETRIEVE_LIMIT", "must be between 1 and 100, got %d", m.RetrieveLimit)
-	}
-	if m.RetrieveScanLimit < m.RetrieveLimit || m.RetrieveScanLimit > 10000 {
-		bad("LONG_TERM_MEMORY_RETRIEVE_SCAN_LIMIT", "must be between the retrieve limit and 10000, got %d", m.RetrieveScanLimit)
-	}
-	if !(m.MinConfidence >= 0 && m.MinConfidence <= 1) {
-		bad("LONG_TERM_MEMORY_MIN_CONFIDENCE", "must be between 0 and 1, got %v", m.MinConfidence)
-	}
-	if !(m.MinScore >= 0 && m.MinScore <= 1) {
-		bad("LONG_TERM_MEMORY_MIN_SCORE", "must be between 0 and 1 (scores are relevance in [0, 1]), got %v", m.MinScore)
-	}
-	errs = append(errs, c.Embedding.validateDenseScale()...)
-	if m.MaxWriteItems < 1 || m.MaxWriteItems > 100 {
-		bad("LONG_TERM_MEMORY_MAX_WRITE_ITEMS", "must be between 1 and 100, got %d", m.MaxWriteItems)
-	}
-	if m.DebounceSec < 0 || m.DebounceSec > 3600 {
-		bad("LONG_TERM_MEMORY_DEBOUNCE_SEC", "must be between 0 and 3600, got %v", m.DebounceSec)
-	}
-	positive := map[string]int{
-		"LONG_TERM_MEMORY_EXTRACT_TIMEOUT_SEC":       m.ExtractTimeoutSec,
-		"LONG_TERM_MEMORY_UPSERT_TIMEOUT_SEC":        m.UpsertTimeoutSec,
-		"LONG_TERM_MEMORY_EXTRACT_CONTEXT_MAX_CHARS": m.ExtractContextMaxChars,
-		"LONG_TERM_MEMORY_SCAN_INTERVAL_SEC":         m.ScanIntervalSec,
-		"LONG_TERM_MEMORY_MAX_ATTEMPTS":              m.MaxAttempts,
-		"LONG_TERM_MEMORY_CLAIM_LEASE_SEC":           m.ClaimLeaseSec,
-		"MEMORY_INDEX_WORKER_INTERVAL_SEC":           c.IndexWorker.IntervalSec,
-		"MEMORY_INDEX_WORKER_BATCH_SIZE":             c.IndexWorker.BatchSize,
-		"ENGRAM_LOCAL_EMBEDDING_DIM":                 c.Embedding.LocalDim,
-		"ENGRAM_VECTOR_SEARCH_TIMEOUT_MS":            c.Vector.SearchTimeoutMS,
-		"ENGRAM_VECTOR_BREAKER_FAILURES":             c.Vector.BreakerFailures,
-		"ENGRAM_VECTOR_BREAKER_COOLDOWN_SEC":         c.Vector.BreakerCooldownSec,
-		"ENGRAM_EXPIRY_SWEEP_INTERVAL_SEC":           c.Scheduler.ExpirySweepIntervalSec,
-		"ENGRAM_AUTH_CACHE_TTL_SEC":                  c.Auth.CacheTTLSec,
-		"ENGRAM_HTTP_BODY_TIMEOUT_SEC":               c.HTTP.BodyTimeoutSec,
-		"ENGRAM_HTTP_WRITE_TIMEOUT_SEC":              c.HTTP.WriteTimeoutSec,
-		"ENGRAM_HTTP_IDLE_TIMEOUT_SEC":               c.HTTP.IdleTimeoutSec,
-		"ENGRAM_PROFILE_REFRESH_DEBOUNCE_SEC":        c.Profiles.RefreshDebounceSec,
-		"ENGRAM_PROFILE_REPORT_TIMEOUT_SEC":          c.Profiles.ReportTimeoutSec,
-		"ENGRAM_PROFILE_REPORT_MAX_MEMORIES":         c.Profiles.ReportMaxMemories,
-	}
-	for _, name := range slices.Sorted(maps.Keys(positive)) {
-		if positive[name] < 1 {
-			bad(name, "must be at least 1, got %d", positive[name])
-		}
-	}
-	for name, v := range map[string]float64{
-		"LONG_TERM_MEMORY_DUPLICATE_SIMILARITY": m.DuplicateSimilarity,
-		"LONG_TERM_MEMORY_MERGE_SIMILARITY":     m.MergeSimilarity,
-	} {
-		if !(v > 0 && v <= 1) {
-			bad(name, "must be in (0, 1], got %v", v)
-		}
-	}
-	if c.Profiles.RefreshMaxWaitSec < c.Profiles.RefreshDebounceSec {
-		bad("ENGRAM_PROFILE_REFRESH_MAX_WAIT_SEC", "must not be below ENGRAM_PROFILE_REFRESH_DEBOUNCE_SEC")
-	}
-	if m.MergeSimilarity < m.DuplicateSimilarity {
-		bad("LONG_TERM_MEMORY_MERGE_SIMILARITY", "must not be below LONG_TERM_MEMORY_DUPLICATE_SIMILARITY")
-	}
-	switch c.Embedding.Provider {
-	case "local":
-	case "openai", "ollama":
-		if c.Embedding.Dim < 1 {
-			bad("MEMORY_EMBEDDING_DIM", "must be at least 1, got %d", c.Embedding.Dim)
-		}
-		if c.Embedding.Model == "" {
-			bad("MEMORY_EMBEDDING_MODEL", "must name the embedding model for %s", c.Embedding.Provider)
-		}
-	default:
-		bad("ENGRAM_EMBEDDER", "must be local, openai or ollama, got %q", c.Embedding.Provider)
-	}
-	if t := c.Vector.LocalPrefilterThreshold; t < -1 || t == 0 {
-		bad("ENGRAM_VECTOR_LOCAL_PREFILTER_THRESHOLD", "must be -1 (exact scans only) or a number of vectors of at least 1, got %d", t)
-	}
-	switch c.Vector.Backend {
-	case "local":
-	case "pgvector":
-		if !c.IsPostgres() {
-			bad("ENGRAM_VECTOR_BACKEND", "pgvector needs ENGRAM_DATABASE_URL to be a postgres:// URL")
-		}
-	case "milvus":
-		if c.Vector.Milvus.URI == "" {
-			bad("MEMORY_MILVUS_URI", "must be set when the vector backend is milvus")
-		}
-	default:
-		bad("ENGRAM_VECTOR_BACKEND", "must be local, pgvector or milvus, got %q", c.Vector.Backend)
-	}
-	switch c.LLM.Provider {
-	case "rules":
-	case "openai", "ollama":
-		if c.LLM.Model == "" {
-			bad("LLM_MODEL", "must name the model for provider %s", c.LLM.Provider)
-		}
-		if c.LLM.Provider == "openai" && c.LLM.APIBase == "" && c.LLM.APIKey == "" {
-			bad("LLM_API_KEY", "must be set (or LLM_API_BASE for a keyless endpoint) for provider openai")
-		}
-	default:
-		bad("ENGRAM_LLM_PROVIDER", "must be rules, openai or ollama, got %q", c.LLM.Provider)
-	}
-	if c.LLM.MaxRetries < 0 || c.LLM.MaxRetries > 10 {
-		bad("LLM_MAX_RETRIES", "must be between 0 and 10, got %d", c.LLM.MaxRetries)
-	}
-	c.validateSessions(bad)
-	errs = append(errs, c.validateCost()...)
-	c.validateContext(bad)
-	c.validateSecrets(bad)
-	return errors.Join(errs...)
+	c.Database.validate(p)
+	validateRoles(p, c.Roles)
+	c.Auth.validate(p)
+	c.Log.validate(p)
+	c.Memory.validate(p)
+	c.IndexWorker.validate(p)
+	c.Embedding.validate(p)
+	c.Vector.validate(p, c.Database.isPostgres())
+	c.LLM.validate(p)
+	c.Scheduler.validate(p)
+	c.Profiles.validate(p)
+	c.Sessions.validate(p, c.LLM.Provider)
+	c.Redis.validate(p)
+	c.Context.validate(p)
+	c.Traces.validate(p)
+	c.Secrets.validate(p)
+	return p.err()
 }
 
-// validateDenseScale checks both cosine scales: a floor below the full cosine,
-// both in [-1, 1], and a weight in [0, 1].
-func (e Embedding) validateDenseScale() []error {
-	var errs []error
-	for _, s := range []struct {
-		prefix            string
-		floor, full, wght float64
-	}{
-		{"ENGRAM_LOCAL_EMBEDDING_", e.LocalMinCosine, e.LocalFullCosine, e.LocalDenseWeight},
-		{"MEMORY_EMBEDDING_", e.MinCosine, e.FullCosine, e.DenseWeight},
-	} {
-		if !(s.floor >= -1 && s.floor < s.full && s.full <= 1) {
-			errs = append(errs, fmt.Errorf("%sMIN_COSINE and %sFULL_COSINE: must satisfy -1 <= min < full <= 1, got %v and %v", s.prefix, s.prefix, s.floor, s.full))
-		}
-		if !(s.wght >= 0 && s.wght <= 1) {
-			errs = append(errs, fmt.Errorf("%sDENSE_WEIGHT: must be between 0 and 1, got %v", s.prefix, s.wght))
+func validateRoles(p *problems, roles []string) {
+	if len(roles) == 0 {
+		p.add("ENGRAM_ROLES", "must name at least one of %s", strings.Join(AllRoles, ", "))
+	}
+	for _, r := range roles {
+		if !slices.Contains(AllRoles, r) {
+			p.add("ENGRAM_ROLES", "unknown role %q; roles are %s", r, strings.Join(AllRoles, ", "))
 		}
 	}
-	return errs
 }
 
 // ParseAPIKeys reads "tenant=key,tenant2=key2". Keys must be long enough to resist

@@ -1,12 +1,15 @@
 package config
 
-import "engram/domain/promptctx"
+import (
+	"engram/domain/memory"
+	"engram/domain/promptctx"
+)
 
-// Context is the context call (F7): the block it writes and what it reads for it.
+// Context is the context call: the block it writes and what it reads for it.
 type Context struct {
-	// Header opens the block (seed 001: [跨会话记忆]); the footer is "[/" + its name + "]".
+	// Header opens the block (default [跨会话记忆]); the footer is "[/" + its name + "]".
 	Header string `yaml:"header" env:"ENGRAM_CONTEXT_HEADER"`
-	// Language of the section headings and the notice: zh (seed 001's 用户画像,
+	// Language of the section headings and the notice: zh (用户画像,
 	// 最近对话, 对话摘要…) or en. The profile follows the profile's own language.
 	Language    string `yaml:"language" env:"ENGRAM_CONTEXT_LANGUAGE"`
 	BudgetChars int    `yaml:"budget_chars" env:"ENGRAM_CONTEXT_BUDGET_CHARS"`
@@ -29,32 +32,23 @@ type Traces struct {
 	SweepIntervalSec int `yaml:"sweep_interval_sec" env:"ENGRAM_TRACE_SWEEP_INTERVAL_SEC"`
 }
 
-// validateContext checks the context and trace settings; bad is Validate's reporter.
-func (c Config) validateContext(bad func(name, format string, args ...any)) {
-	x := c.Context
+func (x Context) validate(p *problems) {
 	if err := promptctx.ValidateHeader(x.Header); err != nil {
-		bad("ENGRAM_CONTEXT_HEADER", `must be one line of 3 to %d characters in square brackets, like "[跨会话记忆]", got %q`, promptctx.MaxHeaderLen, x.Header)
+		p.add("ENGRAM_CONTEXT_HEADER", `must be one line of 3 to %d characters in square brackets, like "[跨会话记忆]", got %q`, promptctx.MaxHeaderLen, x.Header)
 	}
 	if _, ok := promptctx.ParseLanguage(x.Language); !ok {
-		bad("ENGRAM_CONTEXT_LANGUAGE", "must be zh or en, got %q", x.Language)
+		p.add("ENGRAM_CONTEXT_LANGUAGE", "must be zh or en, got %q", x.Language)
 	}
-	for _, r := range []struct {
-		name      string
-		v, lo, hi int
-	}{
-		{"ENGRAM_CONTEXT_BUDGET_CHARS", x.BudgetChars, 100, 100_000},
-		{"ENGRAM_CONTEXT_MAX_EPISODES", x.MaxEpisodes, 0, 100},
-		{"ENGRAM_CONTEXT_RECENT_MESSAGES", x.RecentMessages, 0, 1000},
-		{"ENGRAM_CONTEXT_STANDING_MIN_IMPORTANCE", x.StandingMinImportance, 1, 6},
-		{"ENGRAM_QUERY_MAX_CHARS", x.QueryMaxChars, 100, 100_000},
-		{"ENGRAM_TRACE_RETENTION_DAYS", c.Traces.RetentionDays, 1, 3650},
-		{"ENGRAM_TRACE_SWEEP_INTERVAL_SEC", c.Traces.SweepIntervalSec, 1, 86400},
-	} {
-		if r.v < r.lo || r.v > r.hi {
-			bad(r.name, "must be between %d and %d, got %d", r.lo, r.hi, r.v)
-		}
-	}
-	if !(x.StandingShare >= 0 && x.StandingShare <= 1) {
-		bad("ENGRAM_CONTEXT_STANDING_SHARE", "must be between 0 (no standing memories) and 1, a share of the budget, got %v", x.StandingShare)
-	}
+	between(p, "ENGRAM_CONTEXT_BUDGET_CHARS", x.BudgetChars, 100, 100_000, "")
+	between(p, "ENGRAM_CONTEXT_MAX_EPISODES", x.MaxEpisodes, 0, 100, "")
+	between(p, "ENGRAM_CONTEXT_RECENT_MESSAGES", x.RecentMessages, 0, 1000, "")
+	// One above the highest importance: only pinned memories and constraints stand.
+	between(p, "ENGRAM_CONTEXT_STANDING_MIN_IMPORTANCE", x.StandingMinImportance, memory.MinImportance, memory.MaxImportance+1, "")
+	between(p, "ENGRAM_QUERY_MAX_CHARS", x.QueryMaxChars, 100, 100_000, "")
+	between(p, "ENGRAM_CONTEXT_STANDING_SHARE", x.StandingShare, 0, 1, "must be between %[1]v (no standing memories) and %[2]v, a share of the budget, got %[3]v")
+}
+
+func (t Traces) validate(p *problems) {
+	between(p, "ENGRAM_TRACE_RETENTION_DAYS", t.RetentionDays, 1, 3650, "")
+	between(p, "ENGRAM_TRACE_SWEEP_INTERVAL_SEC", t.SweepIntervalSec, 1, 86400, "")
 }

@@ -24,9 +24,8 @@ func (s Secrets) ScreenMode() secret.Mode {
 	return m
 }
 
-// validateSecrets checks the secret screen's setting; bad is Validate's reporter.
-func (c Config) validateSecrets(bad func(name, format string, args ...any)) {
-	if _, err := secret.ParseMode(strings.ToLower(strings.TrimSpace(c.Secrets.Mode))); err != nil {
-		bad("ENGRAM_SECRETS", "must be mask, flag or off, got %q", c.Secrets.Mode)
+func (s Secrets) validate(p *problems) {
+	if _, err := secret.ParseMode(strings.ToLower(strings.TrimSpace(s.Mode))); err != nil {
+		p.add("ENGRAM_SECRETS", "must be mask, flag or off, got %q", s.Mode)
 	}
 }

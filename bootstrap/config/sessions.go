@@ -1,6 +1,9 @@
 package config
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // Redis is the server of short-term sessions. Empty Addr: sessions live in the
 // SQL database.
@@ -9,7 +12,7 @@ type Redis struct {
 	Username string `yaml:"username" env:"ENGRAM_REDIS_USERNAME"`
 	Password string `yaml:"password" env:"ENGRAM_REDIS_PASSWORD" secret:"value"`
 	DB       int    `yaml:"db" env:"ENGRAM_REDIS_DB"`
-	// KeyPrefix starts every key (seed 003: mem).
+	// KeyPrefix starts every key (default mem).
 	KeyPrefix string `yaml:"key_prefix" env:"ENGRAM_REDIS_KEY_PREFIX"`
 	// TimeoutMS bounds each session call to Redis; past it the call is served by
 	// SQL and Redis is marked down until a probe answers.
@@ -19,7 +22,7 @@ type Redis struct {
 	ClientCache bool `yaml:"client_cache" env:"ENGRAM_REDIS_CLIENT_CACHE"`
 }
 
-// Sessions is short-term session memory (F6): seed 003's bounds and seed 001's
+// Sessions is short-term session memory: its bounds and its
 // recursive summary.
 type Sessions struct {
 	MaxHistory       int `yaml:"max_history" env:"ENGRAM_SESSION_MAX_HISTORY"`
@@ -47,54 +50,46 @@ func (c Config) SummarizerUsesLLM() bool {
 	return c.LLM.Provider != "rules"
 }
 
-// validateSessions checks the session settings; bad is Validate's reporter.
-func (c Config) validateSessions(bad func(name, format string, args ...any)) {
-	s, r := c.Sessions, c.Redis
-	ranges := []struct {
-		name      string
-		v, lo, hi int
-	}{
-		{"ENGRAM_SESSION_MAX_HISTORY", s.MaxHistory, 2, 1000},
-		{"ENGRAM_SESSION_TTL_DAYS", s.TTLDays, 1, 3650},
-		{"ENGRAM_SESSION_SUMMARY_TTL_DAYS", s.SummaryTTLDays, 1, 3650},
-		{"ENGRAM_SESSION_SUMMARY_MAX_CHARS", s.SummaryMaxChars, 50, 4000},
-		{"ENGRAM_SESSION_FOLD_INTERVAL_SEC", s.FoldIntervalSec, 1, 86400},
-		{"ENGRAM_SESSION_FOLD_LEASE_SEC", s.FoldLeaseSec, 10, 86400},
-		{"ENGRAM_SESSION_SWEEP_INTERVAL_SEC", s.SweepIntervalSec, 1, 86400},
-		{"ENGRAM_REDIS_DB", r.DB, 0, 1000},
-		{"ENGRAM_REDIS_TIMEOUT_MS", r.TimeoutMS, 1, 60000},
-		{"ENGRAM_REDIS_PROBE_INTERVAL_MS", r.ProbeIntervalMS, 10, 600000},
-	}
-	for _, x := range ranges {
-		if x.v < x.lo || x.v > x.hi {
-			bad(x.name, "must be between %d and %d, got %d", x.lo, x.hi, x.v)
-		}
-	}
+// validate checks the session settings; llmProvider is ENGRAM_LLM_PROVIDER,
+// which an llm summarizer needs to be a model.
+func (s Sessions) validate(p *problems, llmProvider string) {
+	between(p, "ENGRAM_SESSION_MAX_HISTORY", s.MaxHistory, 2, 1000, "")
+	between(p, "ENGRAM_SESSION_TTL_DAYS", s.TTLDays, 1, 3650, "")
+	between(p, "ENGRAM_SESSION_SUMMARY_TTL_DAYS", s.SummaryTTLDays, 1, 3650, "")
+	between(p, "ENGRAM_SESSION_SUMMARY_MAX_CHARS", s.SummaryMaxChars, 50, 4000, "")
+	between(p, "ENGRAM_SESSION_FOLD_INTERVAL_SEC", s.FoldIntervalSec, 1, 86400, "")
+	between(p, "ENGRAM_SESSION_FOLD_LEASE_SEC", s.FoldLeaseSec, 10, 86400, "")
+	between(p, "ENGRAM_SESSION_SWEEP_INTERVAL_SEC", s.SweepIntervalSec, 1, 86400, "")
 	if s.SummaryTTLDays < s.TTLDays {
-		bad("ENGRAM_SESSION_SUMMARY_TTL_DAYS", "must not be below ENGRAM_SESSION_TTL_DAYS (%d): the summary outlives the messages, got %d", s.TTLDays, s.SummaryTTLDays)
+		p.add("ENGRAM_SESSION_SUMMARY_TTL_DAYS", "must not be below ENGRAM_SESSION_TTL_DAYS (%d): the summary outlives the messages, got %d", s.TTLDays, s.SummaryTTLDays)
 	}
-	if s.SummaryThreshold < 2 || s.SummaryThreshold > s.MaxHistory {
-		bad("ENGRAM_SESSION_SUMMARY_THRESHOLD", "must be between 2 and ENGRAM_SESSION_MAX_HISTORY (%d), or messages are trimmed before they are folded; got %d", s.MaxHistory, s.SummaryThreshold)
-	}
-	if s.SummaryKeep < 0 || s.SummaryKeep >= s.SummaryThreshold {
-		bad("ENGRAM_SESSION_SUMMARY_KEEP", "must be between 0 and ENGRAM_SESSION_SUMMARY_THRESHOLD-1 (%d), got %d", s.SummaryThreshold-1, s.SummaryKeep)
-	}
+	// Messages past MaxHistory are trimmed: a fold must start before that, and
+	// leave some of them to fold.
+	between(p, "ENGRAM_SESSION_SUMMARY_THRESHOLD", s.SummaryThreshold, 2, s.MaxHistory,
+		"must be between %[1]d and ENGRAM_SESSION_MAX_HISTORY (%[2]d), or messages are trimmed before they are folded; got %[3]d")
+	between(p, "ENGRAM_SESSION_SUMMARY_KEEP", s.SummaryKeep, 0, s.SummaryThreshold-1,
+		"must be between %[1]d and ENGRAM_SESSION_SUMMARY_THRESHOLD-1 (%[2]d), got %[3]d")
 	switch s.Summarizer {
 	case "auto", "rules":
 	case "llm":
-		if c.LLM.Provider == "rules" {
-			bad("ENGRAM_SESSION_SUMMARIZER", "llm needs a model: set ENGRAM_LLM_PROVIDER to openai or ollama")
+		if llmProvider == "rules" {
+			p.add("ENGRAM_SESSION_SUMMARIZER", "llm needs a model: set ENGRAM_LLM_PROVIDER to openai or ollama")
 		}
 	default:
-		bad("ENGRAM_SESSION_SUMMARIZER", "must be auto, llm or rules, got %q", s.Summarizer)
+		p.add("ENGRAM_SESSION_SUMMARIZER", "must be auto, llm or rules, got %q", s.Summarizer)
 	}
+}
+
+func (r Redis) validate(p *problems) {
+	between(p, "ENGRAM_REDIS_DB", r.DB, 0, 1000, "")
+	between(p, "ENGRAM_REDIS_TIMEOUT_MS", r.TimeoutMS, 1, 60000, "")
+	between(p, "ENGRAM_REDIS_PROBE_INTERVAL_MS", r.ProbeIntervalMS, 10, 600000, "")
 	if r.KeyPrefix == "" || len(r.KeyPrefix) > 64 {
-		bad("ENGRAM_REDIS_KEY_PREFIX", "must be 1 to 64 characters, got %q", r.KeyPrefix)
+		p.add("ENGRAM_REDIS_KEY_PREFIX", "must be 1 to 64 characters, got %q", r.KeyPrefix)
 	}
-	for _, ch := range r.KeyPrefix {
-		if ch == ':' || ch == '*' || ch == '?' || ch == '[' || ch == ']' || ch == '\\' || ch <= ' ' {
-			bad("ENGRAM_REDIS_KEY_PREFIX", "must not contain %q", fmt.Sprintf("%c", ch))
-			break
-		}
+	// The prefix must not hold a key's separator, a SCAN pattern's metacharacter
+	// or a space: keys are split on ":" and matched by patterns.
+	if i := strings.IndexFunc(r.KeyPrefix, func(ch rune) bool { return strings.ContainsRune(":*?[]\\", ch) || ch <= ' ' }); i >= 0 {
+		p.add("ENGRAM_REDIS_KEY_PREFIX", "must not contain %q", fmt.Sprintf("%c", []rune(r.KeyPrefix[i:])[0]))
 	}
 }

@@ -1,6 +1,7 @@
 package candidate
 
 import (
+	"regexp"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -19,7 +20,7 @@ const (
 	ReasonInvalid            Reason = "invalid"              // op, type, key, importance or ttl out of range
 	ReasonEmptyContent       Reason = "empty_content"        // nothing (or almost nothing) to remember
 	ReasonContentTooLong     Reason = "content_too_long"     // over the content limit
-	ReasonNoiseKey           Reason = "noise_key"            // a known noise key family (seed 000)
+	ReasonNoiseKey           Reason = "noise_key"            // a known noise key family
 	ReasonProfileSlot        Reason = "profile_slot"         // nickname, AI name, emoji: profile, not memory
 	ReasonToolList           Reason = "tool_list"            // the assistant's tools
 	ReasonSystemState        Reason = "system_state"         // system state, implementation details
@@ -118,13 +119,13 @@ func drop(r Reason, detail string) Screening {
 	return Screening{Reason: r, Detail: detail}
 }
 
-// Defaults of the boundaries (seed 000: LONG_TERM_MEMORY_MIN_CONFIDENCE 0.75).
+// Defaults of the boundaries (LONG_TERM_MEMORY_MIN_CONFIDENCE 0.75).
 const (
 	DefaultMinConfidence = 0.75
 	DefaultMinContentLen = 2
 )
 
-// Boundaries are seed 000's extraction boundaries: what may become a long-term memory.
+// Boundaries are the extraction boundaries: what may become a long-term memory.
 // The zero value uses the defaults; set a field to change one bound.
 type Boundaries struct {
 	MinConfidence float64 // candidates below are dropped; 0 means DefaultMinConfidence
@@ -170,27 +171,50 @@ func (b Boundaries) Check(c Candidate) Screening {
 	if c.IsSlot() {
 		return b.checkSlot(c)
 	}
+	key, s := screenKey(c)
+	if !s.Kept || c.Op == OpDelete {
+		return s
+	}
+	if s := b.checkFields(c); !s.Kept {
+		return s
+	}
+	if s := screenContent(lowerASCII(Fold(c.Content))); !s.Kept {
+		return s
+	}
+	if s := slotValue(key, c.Content); !s.Kept {
+		return s
+	}
+	if c.Confidence < b.MinConfidence || c.Confidence != c.Confidence {
+		return drop(ReasonLowConfidence, "confidence "+ftoa(c.Confidence)+" < "+ftoa(b.MinConfidence))
+	}
+	return keep()
+}
+
+// screenKey decides by the op and the key alone. A key memory.ParseKey refuses is
+// still read for a profile field first, because "AI名字" names the profile even
+// though it is no valid key.
+func screenKey(c Candidate) (memory.Key, Screening) {
 	switch c.Op {
 	case "", OpAdd, OpUpdate, OpAppend, OpDelete:
 	default:
-		return drop(ReasonInvalid, "unknown op "+quote(string(c.Op)))
+		return memory.Key{}, drop(ReasonInvalid, "unknown op "+quote(string(c.Op)))
 	}
 	key, err := memory.ParseKey(c.Key)
 	if err != nil {
 		if s := profileKey(strings.ToLower(c.Key)); !s.Kept {
-			return s
+			return key, s
 		}
-		return drop(ReasonInvalid, "key "+quote(c.Key)+" is refused: "+err.Error())
+		return key, drop(ReasonInvalid, "key "+quote(c.Key)+" is refused: "+err.Error())
 	}
 	if s := noiseKey(key); !s.Kept {
-		return s
+		return key, s
 	}
-	if s := profileKey(strings.ToLower(c.Key) + " " + key.String()); !s.Kept {
-		return s
-	}
-	if c.Op == OpDelete {
-		return keep()
-	}
+	return key, profileKey(strings.ToLower(c.Key) + " " + key.String())
+}
+
+// checkFields refuses the fields of a written candidate that are out of range, and
+// content too long or too short to be a memory.
+func (b Boundaries) checkFields(c Candidate) Screening {
 	if _, err := memory.ParseType(string(c.Type)); err != nil {
 		return drop(ReasonInvalid, "unknown type "+quote(string(c.Type)))
 	}
@@ -209,22 +233,12 @@ func (b Boundaries) Check(c Candidate) Screening {
 	if contentRunes(c.Content) < b.MinContentLen {
 		return drop(ReasonEmptyContent, "fewer than "+itoa(b.MinContentLen)+" letters or digits")
 	}
-	low := lowerASCII(Fold(c.Content))
-	if s := screenContent(low, key); !s.Kept {
-		return s
-	}
-	if s := slotValue(key, c.Content); !s.Kept {
-		return s
-	}
-	if c.Confidence < b.MinConfidence || c.Confidence != c.Confidence {
-		return drop(ReasonLowConfidence, "confidence "+ftoa(c.Confidence)+" < "+ftoa(b.MinConfidence))
-	}
 	return keep()
 }
 
 // noiseKey applies memory.NoiseRuleFor to the normalised key, and again with '.' and
 // '_' read as '-', because an extractor writing "weather.date.2024" or
-// "tool_list" means the same families as seed 000's "weather-date_*" and "tool-*".
+// "tool_list" means the same families as the noise rules "weather-date_*" and "tool-*".
 func noiseKey(key memory.Key) Screening {
 	if r, ok := memory.NoiseRuleFor(key); ok {
 		return drop(ReasonNoiseKey, r.Prefix+"*: "+r.Reason)
@@ -282,76 +296,144 @@ func profileKey(lowKey string) Screening {
 	return keep()
 }
 
+// internalContent are the things a content may be about that are the assistant's
+// or the system's, never the user's: the first list that matches decides.
+var internalContent = []struct {
+	reason Reason
+	en, zh []string
+	says   string
+}{
+	{ReasonProfileSlot, profileContentEN, profileContentZH, "content is about "},
+	{ReasonToolList, toolListEN, toolListZH, "mentions "},
+	{ReasonStreaming, streamingEN, streamingZH, "mentions "},
+	{ReasonSystemState, systemEN, systemZH, "mentions "},
+}
+
+// content is a candidate's content as the content rules read it: folded and
+// ASCII-lower-cased, with the two readings most of them weigh.
+type content struct {
+	low    string
+	window string // the short time window it is bound to (TimeWindow), or ""
+	cond   string // the condition it states ("if", "when it rains", "如果"), or ""
+}
+
+// shortLivedRules drop content that is true only for a while, in order: the first
+// that drops decides the reason. A window on its own comes last, so that a
+// reminder for tomorrow counts as a reminder.
+var shortLivedRules = []func(content) Screening{
+	shortTermCondition, weatherSnapshot, periodFigures, oneOffTask, executionSteps, timeBound,
+}
+
 // screenContent drops by what the content says. low is folded, ASCII-lower-cased.
-func screenContent(low string, key memory.Key) Screening {
-	if p := firstMatch(low, profileContentEN, profileContentZH); p != "" {
-		return drop(ReasonProfileSlot, "content is about "+quote(p))
-	}
-	if p := firstMatch(low, toolListEN, toolListZH); p != "" {
-		return drop(ReasonToolList, "mentions "+quote(p))
-	}
-	if p := firstMatch(low, streamingEN, streamingZH); p != "" {
-		return drop(ReasonStreaming, "mentions "+quote(p))
-	}
-	if p := firstMatch(low, systemEN, systemZH); p != "" {
-		return drop(ReasonSystemState, "mentions "+quote(p))
+func screenContent(low string) Screening {
+	for _, r := range internalContent {
+		if p := firstMatch(low, r.en, r.zh); p != "" {
+			return drop(r.reason, r.says+quote(p))
+		}
 	}
 	if strings.HasSuffix(strings.TrimSpace(low), "?") {
 		return drop(ReasonNotStatement, "ends with a question mark")
 	}
-	window := TimeWindow(low)
-	cond := firstMatch(low, conditionEN, conditionZH)
-	if window != "" && cond != "" {
-		return drop(ReasonShortTermCondition, quote(cond)+" within "+quote(window))
+	c := content{low: low, window: TimeWindow(low), cond: firstMatch(low, conditionEN, conditionZH)}
+	for _, rule := range shortLivedRules {
+		if s := rule(c); !s.Kept {
+			return s
+		}
 	}
-	if w := firstMatch(low, weatherEN, weatherZH); w != "" && cond == "" {
-		if window != "" {
-			return drop(ReasonWeatherSnapshot, quote(w)+" for "+quote(window))
-		}
-		if s := firstMatch(low, snapshotEN, snapshotZH); s != "" {
-			return drop(ReasonWeatherSnapshot, quote(w)+" "+quote(s))
-		}
-		if d := degreesRe.FindString(low); strings.ContainsAny(low, "0123456789") && d != "" {
+	return keep()
+}
+
+// shortTermCondition: a rule that holds only within a window ("if it rains
+// tonight…") expires with it.
+func shortTermCondition(c content) Screening {
+	if c.window != "" && c.cond != "" {
+		return drop(ReasonShortTermCondition, quote(c.cond)+" within "+quote(c.window))
+	}
+	return keep()
+}
+
+// weatherSnapshot: weather for a window, "now", or a reading in degrees is stale
+// within hours; weather under a condition ("when it rains…") is a standing rule.
+func weatherSnapshot(c content) Screening {
+	w := firstMatch(c.low, weatherEN, weatherZH)
+	if w == "" || c.cond != "" {
+		return keep()
+	}
+	if c.window != "" {
+		return drop(ReasonWeatherSnapshot, quote(w)+" for "+quote(c.window))
+	}
+	if s := firstMatch(c.low, snapshotEN, snapshotZH); s != "" {
+		return drop(ReasonWeatherSnapshot, quote(w)+" "+quote(s))
+	}
+	if strings.ContainsAny(c.low, "0123456789") {
+		if d := degreesRe.FindString(c.low); d != "" {
 			return drop(ReasonWeatherSnapshot, "a reading of "+quote(d))
 		}
 	}
-	period := firstMatch(low, periodEN, periodZH)
-	summary := firstMatch(low, summaryEN, summaryZH)
-	if f := firstMatch(low, financeEN, financeZH); f != "" && (window != "" || summary != "" && period != "" || isShortPeriod(period)) {
+	return keep()
+}
+
+// periodFigures: money spent in a window or a short period, and summaries of a day,
+// week or month, are outdated when the period ends. A habit stated per period
+// ("I save 500 monthly") is not a figure for one period.
+func periodFigures(c content) Screening {
+	period := firstMatch(c.low, periodEN, periodZH)
+	summary := firstMatch(c.low, summaryEN, summaryZH)
+	if f := firstMatch(c.low, financeEN, financeZH); f != "" && (c.window != "" || summary != "" && period != "" || isShortPeriod(period)) {
 		return drop(ReasonPeriodFinance, quote(f)+" for a period")
 	}
 	if summary != "" && period != "" {
 		return drop(ReasonPeriodSummary, quote(period)+" "+quote(summary))
 	}
-	// A reminder or errand with a condition or a recurrence and no window is a
-	// long-term constraint (seed 000: "下雨时提醒我带伞"; "每天提醒我喝水"); without
-	// either it is a one-off.
-	standingCondition := (cond != "" || firstMatch(low, recurrenceEN, recurrenceZH) != "") && window == ""
-	if r := firstMatch(low, reminderEN, reminderZH); r != "" && !standingCondition {
+	return keep()
+}
+
+// oneOffTask drops reminders, to-dos and errands. One with a condition or a
+// recurrence and no window is a long-term constraint ("下雨时提醒我带伞", "每天提醒我
+// 喝水"); without either it is a one-off.
+func oneOffTask(c content) Screening {
+	if c.window == "" && (c.cond != "" || firstMatch(c.low, recurrenceEN, recurrenceZH) != "") {
+		return keep()
+	}
+	if r := firstMatch(c.low, reminderEN, reminderZH); r != "" {
 		return drop(ReasonReminder, "mentions "+quote(r))
 	}
-	if !standingCondition {
-		if t := firstMatch(low, todoEN, todoZH); t != "" {
-			return drop(ReasonTodo, "mentions "+quote(t))
-		}
-		if strings.Contains(low, " to ") {
-			if e := errandENRe.FindString(low); e != "" {
-				return drop(ReasonTodo, "an errand: "+quote(e))
-			}
-		}
-		if hasCJK(low) {
-			if e := errandZHRe.FindString(low); e != "" && !strings.Contains(low, "记得我") {
-				return drop(ReasonTodo, "an errand: "+quote(e))
-			}
+	if t := firstMatch(c.low, todoEN, todoZH); t != "" {
+		return drop(ReasonTodo, "mentions "+quote(t))
+	}
+	return errand(c.low)
+}
+
+// errand finds "need to buy milk" and "要去买菜"; "记得我…" asks to remember
+// something about the user, which is no errand.
+func errand(low string) Screening {
+	if strings.Contains(low, " to ") {
+		if e := errandENRe.FindString(low); e != "" {
+			return drop(ReasonTodo, "an errand: "+quote(e))
 		}
 	}
-	if mayBeSteps(low) {
-		if s := stepsRe.FindString(low); s != "" {
+	if hasCJK(low) {
+		if e := errandZHRe.FindString(low); e != "" && !strings.Contains(low, "记得我") {
+			return drop(ReasonTodo, "an errand: "+quote(e))
+		}
+	}
+	return keep()
+}
+
+// executionSteps: the steps or commands of one task are not about the user. The
+// expression runs only where a cheap anchor occurs (mayBeSteps).
+func executionSteps(c content) Screening {
+	if mayBeSteps(c.low) {
+		if s := stepsRe.FindString(c.low); s != "" {
 			return drop(ReasonSteps, "looks like steps or a command: "+quote(strings.TrimSpace(s)))
 		}
 	}
-	if window != "" {
-		return drop(ReasonTimeWindow, "mentions "+quote(window))
+	return keep()
+}
+
+func timeBound(c content) Screening {
+	if c.window != "" {
+		return drop(ReasonTimeWindow, "mentions "+quote(c.window))
 	}
 	return keep()
 }
@@ -369,49 +451,85 @@ func isShortPeriod(p string) bool {
 // that start a standing rule ("from today on", "从明天起") and habitual mentions
 // ("on weekends", "每周五", "周末喜欢") are not windows.
 func TimeWindow(text string) string {
-	low := lowerASCII(Fold(text))
+	low := withoutRuleStarts(lowerASCII(Fold(text)))
+	if w := englishWindow(low); w != "" {
+		return w
+	}
+	if !hasCJK(low) {
+		return ""
+	}
+	return chineseWindow(low)
+}
+
+// withoutRuleStarts blanks the phrases that start a standing rule, so that the
+// "today" of "from today on" is not read as a window.
+func withoutRuleStarts(low string) string {
 	for _, s := range windowStartsEN {
 		low = strings.ReplaceAll(low, s, " ")
 	}
 	for _, s := range windowStartsZH {
 		low = strings.ReplaceAll(low, s, "，")
 	}
+	return low
+}
+
+// The regular expressions run only where one of their cheap anchors occurs: this is
+// called for every candidate and every message.
+var (
+	countedWindowENAnchors = []string{"day", "min", "hour", "hr", "week"}
+	countedWindowZHAnchors = []string{"后", "内"}
+	weekdayZHAnchors       = []string{"周", "星期", "礼拜"}
+)
+
+func englishWindow(low string) string {
 	if p := firstWordMatch(low, timeWindowEN); p != "" {
 		return p
 	}
-	// The regular expressions run only where their cheap anchors occur: this is
-	// called for every candidate and every message.
-	if strings.Contains(low, "day") || strings.Contains(low, "min") || strings.Contains(low, "hour") || strings.Contains(low, "hr") || strings.Contains(low, "week") {
-		if m := timeWindowENRe.FindString(low); m != "" {
-			return m
-		}
+	if containsAny(low, countedWindowENAnchors) {
+		return timeWindowENRe.FindString(low)
 	}
-	if !hasCJK(low) {
-		return ""
-	}
+	return ""
+}
+
+func chineseWindow(low string) string {
 	for _, p := range timeWindowZH {
 		if strings.Contains(low, p) {
 			return p
 		}
 	}
-	if strings.Contains(low, "后") || strings.Contains(low, "内") {
+	if containsAny(low, countedWindowZHAnchors) {
 		if m := countedWindowZHRe.FindString(low); m != "" {
 			return m
 		}
 	}
-	if strings.Contains(low, "周") || strings.Contains(low, "星期") || strings.Contains(low, "礼拜") {
-		for _, m := range weekdayZHRe.FindAllStringSubmatch(low, -1) {
-			if m[1] == "" && m[2] == "" { // "每周五", "周五一般…": habitual
-				return m[0]
-			}
+	if containsAny(low, weekdayZHAnchors) {
+		if m := firstOneOffDay(weekdayZHRe, low); m != "" {
+			return m
 		}
-		for _, m := range weekendZHRe.FindAllStringSubmatch(low, -1) {
-			if m[1] == "" && m[2] == "" {
-				return m[0]
-			}
+		return firstOneOffDay(weekendZHRe, low)
+	}
+	return ""
+}
+
+// firstOneOffDay returns the first match of a weekday or weekend expression that
+// names one day rather than a habit: its first group is "every" ("每周五") and its
+// second a habit word ("周五一般…", "周末喜欢"), both empty for a one-off.
+func firstOneOffDay(re *regexp.Regexp, low string) string {
+	for _, m := range re.FindAllStringSubmatch(low, -1) {
+		if m[1] == "" && m[2] == "" {
+			return m[0]
 		}
 	}
 	return ""
+}
+
+func containsAny(s string, parts []string) bool {
+	for _, p := range parts {
+		if strings.Contains(s, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // slotValue drops digits-only values in place and name slots.

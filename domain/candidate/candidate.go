@@ -17,7 +17,7 @@ const (
 	OpDelete Op = "DELETE" // the user retracted something ("I no longer eat meat")
 )
 
-// Candidate is one proposed long-term memory, exactly seed 000's fields plus where
+// Candidate is one proposed long-term memory, exactly the memory's fields plus where
 // it came from.
 type Candidate struct {
 	Op              Op

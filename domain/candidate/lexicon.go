@@ -119,7 +119,7 @@ var profileContentEN = []string{"call you", "your name", "name you", "assistant'
 var profileContentZH = []string{"叫你", "你的名字", "给你起", "助手的名字", "ai的名字", "ai名字", "ai名称", "昵称", "你就叫"}
 
 // locationSlots and nameSlots are key words whose value must look like a place or a
-// name: digits alone are an extraction error (seed 000: "纯数字写进城市").
+// name: digits alone are an extraction error ("纯数字写进城市", digits written as a city).
 var locationSlots = toSet([]string{"city", "country", "province", "state", "hometown", "location", "address", "nationality", "region", "home", "birthplace", "district"})
 var nameSlots = toSet([]string{"name", "first_name", "last_name", "full_name", "surname"})
 

@@ -64,57 +64,71 @@ func isQuestionSentence(s string) bool {
 	return false
 }
 
+// clauseKinds are the kinds of clause that state nothing, tried in order on a
+// clause whose leading interjections are peeled off; the first that fits names it.
+var clauseKinds = []struct {
+	kind Reason
+	is   func(c string, inQuestion bool) bool
+}{
+	{ReasonThanks, func(c string, _ bool) bool { return opensWith(c, thanksEN, thanksZH) }},
+	{ReasonGreeting, func(c string, _ bool) bool { return isGreeting(c) }},
+	{ReasonFarewell, func(c string, _ bool) bool { return opensWith(c, farewellEN, farewellZH) }},
+	{ReasonAck, func(c string, _ bool) bool {
+		return isExact(c, ackEN) || isExact(c, ackZH) || opensWith(c, ackPrefixEN, ackPrefixZH)
+	}},
+	// "I was wondering…", "我想问…": a question in statement form.
+	{ReasonQuestion, func(c string, _ bool) bool { return opensWith(c, askingEN, askingZH) }},
+	// A first-person statement inside a question ("…, I'm learning Chinese, can you
+	// help?") may carry a fact: conservative means it counts as content.
+	{ReasonQuestion, func(c string, inQuestion bool) bool {
+		return isQuestionClause(c) || inQuestion && !firstPersonStatement(c)
+	}},
+	{ReasonCommand, func(c string, _ bool) bool { return isCommand(c) }},
+}
+
 // classifyClause names the kind of a non-informative clause, or "" for content.
 func classifyClause(c string, inQuestion bool) Reason {
 	c = trimPunct(c)
 	if c == "" || stripVocatives(c) == "" {
 		return ReasonAck // punctuation or a bare form of address ("my friend")
 	}
-	zh := hasCJK(c)
-	if firstPrefixWord(c, ackPrefixEN) != "" || firstPrefixWord(c, ackPrefixZH) != "" {
+	if opensWith(c, ackPrefixEN, ackPrefixZH) {
 		return ReasonAck
 	}
-	// Leading interjections ("okay I'll try", "好的我会…") are peeled off so the rest
-	// is judged on its own. First-person formulas are not peeled: "I will" + "try
-	// that" must not turn into a command.
+	c = peelInterjections(c)
+	for _, k := range clauseKinds {
+		if k.is(c, inQuestion) {
+			return k.kind
+		}
+	}
+	return ""
+}
+
+// peelInterjections drops leading interjections ("okay I'll try", "好的我会…") so
+// that the rest is judged on its own; a clause that is only an interjection stays.
+// First-person formulas are not peeled: "I will" + "try that" must not turn into a
+// command. Chinese interjections are peeled only from a clause with Chinese in it.
+func peelInterjections(c string) string {
+	zh := hasCJK(c)
 	for {
 		p := firstPrefixWord(c, interjectionsEN)
 		if p == "" && zh {
 			p = firstPrefixWord(c, interjectionsZH)
 		}
 		if p == "" || len(p) == len(c) {
-			break
+			return c
 		}
 		rest := trimPunct(c[len(p):])
 		if rest == "" {
-			break
+			return c
 		}
 		c = rest
 	}
-	if firstPrefixWord(c, thanksEN) != "" || firstPrefixWord(c, thanksZH) != "" {
-		return ReasonThanks
-	}
-	if isGreeting(c) {
-		return ReasonGreeting
-	}
-	if firstPrefixWord(c, farewellEN) != "" || firstPrefixWord(c, farewellZH) != "" {
-		return ReasonFarewell
-	}
-	if isExact(c, ackEN) || isExact(c, ackZH) || firstPrefixWord(c, ackPrefixEN) != "" || firstPrefixWord(c, ackPrefixZH) != "" {
-		return ReasonAck
-	}
-	if firstPrefixWord(c, askingEN) != "" || firstPrefixWord(c, askingZH) != "" {
-		return ReasonQuestion // "I was wondering…", "我想问…": a question in statement form
-	}
-	// A first-person statement inside a question ("…, I'm learning Chinese, can you
-	// help?") may carry a fact: conservative means it counts as content.
-	if isQuestionClause(c) || inQuestion && !firstPersonStatement(c) {
-		return ReasonQuestion
-	}
-	if isCommand(c) {
-		return ReasonCommand
-	}
-	return ""
+}
+
+// opensWith reports whether c opens with one of the English or Chinese phrases.
+func opensWith(c string, en, zh []string) bool {
+	return firstPrefixWord(c, en) != "" || firstPrefixWord(c, zh) != ""
 }
 
 func isExact(c string, list []string) bool {

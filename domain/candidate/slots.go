@@ -10,7 +10,7 @@ import (
 	"engram/domain/profile"
 )
 
-// Identity slots. Seed 000: "profile 类型用于用户档案字段，不进入长期记忆表" — what the
+// Identity slots: "profile 类型用于用户档案字段，不进入长期记忆表" — what the
 // user wants to be called, the name they give the assistant, their emoji, and the
 // language and tone they want, are fields of the profile, never long-term memories.
 // An extractor proposes one as a candidate of TypeProfile: its key names the slot
@@ -27,7 +27,7 @@ import (
 // (profile.SlotUpdate.Validate, profile.LanguageTag) and knows nothing of
 // extraction.
 
-// TypeProfile is the type of an identity-slot candidate (seed 000's "profile"). It
+// TypeProfile is the type of an identity-slot candidate ("profile"). It
 // is a candidate's type only: no memory has it.
 const TypeProfile memory.Type = "profile"
 

@@ -1,4 +1,4 @@
-// Package erasure holds the rules of forgetting (SPEC F12): in which order a
+// Package erasure holds the rules of forgetting: in which order a
 // user's data is purged, which memories go with a deleted message, how the counts
 // of a purge add up, and who may be named as having asked for it.
 //

@@ -1,7 +1,7 @@
 package memory
 
 // IndexTextOf is the text a memory of this type, key and content is embedded by
-// (seed 000's "[{memory_type}] {memory_key}: {content}"). Extraction embeds its
+// ("[{memory_type}] {memory_key}: {content}"). Extraction embeds its
 // candidates by the same text, so the indexer can reuse their vectors.
 func IndexTextOf(t Type, key Key, content string) string {
 	return "[" + string(t) + "] " + key.value + ": " + content

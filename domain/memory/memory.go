@@ -10,7 +10,7 @@ import (
 	"engram/domain/invalid"
 )
 
-// Limits and defaults of seed 000's long_term_memories.
+// Limits and defaults of long-term memories (the long_term_memories table).
 const (
 	MaxContentLen     = 1000 // characters (runes), not bytes
 	MinImportance     = 1
@@ -46,7 +46,7 @@ const (
 	VectorFailed VectorStatus = "FAILED" // the last sync failed; it will be retried
 )
 
-// VectorState is the vector bookkeeping of seed 000.
+// VectorState is a memory's vector bookkeeping (the vector_* columns).
 type VectorState struct {
 	Status   VectorStatus
 	SyncedAt time.Time // zero until the first sync
@@ -344,7 +344,7 @@ func (m Memory) IsLive(now time.Time) bool {
 	return m.s.Active && !m.IsExpired(now) && !IsNoise(m.s.Key)
 }
 
-// IndexText is what the vector index embeds: seed 000's "[{type}] {key}: {content}".
+// IndexText is what the vector index embeds: "[{type}] {key}: {content}".
 func (m Memory) IndexText() string {
 	return IndexTextOf(m.s.Type, m.s.Key, m.s.Content)
 }

@@ -11,7 +11,7 @@ type NoiseRule struct {
 	Reason string
 }
 
-// NoiseRules are seed 000's known noise keys.
+// NoiseRules are the known noise keys: system state, never user memory.
 var NoiseRules = []NoiseRule{
 	{Prefix: "weather-date_", Reason: "weather snapshots are short-lived"},
 	{Prefix: "tool-", Reason: "tool lists are system state, not user memory"},

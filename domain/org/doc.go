@@ -1,4 +1,4 @@
-// Package org is a tenant's organisation graph (seed 003, F8): who each user is
+// Package org is a tenant's organisation graph: who each user is
 // (display name, department, position), who manages whom, and what follows from it —
 // manager chains are transitive, a chain never loops, and a user's profile may be
 // seen by the user and by any manager above them, nobody else. It also turns names

@@ -9,7 +9,7 @@ import (
 	"engram/domain/memory"
 )
 
-// MaxTextLen bounds display names, departments and positions (seed 003's String(100)).
+// MaxTextLen bounds display names, departments and positions (100 characters each).
 const MaxTextLen = 100
 
 // Member is one user's place in the organisation of a tenant.

@@ -10,7 +10,7 @@ import (
 	"engram/domain/memory"
 )
 
-// ActivityKind is what happened (seed 003's task and workflow statistics).
+// ActivityKind is what happened (it feeds the task and workflow statistics).
 type ActivityKind string
 
 const (
@@ -65,41 +65,19 @@ func NewActivity(scope memory.Scope, in ActivityInput, now time.Time) (Activity,
 		FlowName:   strings.TrimSpace(in.FlowName),
 		ReceivedAt: now,
 	}
-	var errs []error
-	if n := utf8.RuneCountInString(a.EventID); n == 0 || n > MaxEventIDLen {
-		errs = append(errs, invalid.Field("event_id", "must be 1 to %d characters (not only spaces), got %d", MaxEventIDLen, n))
-	}
-	switch a.Kind {
-	case ActivityTaskAssigned, ActivityTaskCreated, ActivityTaskCompleted, ActivityWorkflowUsed:
-	default:
-		errs = append(errs, invalid.FieldValue("kind", in.Kind, "must be one of task_assigned, task_created, task_completed, workflow_used"))
-	}
-	switch {
-	case a.At.IsZero():
-		errs = append(errs, invalid.Field("at", "is required: when it happened (RFC 3339)"))
-	case a.At.Before(time.Unix(0, 0)):
-		errs = append(errs, invalid.FieldValue("at", a.At.UTC().Format(time.RFC3339), "must not be before 1970"))
-	case a.At.After(now.Add(MaxFutureSkew)):
-		errs = append(errs, invalid.FieldValue("at", a.At.UTC().Format(time.RFC3339), "must not be more than a day in the future"))
-	}
-	if n := utf8.RuneCountInString(a.FlowID); n > MaxFlowIDLen {
-		errs = append(errs, invalid.Field("flow_id", "must be at most %d characters, got %d", MaxFlowIDLen, n))
-	}
-	if n := utf8.RuneCountInString(a.FlowName); n > MaxFlowNameLen {
-		errs = append(errs, invalid.Field("flow_name", "must be at most %d characters, got %d", MaxFlowNameLen, n))
-	}
-	if a.Kind == ActivityWorkflowUsed && a.FlowID == "" {
-		errs = append(errs, invalid.Field("flow_id", "is required for workflow_used: which workflow was run"))
+	errs := []error{
+		checkEventID(a.EventID),
+		checkKind(a.Kind, in.Kind),
+		checkAt(a.At, now),
+		checkMaxLen("flow_id", a.FlowID, MaxFlowIDLen),
+		checkMaxLen("flow_name", a.FlowName, MaxFlowNameLen),
+		checkFlowNamed(a),
 	}
 	if in.DurationH != nil {
-		d := *in.DurationH
-		switch {
-		case a.Kind != ActivityTaskCompleted:
-			errs = append(errs, invalid.Field("duration_h", "is only for task_completed events (hours the task took)"))
-		case math.IsNaN(d) || d < 0 || d > MaxDurationHours:
-			errs = append(errs, invalid.FieldValue("duration_h", d, "must be between 0 and %d hours", MaxDurationHours))
-		default:
-			a.DurationH, a.HasDuration = d, true
+		err := checkDuration(a.Kind, *in.DurationH)
+		errs = append(errs, err)
+		if err == nil {
+			a.DurationH, a.HasDuration = *in.DurationH, true
 		}
 	}
 	if err := invalid.Join(errs...); err != nil {
@@ -107,6 +85,65 @@ func NewActivity(scope memory.Scope, in ActivityInput, now time.Time) (Activity,
 	}
 	a.At = a.At.UTC()
 	return a, nil
+}
+
+// The checks of NewActivity, one per rule; each returns nil when the event obeys it,
+// so that NewActivity reports every broken rule at once.
+
+func checkEventID(id string) error {
+	if n := utf8.RuneCountInString(id); n == 0 || n > MaxEventIDLen {
+		return invalid.Field("event_id", "must be 1 to %d characters (not only spaces), got %d", MaxEventIDLen, n)
+	}
+	return nil
+}
+
+// checkKind reports the kind as the client wrote it, untrimmed.
+func checkKind(kind ActivityKind, raw string) error {
+	switch kind {
+	case ActivityTaskAssigned, ActivityTaskCreated, ActivityTaskCompleted, ActivityWorkflowUsed:
+		return nil
+	}
+	return invalid.FieldValue("kind", raw, "must be one of task_assigned, task_created, task_completed, workflow_used")
+}
+
+// checkAt allows a day of clock skew into the future: clients' clocks drift.
+func checkAt(at, now time.Time) error {
+	switch {
+	case at.IsZero():
+		return invalid.Field("at", "is required: when it happened (RFC 3339)")
+	case at.Before(time.Unix(0, 0)):
+		return invalid.FieldValue("at", at.UTC().Format(time.RFC3339), "must not be before 1970")
+	case at.After(now.Add(MaxFutureSkew)):
+		return invalid.FieldValue("at", at.UTC().Format(time.RFC3339), "must not be more than a day in the future")
+	}
+	return nil
+}
+
+func checkMaxLen(field, value string, limit int) error {
+	if n := utf8.RuneCountInString(value); n > limit {
+		return invalid.Field(field, "must be at most %d characters, got %d", limit, n)
+	}
+	return nil
+}
+
+// checkFlowNamed: a workflow run without its flow cannot count towards favourites.
+func checkFlowNamed(a Activity) error {
+	if a.Kind == ActivityWorkflowUsed && a.FlowID == "" {
+		return invalid.Field("flow_id", "is required for workflow_used: which workflow was run")
+	}
+	return nil
+}
+
+// checkDuration: only a completion has a duration (hours from assignment to
+// completion).
+func checkDuration(kind ActivityKind, hours float64) error {
+	switch {
+	case kind != ActivityTaskCompleted:
+		return invalid.Field("duration_h", "is only for task_completed events (hours the task took)")
+	case math.IsNaN(hours) || hours < 0 || hours > MaxDurationHours:
+		return invalid.FieldValue("duration_h", hours, "must be between 0 and %d hours", MaxDurationHours)
+	}
+	return nil
 }
 
 // SameAs reports whether two events with one id say the same thing (arrival aside):

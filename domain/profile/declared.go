@@ -13,7 +13,7 @@ import (
 	"engram/domain/memory"
 )
 
-// Limits of declared fields (seed 003's column sizes where it has them).
+// Limits of declared fields (the user_profiles column sizes).
 const (
 	MaxTextLen     = 100 // display name, department, position
 	MaxShortLen    = 50  // model, tone, nickname, preferred name, AI name, a tag

@@ -1,4 +1,4 @@
-// Package profile is a user's profile (seed 003's user_profiles, F8): what the user
+// Package profile is a user's profile (the user_profiles table): what the user
 // declared (display name, department, position, role and work-style tags, language,
 // tone, time zone, identity slots such as nickname or the assistant's name, each
 // with where it came from) and what engram derives from their conversations,

@@ -7,7 +7,7 @@ import (
 )
 
 // IsEnglish reports whether a profile in lang is shown in English. Chinese (and an
-// undeclared language: seed 003's default is zh) is shown in Chinese; every other
+// undeclared language: the default is zh) is shown in Chinese; every other
 // language in English, the more widely read of the two.
 func IsEnglish(lang string) bool {
 	lang = strings.ToLower(strings.TrimSpace(lang))
@@ -35,7 +35,7 @@ var (
 	}
 )
 
-// Format renders a profile in seed 003's prompt format, in Chinese or English
+// Format renders a profile in the prompt format of docs/CONTEXT.md, in Chinese or English
 // (IsEnglish of the profile's language):
 //
 //	[用户画像]

@@ -9,7 +9,7 @@ import (
 	"engram/domain/memory"
 )
 
-// DefaultLanguage is seed 003's preferred_language default.
+// DefaultLanguage is the preferred_language default.
 const DefaultLanguage = "zh"
 
 // Field names a declared field by the name clients use.
@@ -85,7 +85,7 @@ type HourRange struct {
 	From, To int
 }
 
-// TaskStats are the task statistics of seed 003.
+// TaskStats are the user's task and workflow statistics.
 type TaskStats struct {
 	Assigned           int
 	Created            int
@@ -115,7 +115,7 @@ type State struct {
 	Declared  Declared
 	Derived   Derived
 	Sources   map[Field]Source
-	Version   int64 // seed 003's profile_version; increases with every change
+	Version   int64 // profile_version; increases with every change
 	CreatedAt time.Time
 	UpdatedAt time.Time // last_updated_at
 	DerivedAt time.Time // when a derivation last changed Derived; zero: never

@@ -2,7 +2,7 @@ package profile
 
 import "time"
 
-// SessionFact is one of the user's short-term sessions (step 6) as the
+// SessionFact is one of the user's short-term sessions as the
 // derivations see it: its flow, how many messages it recorded and when it was
 // last active. The session store keeps a session for its TTL (7 days by
 // default), so sessions say what the user has done recently.

@@ -10,7 +10,7 @@ import (
 
 // Slot is an identity slot: a profile field a user sets by saying it in a
 // conversation ("Please call me Captain from now on"), routed here instead of
-// becoming a long-term memory (seed 000).
+// becoming a long-term memory.
 type Slot string
 
 const (

@@ -45,6 +45,16 @@ func (t StyleTag) Label(lang string) string {
 // runs and when the user writes (in loc). Each needs enough evidence: a few quick
 // tasks are luck, not a style.
 func WorkStyle(tasks TaskStats, workflowRuns int, msgs []MessageFact, now time.Time, loc *time.Location) []StyleTag {
+	out := taskStyles(tasks)
+	out = append(out, writingHourStyles(msgs, now, loc)...)
+	if workflowRuns >= workflowDrivenRuns {
+		out = append(out, StyleWorkflowDriven)
+	}
+	return out
+}
+
+// taskStyles reads speed and reliability from the task statistics.
+func taskStyles(tasks TaskStats) []StyleTag {
 	var out []StyleTag
 	if tasks.Completed >= minStyleCompletions && tasks.AvgCompletionHours > 0 && tasks.AvgCompletionHours <= fastTurnaroundHours {
 		out = append(out, StyleFastTurnaround)
@@ -52,29 +62,39 @@ func WorkStyle(tasks TaskStats, workflowRuns int, msgs []MessageFact, now time.T
 	if tasks.Assigned >= minStyleAssigned && tasks.CompletionRate >= reliableRate {
 		out = append(out, StyleReliable)
 	}
+	return out
+}
+
+// writingHourStyles reads early-bird and night-owl habits from the hours of the
+// recent messages; only the work-hours window counts, as old habits fade.
+func writingHourStyles(msgs []MessageFact, now time.Time, loc *time.Location) []StyleTag {
 	early, night, total := 0, 0, 0
 	for _, m := range msgs {
 		if m.At.After(now) || now.Sub(m.At) > WorkHoursWindow {
 			continue
 		}
 		total++
-		switch h := m.At.In(loc).Hour(); {
-		case h >= 5 && h < 9:
+		h := m.At.In(loc).Hour()
+		if isEarlyHour(h) {
 			early++
-		case h >= 21 || h < 2:
+		} else if isNightHour(h) {
 			night++
 		}
 	}
-	if total >= minStyleMessages {
-		if float64(early) >= earlyShare*float64(total) {
-			out = append(out, StyleEarlyBird)
-		}
-		if float64(night) >= nightShare*float64(total) {
-			out = append(out, StyleNightOwl)
-		}
+	if total < minStyleMessages {
+		return nil
 	}
-	if workflowRuns >= workflowDrivenRuns {
-		out = append(out, StyleWorkflowDriven)
+	var out []StyleTag
+	if float64(early) >= earlyShare*float64(total) {
+		out = append(out, StyleEarlyBird)
+	}
+	if float64(night) >= nightShare*float64(total) {
+		out = append(out, StyleNightOwl)
 	}
 	return out
 }
+
+func isEarlyHour(h int) bool { return h >= 5 && h < 9 }
+
+// isNightHour counts the small hours up to 02:00 as the evening before.
+func isNightHour(h int) bool { return h >= 21 || h < 2 }

@@ -39,7 +39,7 @@ func TaskStatistics(tallies []ActivityTally) TaskStats {
 // id), at most MaxFavourites, and the total number of workflow runs.
 //
 // Runs come from two sources that usually see the same runs: workflow_used
-// events, and the turns of the user's sessions with the flow (PLAN8 records one
+// events, and the turns of the user's sessions with the flow (an agent records one
 // exchange per run of a flow, so a session's turns are its runs). A flow counts
 // the larger of the two, never their sum, so a client that does both is not
 // counted twice. Its name is the latest one either source gave.

@@ -1,4 +1,4 @@
-// Package promptctx is the context call's assembly (F7, seeds 001 and 003): the
+// Package promptctx is the context call's assembly (docs/CONTEXT.md): the
 // sections of the block an agent puts in front of its model ([跨会话记忆]: the user's
 // profile, the session summary, the recent messages, relevant long-term memories,
 // related past conversations, external data), how stored text is quoted into it,

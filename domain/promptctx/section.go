@@ -10,7 +10,7 @@ import (
 // Section is one part of the block.
 type Section string
 
-// The sections, as the context call names them (API.md "Context").
+// The sections, as the context call names them (README "Context").
 const (
 	Profile  Section = "profile"
 	Standing Section = "standing" // standing memories: in every block whatever the question
@@ -86,7 +86,7 @@ func ParseLanguage(s string) (Language, bool) {
 }
 
 var headings = map[Language]map[Section]string{
-	// Seed 001's section names, and the ones its pattern gives the others.
+	// The Chinese headings agents already read, and the same pattern for the others.
 	Chinese: {Profile: "用户画像", Standing: "常驻记忆", Summary: "对话摘要", Recent: "最近对话", Memories: "相关记忆", Episodes: "相关历史", External: "外部资料"},
 	English: {Profile: "User profile", Standing: "Standing memories", Summary: "Conversation summary", Recent: "Recent messages", Memories: "Relevant memories",
 		Episodes: "Related past conversations", External: "External data"},
@@ -126,7 +126,7 @@ func (l Language) orDefault() Language {
 	return Chinese
 }
 
-// DefaultHeader is seed 001's header.
+// DefaultHeader opens the block (ENGRAM_CONTEXT_HEADER's default).
 const DefaultHeader = "[跨会话记忆]"
 
 // MaxHeaderLen bounds the configured header.

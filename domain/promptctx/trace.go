@@ -8,7 +8,7 @@ import (
 	"engram/domain/memory"
 )
 
-// Trace explains one context call (seed 001's /memory-trace: "why was this
+// Trace explains one context call ("why was this
 // injected?"): what was asked, what was found, what went into the block and
 // why everything else did not.
 type Trace struct {

@@ -6,7 +6,7 @@ import (
 )
 
 // Policy says when a session's older messages are folded into its summary and
-// which ones (seed 001: past a threshold, everything but the most recent messages;
+// which ones (past a threshold, everything but the most recent messages;
 // the summary is recursive, previous summary + slice → new summary).
 type Policy struct {
 	// Threshold: a session holding at least this many messages is folded (seed

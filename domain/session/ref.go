@@ -5,7 +5,7 @@ import (
 	"engram/domain/memory"
 )
 
-// Ref names one session: PLAN8's smallest unit of isolation (user, flow, session),
+// Ref names one session: the smallest unit of isolation (user, flow, session),
 // inside a tenant.
 type Ref struct {
 	Scope     memory.Scope
@@ -36,7 +36,7 @@ func (r Ref) String() string {
 }
 
 func quote(s string) string {
-	const max = 200 // API.md: at most 200 characters of a value in an error
+	const max = 200 // an error quotes at most 200 characters of a value
 	r := []rune(s)
 	if len(r) > max {
 		s = string(r[:max]) + "…"

@@ -1,5 +1,5 @@
-// Package session is the short-term memory of one conversation with a flow (seeds 001
-// and 003, PLAN8's middleware): the exchanges an agent records after each turn, the
+// Package session is the short-term memory of one conversation with a flow (the agent
+// middleware's memory): the exchanges an agent records after each turn, the
 // session's meta, its recursive summary, and the policy that decides when the older
 // messages are folded into that summary and which ones.
 //
@@ -84,7 +84,7 @@ type State struct {
 // idempotency: a retry arrives seconds after the first try, not 64 turns later.
 const MaxExchangeIDs = 64
 
-// Limits are the store's bounds (seed 003: 40 messages, 7 days, 30 days).
+// Limits are the store's bounds (defaults: 40 messages, 7 days, 30 days).
 type Limits struct {
 	MaxHistory int           // messages kept per session; older ones are trimmed
 	MessageTTL time.Duration // messages and meta, from the last exchange

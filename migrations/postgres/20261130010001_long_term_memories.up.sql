@@ -1,4 +1,4 @@
--- Long-term memories (seed 000's long_term_memories), scoped by tenant and user.
+-- Long-term memories, scoped by tenant and user.
 -- varchar(n) counts characters on PostgreSQL, matching the domain's rune limits.
 -- Ids and keys use the C collation: byte order, as in SQLite and Go, whatever the
 -- database's locale, so listings page the same way everywhere.

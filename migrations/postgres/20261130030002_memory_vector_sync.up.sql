@@ -1,4 +1,4 @@
--- The indexer's bookkeeping on memories, beside seed 000's vector_* columns:
+-- The indexer's bookkeeping on memories, beside the vector_* columns:
 -- claims with a lease (several indexers share the work, FOR UPDATE SKIP LOCKED),
 -- the retry schedule of failed syncs, and when a reindex queued the row (the
 -- backlog's age).

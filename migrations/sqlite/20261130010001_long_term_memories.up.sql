@@ -1,4 +1,4 @@
--- Long-term memories (seed 000's long_term_memories), scoped by tenant and user.
+-- Long-term memories, scoped by tenant and user.
 -- SQLite does not enforce varchar lengths, so the CHECKs hold the same limits as
 -- PostgreSQL (length() counts characters). Times are UTC text in bun's format
 -- ("2006-01-02 15:04:05.999999+00:00"), which sorts and compares as time does.

@@ -1,4 +1,4 @@
--- Messages of conversations (seed 000's messages with their extraction status): the
+-- Messages of conversations (with their extraction status): the
 -- input of the extraction pipeline and the episodic memory. message_id is the
 -- client's id, unique per tenant and user; id is engram's arrival order (a ULID),
 -- which breaks ties between messages said at the same time. Times are UTC text in

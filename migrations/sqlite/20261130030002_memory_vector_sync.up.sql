@@ -1,4 +1,4 @@
--- The indexer's bookkeeping on memories, beside seed 000's vector_* columns:
+-- The indexer's bookkeeping on memories, beside the vector_* columns:
 -- claims with a lease, the retry schedule of failed syncs, and when a reindex
 -- queued the row (the backlog's age).
 ALTER TABLE long_term_memories ADD COLUMN vector_attempts INTEGER NOT NULL DEFAULT 0;

@@ -1,4 +1,4 @@
--- Erasure (F12, API.md "Users and erasure"). An erase_user job is the user's
+-- Erasure (README "Erasure"). An erase_user job is the user's
 -- tombstone while open and the content-free audit record once DONE (its user_id is
 -- then the user's fingerprint, a SHA-256 hex); requested_by says who asked. The
 -- tombstone check reads jobs_scope_idx (tenant_id, user_id, kind, status).

@@ -1,4 +1,4 @@
--- Short-term sessions (F6) when they are kept in SQL: the embedded default, and the
+-- Short-term sessions when they are kept in SQL: the embedded default, and the
 -- fallback while Redis is unreachable. One row per (tenant, user, flow, session)
 -- holds the meta, the summary, the revision and the fold queue; the messages and
 -- the recent exchange ids (idempotent retries) have tables of their own. Expiry is

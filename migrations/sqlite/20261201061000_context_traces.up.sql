@@ -1,4 +1,4 @@
--- Traces of context calls (API.md "Context"): one row per call, the trace itself as
+-- Traces of context calls (README "Context"): one row per call, the trace itself as
 -- JSON in body (the query, the injected items with their snippets, every raw hit
 -- with the reason a dropped one was dropped, timings). Read by id within a tenant
 -- and as a user's latest (ids sort by time); swept by the scheduler once older than

@@ -1,4 +1,4 @@
--- Seed 003's user_profiles, per tenant: the declared fields (and identity slots),
+-- User profiles, per tenant: the declared fields (and identity slots),
 -- the fields the worker derives, and where each declared value came from
 -- (field_sources). Lists are JSON arrays in TEXT. profile_version only increases;
 -- writes check it, so a PATCH and a derivation never lose each other's change.

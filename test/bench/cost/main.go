@@ -1,5 +1,5 @@
 // Command cost measures what extraction costs in model calls and how fast it
-// drains (issue 10), black-box: it builds engram, runs `engram serve` with an
+// drains, black-box: it builds engram, runs `engram serve` with an
 // OpenAI-compatible LLM and embedder that are an in-process scripted endpoint
 // (every chat call takes -latency; see fake.go for how it answers), posts
 // MemoryBank traffic over HTTP and counts what reaches the endpoint.

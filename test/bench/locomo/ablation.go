@@ -30,7 +30,7 @@ func ablationVariants() []variant {
 	return []variant{
 		{"1. plain tokens, BM25 (the baseline, in this harness)", step1},
 		{"2. + analyzer (Snowball stems, possessives, contractions)", step2},
-		{"2b. step 2 without the session date in the text", with(step2, func(c *hybridConfig) { c.AppendDate = false })},
+		{"2b. row 2 without the session date in the text", with(step2, func(c *hybridConfig) { c.AppendDate = false })},
 		{"3. + neighbours ±1 at weight " + nw, step3},
 		{"4. + neighbours ±2 at weight " + nw, step4},
 		{"5. + speaker boost 0.5 (= product-lexical)", lex},

@@ -110,6 +110,20 @@ type Report struct {
 	Duration time.Duration
 }
 
+// tally counts one item's stored outcome: synced (and how long it waited since
+// dirtySince, when known) or failed.
+func (r *Report) tally(status memory.VectorStatus, dirtySince, now time.Time) {
+	switch status {
+	case memory.VectorSynced:
+		r.Synced++
+		if !dirtySince.IsZero() {
+			r.Lags = append(r.Lags, now.Sub(dirtySince))
+		}
+	case memory.VectorFailed:
+		r.Failed++
+	}
+}
+
 func (r *Report) fail(stage string, n int) {
 	if n == 0 {
 		return

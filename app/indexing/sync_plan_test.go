@@ -86,7 +86,7 @@ func claimedMessage(seq, conv string, role conversation.Role, embedding []float3
 func TestPlanMessageSync_embedsOnlyWhatItMustAndKeepsBlankEmbeddings(t *testing.T) {
 	t.Parallel()
 	claimed := []ports.MessageVector{
-		claimedMessage("1", "c", conversation.RoleSystem, nil, memory.VectorDirty),          // not indexed
+		claimedMessage("1", "c", conversation.RoleSystem, nil, memory.VectorDirty),           // not indexed
 		claimedMessage("2", "c", conversation.RoleUser, []float32{1, 0}, memory.VectorDirty), // same text and model
 		claimedMessage("3", "c", conversation.RoleUser, []float32{0, 0}, memory.VectorDirty), // same, but blank
 		claimedMessage("4", "c", conversation.RoleAssistant, nil, memory.VectorDirty),        // to embed

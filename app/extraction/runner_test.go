@@ -16,6 +16,7 @@ import (
 	"engram/ports"
 	"engram/test/fakeclock"
 	"engram/test/testenv"
+	"engram/test/wait"
 )
 
 // testWorkerCrash: worker A claims a conversation and dies without a word; the
@@ -156,12 +157,9 @@ func TestRunner_startProcessesNotifiedWorkAndStopsCleanly(t *testing.T) {
 		t.Fatal(err)
 	}
 	r.Notify(m.ProcessAfter)
-	deadline := time.Now().Add(10 * time.Second)
-	for len(log.All()) == 0 && time.Now().Before(deadline) {
-		time.Sleep(5 * time.Millisecond)
-	}
-	if len(log.All()) != 1 {
-		t.Fatal("the notified message was not processed (the poll interval is an hour)")
+	wait.Until(t, 10*time.Second, "the notified message processed (the poll interval is an hour)", func() bool { return len(log.All()) > 0 })
+	if n := len(log.All()); n != 1 {
+		t.Fatalf("%d messages processed, want the one notified", n)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()

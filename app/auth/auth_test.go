@@ -10,10 +10,11 @@ import (
 	"testing"
 	"time"
 
-	"engram/adapters/memstore"
+	"engram/adapters/sqlstore"
 	"engram/app/auth"
 	"engram/ports"
 	"engram/test/fakeclock"
+	"engram/test/teststore"
 )
 
 type seqIDs struct {
@@ -30,7 +31,7 @@ func (s *seqIDs) New() string {
 
 // countingStore counts the writes of last use.
 type countingStore struct {
-	*memstore.APIKeyStore
+	*sqlstore.APIKeyStore
 	mu      sync.Mutex
 	touches int
 }
@@ -59,7 +60,7 @@ func newFixture(t *testing.T, opts auth.Options) *fixture {
 	t.Helper()
 	f := &fixture{
 		clock: fakeclock.New(time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)),
-		store: &countingStore{APIKeyStore: memstore.NewAPIKeyStore()},
+		store: &countingStore{APIKeyStore: teststore.New(t).APIKeys},
 		logs:  &bytes.Buffer{},
 	}
 	opts.Logger = slog.New(slog.NewTextHandler(f.logs, nil))

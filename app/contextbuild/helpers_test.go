@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"engram/adapters/memstore"
+	"engram/adapters/sqlstore"
 	"engram/adapters/textanalysis"
 	"engram/adapters/ulids"
 	"engram/app/contextbuild"
@@ -18,6 +18,7 @@ import (
 	"engram/domain/session"
 	"engram/ports"
 	"engram/test/fakeclock"
+	"engram/test/teststore"
 )
 
 var (
@@ -93,17 +94,17 @@ func (f fakeProfile) Section(_ context.Context, scope memory.Scope) (string, err
 	return f.text, nil
 }
 
-// env is the context call over fakes of its sources, the in-memory trace store
-// behind a recorder (not running unless a test starts it) and the in-memory job
+// env is the context call over fakes of its sources, the SQLite trace store
+// behind a recorder (not running unless a test starts it) and the SQLite erasure
 // store as the erasure guard.
 type env struct {
 	t        *testing.T
 	clock    *fakeclock.Clock
 	retr     *fakeRetriever
 	sessions *fakeSessions
-	traces   *memstore.TraceStore
+	traces   *sqlstore.TraceStore
 	recorder *contextbuild.TraceRecorder
-	jobs     *memstore.JobStore
+	erasures *sqlstore.ErasureStore
 	standing *fakeStanding
 	svc      *contextbuild.Service
 }
@@ -111,15 +112,16 @@ type env struct {
 func newEnv(t *testing.T, opts contextbuild.Options) *env {
 	t.Helper()
 	e := &env{t: t, clock: fakeclock.New(t0), retr: &fakeRetriever{scope: alice, found: map[contextbuild.Within]contextbuild.Found{}},
-		sessions: &fakeSessions{}, traces: memstore.NewTraceStore(), jobs: memstore.NewJobStore(), standing: &fakeStanding{}}
-	e.traces.GuardErasures(e.jobs)
+		sessions: &fakeSessions{}, standing: &fakeStanding{}}
+	stores := teststore.New(t)
+	e.traces, e.erasures = stores.Traces, stores.Erasures
 	e.recorder = contextbuild.NewTraceRecorder(e.traces, contextbuild.RecorderOptions{})
 	if opts.MinScore == 0 {
 		opts.MinScore = 0.12
 	}
 	e.svc = contextbuild.New(contextbuild.Deps{
 		Retriever: e.retr, Sessions: e.sessions, Profiles: fakeProfile{text: "[用户画像]\n姓名: 李雷 | 职位: 技术主管 | 部门: 研发中心\n擅长领域: 项目管理"},
-		Analyzer: textanalysis.New(textanalysis.Options{}), Traces: e.recorder, Reader: e.recorder, Erasures: e.jobs,
+		Analyzer: textanalysis.New(textanalysis.Options{}), Traces: e.recorder, Reader: e.recorder, Erasures: e.erasures,
 		Clock: e.clock, IDs: ulids.New(), Standing: e.standing,
 	}, opts)
 	return e

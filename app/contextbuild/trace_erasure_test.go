@@ -5,15 +5,15 @@ import (
 	"testing"
 	"time"
 
-	"engram/adapters/memstore"
 	"engram/app/contextbuild"
 	"engram/domain/memory"
 	"engram/domain/promptctx"
+	"engram/test/teststore"
 	"engram/test/wait"
 )
 
 // storedEraser records what the recorder asked of the store; the stored traces
-// are the memstore's, written by the recorder's loop.
+// are the SQLite store's, written by the recorder's loop.
 type storedEraser struct {
 	redacted []map[string]string
 	sessions []string
@@ -33,7 +33,7 @@ func (s *storedEraser) DeleteSessionTraces(_ context.Context, _ memory.Scope, se
 // redacted, or not at all when its session was deleted, and the store is asked too.
 func TestTraceEraser_erasesTracesNotWrittenYet(t *testing.T) {
 	t.Parallel()
-	store := memstore.NewTraceStore()
+	store := teststore.New(t).Traces
 	rec := contextbuild.NewTraceRecorder(store, contextbuild.RecorderOptions{})
 	scope := memory.Scope{Tenant: "acme", User: "alice"}
 	quoting := promptctx.Trace{ID: "01KTRACE00000000000000000A", Scope: scope, At: time.Now(), SessionID: "s2",

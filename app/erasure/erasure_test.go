@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"engram/adapters/localvec"
-	"engram/adapters/memstore"
+	"engram/adapters/sqlstore"
 	"engram/adapters/ulids"
 	"engram/app/erasure"
 	"engram/app/lifecycle"
@@ -19,6 +19,7 @@ import (
 	"engram/domain/memory"
 	"engram/ports"
 	"engram/test/fakeclock"
+	"engram/test/teststore"
 )
 
 var (
@@ -27,28 +28,26 @@ var (
 	start = time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
 )
 
-// world is the in-memory stores wired as bootstrap wires the SQL ones.
+// world is the SQLite stores wired as bootstrap wires them.
 type world struct {
 	t        *testing.T
 	ctx      context.Context
 	clock    *fakeclock.Clock
 	ids      ports.IDs
-	jobs     *memstore.JobStore
-	memories *memstore.MemoryStore
-	messages *memstore.MessageStore
-	lexical  *memstore.LexicalIndex
+	jobs     *sqlstore.JobStore
+	erasures *sqlstore.ErasureStore
+	memories *sqlstore.MemoryStore
+	messages *sqlstore.MessageStore
+	lexical  *sqlstore.LexicalIndex
 	vectors  *localvec.Index
 	svc      *erasure.Service
 }
 
 func newWorld(t *testing.T, extra ...erasure.Purger) *world {
 	t.Helper()
+	stores := teststore.New(t)
 	w := &world{t: t, ctx: context.Background(), clock: fakeclock.New(start), ids: ulids.New(),
-		jobs: memstore.NewJobStore(), memories: memstore.NewMemoryStore(), lexical: memstore.NewLexicalIndex()}
-	w.memories.GuardErasures(w.jobs)
-	w.messages = memstore.NewMessageStore(w.memories)
-	w.messages.GuardErasures(w.jobs)
-	memstore.NewVectorSyncStore(w.memories, w.messages)
+		jobs: stores.Jobs, erasures: stores.Erasures, memories: stores.Memories, messages: stores.Messages, lexical: stores.Lexical}
 	vx, err := localvec.New(localvec.Options{Dimension: 2})
 	if err != nil {
 		t.Fatal(err)
@@ -56,11 +55,11 @@ func newWorld(t *testing.T, extra ...erasure.Purger) *world {
 	w.vectors = vx
 	purgers := append([]erasure.Purger{
 		{Step: domain.Step{Name: "vectors", Phase: domain.PhaseDerived}, Purge: w.vectors},
-		{Step: domain.Step{Name: "truth", Phase: domain.PhaseTruth}, Purge: memstore.NewUserPurger(w.memories, w.messages, w.jobs, w.clock)},
+		{Step: domain.Step{Name: "truth", Phase: domain.PhaseTruth}, Purge: stores.Purger(w.clock)},
 		{Step: domain.Step{Name: "lexical", Phase: domain.PhaseDerived}, Purge: w.lexical},
 	}, extra...)
 	w.svc, err = erasure.New(erasure.Deps{
-		Erasures: w.jobs, Jobs: w.jobs, Purgers: purgers, Memories: w.memories, Messages: w.messages,
+		Erasures: w.erasures, Jobs: w.jobs, Purgers: purgers, Memories: w.memories, Messages: w.messages,
 		Vectors: w.vectors, Lexical: w.lexical, Clock: w.clock, IDs: w.ids,
 	}, erasure.Options{})
 	if err != nil {
@@ -222,7 +221,7 @@ func TestRunJob_resumesAfterAStepFails(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	runner := lifecycle.NewJobRunner(lifecycle.New(w.jobs, w.memories, w.memories, w.clock, w.ids, lifecycle.Options{}),
+	runner := lifecycle.NewJobRunner(lifecycle.New(w.jobs, w.memories, w.jobs, w.clock, w.ids, lifecycle.Options{}),
 		lifecycle.JobRunnerOptions{Worker: "w1", Handlers: map[ports.JobKind]lifecycle.JobHandler{ports.JobEraseUser: w.svc}})
 
 	if n, err := runner.Tick(w.ctx); n != 1 || err != nil {
@@ -235,7 +234,7 @@ func TestRunJob_resumesAfterAStepFails(t *testing.T) {
 	if job.Status != ports.JobQueued || job.Error == "" || job.Counts["memories"] != 1 || job.Counts["messages"] != 1 || job.Counts["sessions"] != 1 {
 		t.Fatalf("after the failed run: %+v; want it queued again with the counts so far", job)
 	}
-	if id, _ := w.jobs.Erasing(w.ctx, alice); id != er.Job.ID {
+	if id, _ := w.erasures.Erasing(w.ctx, alice); id != er.Job.ID {
 		t.Fatal("the user is no longer being erased after a failed run")
 	}
 	if n, _ := runner.Tick(w.ctx); n != 0 {

@@ -9,9 +9,7 @@ import (
 	"time"
 
 	"engram/adapters/llmbudget"
-	"engram/adapters/memstore"
 	"engram/adapters/rules/gate"
-	"engram/adapters/sqlstore"
 	"engram/adapters/ulids"
 	"engram/app/extraction"
 	"engram/app/messages"
@@ -20,6 +18,7 @@ import (
 	"engram/ports"
 	"engram/test/fakeclock"
 	"engram/test/fakellm"
+	"engram/test/teststore"
 )
 
 // These tests run the pipeline through the real langchaingo client against the
@@ -152,8 +151,8 @@ func TestLLMPipeline_a429PausesEveryRunUntilRetryAfterWithoutUsingAttempts(t *te
 
 func TestRunner_aChattyConversationIsExtractedAtMaxWaitThoughItsDebounceKeepsMoving(t *testing.T) {
 	t.Parallel()
-	mem := memstore.NewMemoryStore()
-	msgs := memstore.NewMessageStore(mem)
+	stores := teststore.New(t)
+	mem, msgs := stores.Memories, stores.Messages
 	msgs.SetBatching(conversation.Batching{MaxWait: time.Minute})
 	ext := &countingExtractor{Extractor: stubExtractor{}}
 	e := newEnv(t, envOptions{memories: mem, messages: msgs, extractor: ext})
@@ -229,17 +228,12 @@ func (p *blockingProcessor) Process(ctx context.Context, msgs []conversation.Mes
 
 func TestRunner_twoWorkersDrainWholeConversationsInParallel(t *testing.T) {
 	t.Parallel()
-	testTwoWorkers(t, memstore.NewMessageStore(memstore.NewMemoryStore()))
-}
-
-func TestRunner_twoWorkersDrainWholeConversationsInParallel_SQLite(t *testing.T) {
-	t.Parallel()
-	testTwoWorkers(t, sqlstore.NewMessageStore(openSQLite(t)))
+	testTwoWorkers(t, teststore.New(t).Messages)
 }
 
 func TestRunner_twoWorkersDrainWholeConversationsInParallel_Postgres(t *testing.T) {
 	t.Parallel()
-	testTwoWorkers(t, sqlstore.NewMessageStore(openPostgres(t)))
+	testTwoWorkers(t, teststore.NewPostgres(t).Messages)
 }
 
 // testTwoWorkers: two workers of four slots each drain 36 conversations of 12

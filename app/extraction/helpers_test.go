@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"engram/adapters/memstore"
 	"engram/adapters/rules"
 	"engram/adapters/ulids"
 	"engram/app/extraction"
@@ -17,6 +16,7 @@ import (
 	"engram/domain/memory"
 	"engram/ports"
 	"engram/test/fakeclock"
+	"engram/test/teststore"
 )
 
 var (
@@ -66,7 +66,7 @@ func (s stubExtractor) Extract(_ context.Context, in ports.ExtractionInput) ([]c
 	return out, ports.LLMUsage{Calls: 1}, s.err
 }
 
-// env is a pipeline over in-memory stores with a fixed clock.
+// env is a pipeline over the SQLite stores with a fixed clock.
 type env struct {
 	t        *testing.T
 	clock    *fakeclock.Clock
@@ -117,10 +117,10 @@ func newEnv(t *testing.T, o envOptions) *env {
 	t.Helper()
 	clock := fakeclock.New(start)
 	if o.memories == nil {
-		mem := memstore.NewMemoryStore()
-		o.memories = mem
+		stores := teststore.New(t)
+		o.memories = stores.Memories
 		if o.messages == nil {
-			o.messages = memstore.NewMessageStore(mem)
+			o.messages = stores.Messages
 		}
 	}
 	if o.extractor == nil {

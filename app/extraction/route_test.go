@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"engram/adapters/memstore"
+	"engram/adapters/sqlstore"
 	"engram/app/extraction"
 	"engram/app/profiles"
 	"engram/domain/candidate"
@@ -17,32 +17,33 @@ import (
 	"engram/ports"
 	"engram/test/fakeclock"
 	"engram/test/fakellm"
+	"engram/test/teststore"
 )
 
 // slotEnv is an env whose pipeline routes identity slots to a profile service
-// over in-memory stores.
+// over the SQLite stores.
 type slotEnv struct {
 	*env
-	profiles *memstore.ProfileStore
+	profiles *sqlstore.ProfileStore
 }
 
 // withProfiles gives o a profile service and returns its store.
-func withProfiles(o *envOptions) *memstore.ProfileStore {
-	store := memstore.NewProfileStore()
-	o.profiles = profiles.New(profiles.Deps{Profiles: store, Refreshes: store, Org: memstore.NewOrgStore(), Clock: fakeclock.New(start)}, profiles.Options{})
-	return store
+func withProfiles(t *testing.T, o *envOptions) *sqlstore.ProfileStore {
+	stores := teststore.New(t)
+	o.profiles = profiles.New(profiles.Deps{Profiles: stores.Profiles, Refreshes: stores.Profiles, Org: stores.Org, Clock: fakeclock.New(start)}, profiles.Options{})
+	return stores.Profiles
 }
 
 func newSlotEnv(t *testing.T, o envOptions) *slotEnv {
 	t.Helper()
-	store := withProfiles(&o)
+	store := withProfiles(t, &o)
 	return &slotEnv{env: newEnv(t, o), profiles: store}
 }
 
 func newLLMSlotEnv(t *testing.T, srv *fakellm.Server) *slotEnv {
 	t.Helper()
 	var o envOptions
-	store := withProfiles(&o)
+	store := withProfiles(t, &o)
 	return &slotEnv{env: newLLMEnvWith(t, srv, 0, o), profiles: store}
 }
 

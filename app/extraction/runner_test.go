@@ -6,8 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"engram/adapters/memstore"
-	"engram/adapters/sqlstore"
 	"engram/adapters/ulids"
 	"engram/app/extraction"
 	"engram/domain/candidate"
@@ -15,7 +13,7 @@ import (
 	"engram/domain/retry"
 	"engram/ports"
 	"engram/test/fakeclock"
-	"engram/test/testenv"
+	"engram/test/teststore"
 	"engram/test/wait"
 )
 
@@ -64,14 +62,14 @@ func testWorkerCrash(t *testing.T, memories ports.MemoryStore, msgs ports.Messag
 
 func TestRunner_deadWorkersClaimIsProcessedByAnotherAfterTheLease(t *testing.T) {
 	t.Parallel()
-	mem := memstore.NewMemoryStore()
-	testWorkerCrash(t, mem, memstore.NewMessageStore(mem))
+	stores := teststore.New(t)
+	testWorkerCrash(t, stores.Memories, stores.Messages)
 }
 
 func TestRunner_deadWorkersClaimIsProcessedByAnotherAfterTheLease_Postgres(t *testing.T) {
 	t.Parallel()
-	db := openPostgres(t)
-	testWorkerCrash(t, sqlstore.NewMemoryStore(db), sqlstore.NewMessageStore(db))
+	stores := teststore.NewPostgres(t)
+	testWorkerCrash(t, stores.Memories, stores.Messages)
 }
 
 // testCrashAfterWrites: a worker wrote the memories and died before storing the
@@ -106,20 +104,14 @@ func testCrashAfterWrites(t *testing.T, memories ports.MemoryStore, msgs ports.M
 
 func TestRunner_reprocessingAfterACrashDoesNotDuplicate(t *testing.T) {
 	t.Parallel()
-	mem := memstore.NewMemoryStore()
-	testCrashAfterWrites(t, mem, memstore.NewMessageStore(mem))
+	stores := teststore.New(t)
+	testCrashAfterWrites(t, stores.Memories, stores.Messages)
 }
 
 func TestRunner_reprocessingAfterACrashDoesNotDuplicate_Postgres(t *testing.T) {
 	t.Parallel()
-	db := openPostgres(t)
-	testCrashAfterWrites(t, sqlstore.NewMemoryStore(db), sqlstore.NewMessageStore(db))
-}
-
-func TestRunner_reprocessingAfterACrashDoesNotDuplicate_SQLite(t *testing.T) {
-	t.Parallel()
-	db := openSQLite(t)
-	testCrashAfterWrites(t, sqlstore.NewMemoryStore(db), sqlstore.NewMessageStore(db))
+	stores := teststore.NewPostgres(t)
+	testCrashAfterWrites(t, stores.Memories, stores.Messages)
 }
 
 func TestRunner_samePostTwiceLeavesOneSetOfMemories(t *testing.T) {
@@ -140,8 +132,8 @@ func TestRunner_samePostTwiceLeavesOneSetOfMemories(t *testing.T) {
 
 func TestRunner_startProcessesNotifiedWorkAndStopsCleanly(t *testing.T) {
 	t.Parallel()
-	mem := memstore.NewMemoryStore()
-	msgs := memstore.NewMessageStore(mem)
+	stores := teststore.New(t)
+	mem, msgs := stores.Memories, stores.Messages
 	e := newEnv(t, envOptions{memories: mem, messages: msgs})
 	clock := fakeclock.New(time.Now().UTC())
 	ids := ulids.New()
@@ -173,8 +165,8 @@ func TestRunner_startProcessesNotifiedWorkAndStopsCleanly(t *testing.T) {
 
 func TestRunner_stopReleasesRunsCutShort(t *testing.T) {
 	t.Parallel()
-	mem := memstore.NewMemoryStore()
-	msgs := memstore.NewMessageStore(mem)
+	stores := teststore.New(t)
+	mem, msgs := stores.Memories, stores.Messages
 	clock := fakeclock.New(time.Now().UTC())
 	ids := ulids.New()
 	blocked := make(chan struct{})
@@ -215,29 +207,4 @@ func msgIDs(msgs []conversation.Message) []string {
 		out[i] = m.ID
 	}
 	return out
-}
-
-func openPostgres(t *testing.T) *sqlstore.DB {
-	t.Helper()
-	return openDB(t, sqlstore.Options{DatabaseURL: testenv.NewPostgresDatabase(t)})
-}
-
-func openSQLite(t *testing.T) *sqlstore.DB {
-	t.Helper()
-	return openDB(t, sqlstore.Options{DataDir: t.TempDir()})
-}
-
-func openDB(t *testing.T, opts sqlstore.Options) *sqlstore.DB {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	db, err := sqlstore.Open(ctx, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = db.Close() })
-	if err := db.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
-	return db
 }

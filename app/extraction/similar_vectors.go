@@ -13,8 +13,8 @@ import (
 	"engram/ports"
 )
 
-// MemoriesByID reads memories of a user by id (adapters/sqlstore and
-// adapters/memstore implement it on their memory stores).
+// MemoriesByID reads memories of a user by id (adapters/sqlstore implements it
+// on its memory store).
 type MemoriesByID interface {
 	MemoriesByID(ctx context.Context, scope memory.Scope, ids []string) ([]memory.Memory, error)
 }

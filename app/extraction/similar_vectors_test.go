@@ -8,11 +8,12 @@ import (
 
 	"engram/adapters/localembed"
 	"engram/adapters/localvec"
-	"engram/adapters/memstore"
+	"engram/adapters/sqlstore"
 	"engram/app/extraction"
 	"engram/domain/candidate"
 	"engram/domain/memory"
 	"engram/ports"
+	"engram/test/teststore"
 )
 
 // vsIndex is a vector index that can be made to fail.
@@ -29,7 +30,7 @@ func (v *vsIndex) Search(ctx context.Context, q ports.VectorQuery) ([]ports.Vect
 }
 
 type vsFixture struct {
-	store    *memstore.MemoryStore
+	store    *sqlstore.MemoryStore
 	embedder *localembed.Embedder
 	index    *vsIndex
 }
@@ -46,7 +47,7 @@ func newVSFixture(t *testing.T, n int, extra map[memory.Key]string) *vsFixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := &vsFixture{store: memstore.NewMemoryStore(), embedder: emb, index: &vsIndex{VectorIndex: ix}}
+	f := &vsFixture{store: teststore.New(t).Memories, embedder: emb, index: &vsIndex{VectorIndex: ix}}
 	contents := map[memory.Key]string{}
 	for i := range n {
 		contents[memory.MustParseKey(fmt.Sprintf("a%03d", i))] = fmt.Sprintf("Filler fact number %d about gardening tools", i)

@@ -10,12 +10,12 @@ import (
 	"testing"
 
 	"engram/adapters/localvec"
-	"engram/adapters/memstore"
 	"engram/app/extraction"
 	"engram/app/indexing"
 	"engram/domain/candidate"
 	"engram/domain/memory"
 	"engram/ports"
+	"engram/test/teststore"
 )
 
 // topicEmbedder stands in for an embedding model: texts about the same topic get
@@ -61,9 +61,10 @@ func (e *topicEmbedder) Inputs() []string {
 // indexedStore is a memory store whose memories have their vectors in a local
 // index, as the indexer role leaves them, embedded by indexer (not by the
 // embedder under test, which must never see them).
-func indexedStore(t *testing.T, indexer ports.Embedder, contents map[string]string) (*memstore.MemoryStore, ports.VectorIndex) {
+func indexedStore(t *testing.T, indexer ports.Embedder, contents map[string]string) (*teststore.Stores, ports.VectorIndex) {
 	t.Helper()
-	store := memstore.NewMemoryStore()
+	stores := teststore.New(t)
+	store := stores.Memories
 	ix, err := localvec.New(localvec.Options{Dimension: indexer.Dimension()})
 	if err != nil {
 		t.Fatal(err)
@@ -90,7 +91,7 @@ func indexedStore(t *testing.T, indexer ports.Embedder, contents map[string]stri
 			t.Fatal(err)
 		}
 	}
-	return store, ix
+	return stores, ix
 }
 
 func TestPipeline_duplicatesAreFoundByStoredVectorsAndOnlyCandidatesAreEmbedded(t *testing.T) {
@@ -123,9 +124,9 @@ func TestPipeline_duplicatesAreFoundByStoredVectorsAndOnlyCandidatesAreEmbedded(
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			store, ix := indexedStore(t, &topicEmbedder{topics: topics}, existing)
+			stores, ix := indexedStore(t, &topicEmbedder{topics: topics}, existing)
 			e := newEnv(t, envOptions{extractor: stubExtractor{cands: paraphrase}, refiner: keepAll{},
-				memories: store, messages: memstore.NewMessageStore(store), similar: tt.similar(store, ix, tt.embedder)})
+				memories: stores.Memories, messages: stores.Messages, similar: tt.similar(stores.Memories, ix, tt.embedder)})
 			e.post("c1", user("m1", "I have a peanut allergy, remember that."))
 			e.tick()
 			var got []memory.Key
@@ -153,8 +154,8 @@ func TestPipeline_theIndexerEmbedsNoTextExtractionAlreadyEmbedded(t *testing.T) 
 	topics := []string{"peanut", "jazz"}
 	emb := &topicEmbedder{topics: topics}
 	handoff := indexing.NewHandoff(emb, 0, 0, nil)
-	store, ix := indexedStore(t, &topicEmbedder{topics: topics}, map[string]string{"music.likes.jazz": "User loves jazz."})
-	msgs := memstore.NewMessageStore(store)
+	stores, ix := indexedStore(t, &topicEmbedder{topics: topics}, map[string]string{"music.likes.jazz": "User loves jazz."})
+	store, msgs := stores.Memories, stores.Messages
 	cands := []candidate.Candidate{{Op: candidate.OpAdd, Type: memory.TypeFact, Key: "allergy.peanuts", Content: "User is allergic to peanuts.", Importance: 4, Confidence: 0.9}}
 	e := newEnv(t, envOptions{extractor: stubExtractor{cands: cands}, refiner: keepAll{}, memories: store, messages: msgs,
 		similar: &extraction.VectorSimilar{Embedder: handoff.Producer(), Vectors: ix, Store: store, Reader: store, Cosine: true}})
@@ -164,7 +165,7 @@ func TestPipeline_theIndexerEmbedsNoTextExtractionAlreadyEmbedded(t *testing.T) 
 		t.Fatalf("memories %v", keysOf(e.live()))
 	}
 
-	indexer := indexing.New(memstore.NewVectorSyncStore(store, msgs), handoff.Consumer(), ix, e.clock, indexing.Options{Worker: "ix"}, nil)
+	indexer := indexing.New(stores.Vectors, handoff.Consumer(), ix, e.clock, indexing.Options{Worker: "ix"}, nil)
 	for {
 		rep, err := indexer.SyncMemories(context.Background())
 		if err != nil {

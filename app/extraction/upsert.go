@@ -95,7 +95,7 @@ func (p *Pipeline) applyWrite(ctx context.Context, w candidate.Write, proposed [
 	}
 	src := memory.Source{Channel: memory.ChannelExtraction, ConversationID: triggers[0].ConversationID,
 		MessageID: sourceMessage(w.Candidate, triggers)}
-	m, changed, err := p.write(ctx, triggers[0].Scope, w.Key, w.Candidate, original, w.Merging, src)
+	m, changed, err := p.write(ctx, triggers[0].Scope, w.Key, w.Candidate, original, w.Merging, src, attributesOf(src.MessageID, triggers))
 	if err != nil {
 		return memory.Memory{}, err
 	}
@@ -162,10 +162,10 @@ func (p *Pipeline) policy() candidate.UpsertPolicy {
 // memory that the candidate says again (the same content and type, or — when
 // appending or merging — content the memory already holds).
 func (p *Pipeline) write(ctx context.Context, scope memory.Scope, key memory.Key, c candidate.Candidate,
-	original string, merging bool, src memory.Source,
+	original string, merging bool, src memory.Source, attrs memory.Attributes,
 ) (memory.Memory, bool, error) {
 	draft := memory.Draft{Type: c.Type, Content: strings.TrimSpace(c.Content), Importance: c.Importance,
-		Confidence: c.Confidence, TTLDays: c.TTLDays, Source: src}
+		Confidence: c.Confidence, TTLDays: c.TTLDays, Attributes: attrs, Source: src}
 	if draft.Importance == 0 {
 		draft.Importance = memory.DefaultImportance
 	}
@@ -252,4 +252,15 @@ func sourceMessage(c candidate.Candidate, triggers []conversation.Message) strin
 		}
 	}
 	return triggers[len(triggers)-1].ID
+}
+
+// attributesOf is the agent, app and run ids and the metadata of the trigger with
+// this id: a memory carries those of the message it was learned from.
+func attributesOf(messageID string, triggers []conversation.Message) memory.Attributes {
+	for _, t := range triggers {
+		if t.ID == messageID {
+			return t.Attributes
+		}
+	}
+	return memory.Attributes{}
 }

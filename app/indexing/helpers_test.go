@@ -12,7 +12,7 @@ import (
 
 	"engram/adapters/localembed"
 	"engram/adapters/localvec"
-	"engram/adapters/memstore"
+	"engram/adapters/sqlstore"
 	"engram/adapters/ulids"
 	"engram/app/indexing"
 	"engram/app/memories"
@@ -20,6 +20,7 @@ import (
 	"engram/domain/memory"
 	"engram/ports"
 	"engram/test/fakeclock"
+	"engram/test/teststore"
 )
 
 var (
@@ -133,13 +134,13 @@ func (f *flakyIndex) Delete(ctx context.Context, tenant string, ids []string) er
 	return f.VectorIndex.Delete(ctx, tenant, ids)
 }
 
-// world is one indexer over in-memory stores, the local embedder and localvec.
+// world is one indexer over the SQLite stores, the local embedder and localvec.
 type world struct {
 	t        *testing.T
 	clock    *fakeclock.Clock
-	mems     *memstore.MemoryStore
-	msgs     *memstore.MessageStore
-	sync     *memstore.VectorSyncStore
+	mems     *sqlstore.MemoryStore
+	msgs     *sqlstore.MessageStore
+	sync     *sqlstore.VectorSyncStore
 	embedder *countingEmbedder
 	vectors  *localvec.Index
 	index    *flakyIndex
@@ -151,9 +152,8 @@ type world struct {
 func newWorld(t *testing.T) *world {
 	t.Helper()
 	w := &world{t: t, clock: fakeclock.New(start), ids: ulids.New()}
-	w.mems = memstore.NewMemoryStore()
-	w.msgs = memstore.NewMessageStore(w.mems)
-	w.sync = memstore.NewVectorSyncStore(w.mems, w.msgs)
+	stores := teststore.New(t)
+	w.mems, w.msgs, w.sync = stores.Memories, stores.Messages, stores.Vectors
 	w.embedder = newEmbedder(t, "test-model-v1")
 	w.useIndex()
 	w.svc = memories.New(w.mems, w.clock, w.ids, memory.Policy{})

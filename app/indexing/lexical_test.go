@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"engram/adapters/memstore"
+	"engram/adapters/sqlstore"
 	"engram/adapters/textanalysis"
 	"engram/adapters/ulids"
 	"engram/app/indexing"
@@ -14,25 +14,26 @@ import (
 	"engram/domain/conversation"
 	"engram/domain/memory"
 	"engram/test/fakeclock"
+	"engram/test/teststore"
 )
 
-// lexicalEnv is the lexical indexer over in-memory stores.
+// lexicalEnv is the lexical indexer over the SQLite stores.
 type lexicalEnv struct {
 	t        *testing.T
 	clock    *fakeclock.Clock
 	analyzer *textanalysis.Analyzer
-	index    *memstore.LexicalIndex
-	store    *memstore.MemoryStore
-	msgs     *memstore.MessageStore
+	index    *sqlstore.LexicalIndex
+	store    *sqlstore.MemoryStore
+	msgs     *sqlstore.MessageStore
 	indexer  *indexing.LexicalIndexer
 	messages *messages.Service
 }
 
 func newLexicalEnv(t *testing.T) *lexicalEnv {
 	t.Helper()
-	e := &lexicalEnv{t: t, clock: fakeclock.New(start), analyzer: textanalysis.New(textanalysis.Options{}), index: memstore.NewLexicalIndex()}
-	e.store = memstore.NewMemoryStore()
-	e.msgs = memstore.NewMessageStore(e.store)
+	e := &lexicalEnv{t: t, clock: fakeclock.New(start), analyzer: textanalysis.New(textanalysis.Options{})}
+	stores := teststore.New(t)
+	e.index, e.store, e.msgs = stores.Lexical, stores.Memories, stores.Messages
 	e.indexer = indexing.NewLexicalIndexer(e.analyzer, e.index, e.store, e.msgs, e.clock, indexing.LexicalOptions{MessageLag: -1})
 	e.messages = messages.New(e.msgs, e.clock, ulids.New(), messages.Options{Debounce: time.Second})
 	return e

@@ -9,8 +9,8 @@ import (
 )
 
 // The reads below serve only the lexical indexer, so their interfaces live here
-// rather than in ports (docs/DEVELOPING.md). adapters/sqlstore and
-// adapters/memstore implement them on their memory and message stores.
+// rather than in ports (docs/DEVELOPING.md). adapters/sqlstore implements them
+// on its memory and message stores.
 
 // ChangedMemories is the lexical repair pass's scan of the memory truth.
 type ChangedMemories interface {

@@ -6,14 +6,12 @@ import (
 	"testing"
 	"time"
 
-	"engram/adapters/memstore"
-	"engram/adapters/sqlstore"
 	"engram/adapters/ulids"
 	"engram/app/lifecycle"
 	"engram/domain/memory"
 	"engram/ports"
 	"engram/test/fakeclock"
-	"engram/test/testenv"
+	"engram/test/teststore"
 )
 
 var (
@@ -37,10 +35,12 @@ func newFixture(t *testing.T, memories ports.MemoryStore, jobs ports.JobStore, n
 		svc: lifecycle.New(jobs, memories, noise, clock, ids, lifecycle.Options{})}
 }
 
-func newMemFixture(t *testing.T) *fixture {
-	mem := memstore.NewMemoryStore()
-	return newFixture(t, mem, memstore.NewJobStore(), mem)
+// newStoreFixture is a fixture over the stores of one database.
+func newStoreFixture(t *testing.T, stores *teststore.Stores) *fixture {
+	return newFixture(t, stores.Memories, stores.Jobs, stores.Jobs)
 }
+
+func newSQLiteFixture(t *testing.T) *fixture { return newStoreFixture(t, teststore.New(t)) }
 
 func (f *fixture) save(key memory.Key, content string, importance, ttlDays int) {
 	f.t.Helper()
@@ -145,40 +145,17 @@ func testConsolidate(t *testing.T, f *fixture) {
 
 func TestConsolidate_expiresDeletesNoiseAndMergesDuplicates(t *testing.T) {
 	t.Parallel()
-	testConsolidate(t, newMemFixture(t))
-}
-
-func TestConsolidate_expiresDeletesNoiseAndMergesDuplicates_SQLite(t *testing.T) {
-	t.Parallel()
-	db := openDB(t, sqlstore.Options{DataDir: t.TempDir()})
-	jobs := sqlstore.NewJobStore(db)
-	testConsolidate(t, newFixture(t, sqlstore.NewMemoryStore(db), jobs, jobs))
+	testConsolidate(t, newSQLiteFixture(t))
 }
 
 func TestConsolidate_expiresDeletesNoiseAndMergesDuplicates_Postgres(t *testing.T) {
 	t.Parallel()
-	db := openDB(t, sqlstore.Options{DatabaseURL: testenv.NewPostgresDatabase(t)})
-	jobs := sqlstore.NewJobStore(db)
-	testConsolidate(t, newFixture(t, sqlstore.NewMemoryStore(db), jobs, jobs))
-}
-
-func openDB(t *testing.T, opts sqlstore.Options) *sqlstore.DB {
-	t.Helper()
-	ctx := context.Background()
-	db, err := sqlstore.Open(ctx, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = db.Close() })
-	if err := db.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
-	return db
+	testConsolidate(t, newStoreFixture(t, teststore.NewPostgres(t)))
 }
 
 func TestJobRunner_runsARequestedConsolidation(t *testing.T) {
 	t.Parallel()
-	f := newMemFixture(t)
+	f := newSQLiteFixture(t)
 	f.save(memory.MustParseKey("music.jazz"), "User loves jazz music", 2, 0)
 	f.save(memory.MustParseKey("likes.jazz"), "User loves jazz music", 4, 0)
 	job, err := f.svc.RequestConsolidation(context.Background(), scope)

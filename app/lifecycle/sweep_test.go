@@ -6,33 +6,21 @@ import (
 	"testing"
 	"time"
 
-	"engram/adapters/memstore"
-	"engram/adapters/sqlstore"
 	"engram/app/lifecycle"
 	"engram/domain/memory"
-	"engram/test/testenv"
+	"engram/test/teststore"
 )
 
 func TestSweep_expiresWhatPassedItsTTLOnce(t *testing.T) {
 	t.Parallel()
-	mem := memstore.NewMemoryStore()
-	testSweep(t, newFixture(t, mem, memstore.NewJobStore(), mem), mem)
-}
-
-func TestSweep_expiresWhatPassedItsTTLOnce_SQLite(t *testing.T) {
-	t.Parallel()
-	db := openDB(t, sqlstore.Options{DataDir: t.TempDir()})
-	store := sqlstore.NewMemoryStore(db)
-	jobs := sqlstore.NewJobStore(db)
-	testSweep(t, newFixture(t, store, jobs, jobs), store)
+	stores := teststore.New(t)
+	testSweep(t, newStoreFixture(t, stores), stores.Memories)
 }
 
 func TestSweep_expiresWhatPassedItsTTLOnce_Postgres(t *testing.T) {
 	t.Parallel()
-	db := openDB(t, sqlstore.Options{DatabaseURL: testenv.NewPostgresDatabase(t)})
-	store := sqlstore.NewMemoryStore(db)
-	jobs := sqlstore.NewJobStore(db)
-	testSweep(t, newFixture(t, store, jobs, jobs), store)
+	stores := teststore.NewPostgres(t)
+	testSweep(t, newStoreFixture(t, stores), stores.Memories)
 }
 
 func testSweep(t *testing.T, f *fixture, finder lifecycle.ExpiredFinder) {

@@ -7,13 +7,13 @@ import (
 	"testing"
 	"time"
 
-	"engram/adapters/memstore"
 	"engram/adapters/ulids"
 	"engram/app/messages"
 	"engram/domain/conversation"
 	"engram/domain/invalid"
 	"engram/domain/memory"
 	"engram/ports"
+	"engram/test/teststore"
 )
 
 type clock struct{ t time.Time }
@@ -29,15 +29,14 @@ var (
 	now   = time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
 )
 
-func newService(n messages.Notifier) *messages.Service {
-	mem := memstore.NewMemoryStore()
-	return messages.New(memstore.NewMessageStore(mem), clock{now}, ulids.New(), messages.Options{Debounce: 12 * time.Second, Notifier: n})
+func newService(t *testing.T, n messages.Notifier) *messages.Service {
+	return messages.New(teststore.New(t).Messages, clock{now}, ulids.New(), messages.Options{Debounce: 12 * time.Second, Notifier: n})
 }
 
 func TestPostBatch_notifiesTheLatestNewDeadlineOnce(t *testing.T) {
 	t.Parallel()
 	n := &notes{}
-	svc := newService(n)
+	svc := newService(t, n)
 	_, err := svc.PostBatch(context.Background(), messages.PostBatch{Scope: scope, Messages: []conversation.Input{
 		{ConversationID: "c1", Role: "user", Content: "I like tea."},
 		{ConversationID: "c1", Role: "assistant", Content: "Nice."},
@@ -58,7 +57,7 @@ func TestPostBatch_notifiesTheLatestNewDeadlineOnce(t *testing.T) {
 
 func TestPostBatch_refusesTheWholeBatchForOneBadItem(t *testing.T) {
 	t.Parallel()
-	svc := newService(nil)
+	svc := newService(t, nil)
 	cases := map[string]struct {
 		msgs []conversation.Input
 		want string
@@ -81,7 +80,7 @@ func TestPostBatch_refusesTheWholeBatchForOneBadItem(t *testing.T) {
 
 func TestGet_unknownMessageIsNotFound(t *testing.T) {
 	t.Parallel()
-	svc := newService(nil)
+	svc := newService(t, nil)
 	if _, err := svc.Get(context.Background(), messages.Get{Scope: scope, MessageID: "nope"}); !errors.Is(err, ports.ErrNotFound) {
 		t.Errorf("err = %v", err)
 	}

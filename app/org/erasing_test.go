@@ -6,13 +6,13 @@ import (
 	"testing"
 	"time"
 
-	"engram/adapters/memstore"
 	"engram/adapters/pinyin"
 	"engram/app/org"
 	"engram/domain/memory"
 	domainorg "engram/domain/org"
 	"engram/ports"
 	"engram/test/fakeclock"
+	"engram/test/teststore"
 )
 
 // From the erasure's request until its purge, a user is in no answer of the
@@ -23,10 +23,9 @@ func TestOrg_hidesAndRefusesUsersBeingErased(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	clk := fakeclock.New(time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC))
-	jobs := memstore.NewJobStore()
-	graph := memstore.NewOrgStore()
-	graph.GuardErasures(jobs)
-	svc := org.New(org.Deps{Graph: graph, Profiles: memstore.NewProfileStore(), Romanizer: pinyin.New(), Clock: clk, Erasures: jobs})
+	stores := teststore.New(t)
+	erasures := stores.Erasures
+	svc := org.New(org.Deps{Graph: stores.Org, Profiles: stores.Profiles, Romanizer: pinyin.New(), Clock: clk, Erasures: erasures})
 	put := func(tenant, user, name, manager string) error {
 		_, _, err := svc.Put(ctx, org.Put{Scope: memory.Scope{Tenant: tenant, User: user},
 			Member: domainorg.MemberInput{DisplayName: name, Department: "R&D", ManagerID: manager}})
@@ -41,7 +40,7 @@ func TestOrg_hidesAndRefusesUsersBeingErased(t *testing.T) {
 		t.Fatal(err)
 	}
 	alice := memory.Scope{Tenant: "acme", User: "alice"}
-	if _, _, err := jobs.BeginErasure(ctx, ports.Job{ID: "erase-1", Scope: alice, Kind: ports.JobEraseUser, CreatedAt: clk.Now()}); err != nil {
+	if _, _, err := erasures.BeginErasure(ctx, ports.Job{ID: "erase-1", Scope: alice, Kind: ports.JobEraseUser, CreatedAt: clk.Now()}); err != nil {
 		t.Fatal(err)
 	}
 

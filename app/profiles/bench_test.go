@@ -11,10 +11,10 @@ import (
 	"engram/domain/profile"
 )
 
-// BenchmarkRefresh is one profile refresh of a heavy user over the in-memory
-// stores with the real text analyser: 2,000 messages in the work-hours window
-// (English and Chinese), 500 memories, 40 workflows. It measures the worker's CPU
-// per refresh; storage round trips come on top.
+// BenchmarkRefresh is one profile refresh of a heavy user over the SQLite stores
+// with the real text analyser: 2,000 messages in the work-hours window (English
+// and Chinese), 500 memories, 40 workflows. It measures the worker's CPU per
+// refresh with the reads and the write of one embedded database.
 func BenchmarkRefresh(b *testing.B) {
 	f := newFixture(b, nil, profiles.Options{})
 	ctx := context.Background()

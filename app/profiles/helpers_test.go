@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"engram/adapters/memstore"
 	"engram/adapters/pinyin"
+	"engram/adapters/sqlstore"
 	"engram/adapters/textanalysis"
 	"engram/adapters/ulids"
 	"engram/app/memories"
@@ -18,19 +18,21 @@ import (
 	"engram/domain/org"
 	"engram/ports"
 	"engram/test/fakeclock"
+	"engram/test/teststore"
 )
 
 type fixture struct {
 	svc       *profiles.Service
 	org       *apporg.Service
 	clock     *fakeclock.Clock
-	profiles  *memstore.ProfileStore
-	graph     *memstore.OrgStore
-	activity  *memstore.ActivityStore
-	reports   *memstore.ReportStore
-	audit     *memstore.AuditLog
-	memories  *memstore.MemoryStore
-	messages  *memstore.MessageStore
+	stores    *teststore.Stores
+	profiles  *sqlstore.ProfileStore
+	graph     *sqlstore.OrgStore
+	activity  *sqlstore.ActivityStore
+	reports   *sqlstore.ReportStore
+	audit     *sqlstore.ReportStore // the audit log is kept beside the reports
+	memories  *sqlstore.MemoryStore
+	messages  *sqlstore.MessageStore
 	memoryAPI *memories.Service
 	deps      profiles.Deps
 	opts      profiles.Options
@@ -50,12 +52,12 @@ var (
 
 func newFixture(t testing.TB, writer ports.ReportWriter, opts profiles.Options) *fixture {
 	t.Helper()
+	stores := teststore.New(t)
 	f := &fixture{
-		clock: fakeclock.New(t0), profiles: memstore.NewProfileStore(), graph: memstore.NewOrgStore(),
-		activity: memstore.NewActivityStore(), reports: memstore.NewReportStore(), audit: memstore.NewAuditLog(),
-		memories: memstore.NewMemoryStore(),
+		clock: fakeclock.New(t0), stores: stores, profiles: stores.Profiles, graph: stores.Org,
+		activity: stores.Activity, reports: stores.Reports, audit: stores.Reports,
+		memories: stores.Memories, messages: stores.Messages,
 	}
-	f.messages = memstore.NewMessageStore(f.memories)
 	ids := ulids.New()
 	f.deps = profiles.Deps{
 		Profiles: f.profiles, Refreshes: f.profiles, Activity: f.activity, Org: f.graph, Reports: f.reports, Audit: f.audit,

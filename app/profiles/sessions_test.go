@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"engram/adapters/memstore"
 	"engram/app/profiles"
 	"engram/domain/memory"
 	"engram/domain/profile"
@@ -22,7 +21,7 @@ import (
 func TestRefresh_takesFavouriteWorkflowsAndConversationsFromSessions(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t, nil, profiles.Options{})
-	store := memstore.NewSessionStore(f.clock, session.Limits{})
+	store := f.stores.Sessions(f.clock, session.Limits{})
 	svc := f.with(func(d *profiles.Deps) { d.Sessions = store })
 	ctx := context.Background()
 	record := func(flow, name, id string, turns int) {

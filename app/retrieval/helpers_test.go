@@ -11,7 +11,7 @@ import (
 	"engram/adapters/lexical"
 	"engram/adapters/localembed"
 	"engram/adapters/localvec"
-	"engram/adapters/memstore"
+	"engram/adapters/sqlstore"
 	"engram/adapters/textanalysis"
 	"engram/adapters/ulids"
 	"engram/app/indexing"
@@ -24,6 +24,7 @@ import (
 	"engram/ports"
 	"engram/test/fakeclock"
 	"engram/test/logbuf"
+	"engram/test/teststore"
 )
 
 var (
@@ -64,7 +65,7 @@ func (f *flakyIndex) Search(ctx context.Context, q ports.VectorQuery) ([]ports.V
 	return f.VectorIndex.Search(ctx, q)
 }
 
-// env is the retrieval use case over in-memory stores, with the local embedder and
+// env is the retrieval use case over the SQLite stores, with the local embedder and
 // an in-process vector index that the tests fill themselves (the indexer role is
 // not this package's).
 type env struct {
@@ -73,10 +74,10 @@ type env struct {
 	analyzer *textanalysis.Analyzer
 	embedder *localembed.Embedder
 	vectors  *flakyIndex
-	lexical  *memstore.LexicalIndex
+	lexical  *sqlstore.LexicalIndex
 	searcher *lexical.Searcher
-	store    *memstore.MemoryStore
-	msgStore *memstore.MessageStore
+	store    *sqlstore.MemoryStore
+	msgStore *sqlstore.MessageStore
 	indexer  *indexing.LexicalIndexer
 	guard    *retrieval.VectorGuard
 	logs     *logbuf.Buffer
@@ -105,14 +106,12 @@ func newGuardedEnv(t *testing.T, opts retrieval.Options, guard retrieval.GuardOp
 	}
 	e.vectors = &flakyIndex{VectorIndex: ix, hold: make(chan struct{})}
 	t.Cleanup(func() { close(e.vectors.hold) })
-	e.lexical = memstore.NewLexicalIndex()
-	e.store = memstore.NewMemoryStore()
-	e.msgStore = memstore.NewMessageStore(e.store)
+	stores := teststore.New(t)
+	e.lexical, e.store, e.msgStore = stores.Lexical, stores.IndexLexically(e.analyzer), stores.Messages
 	ids := ulids.New()
 	e.searcher = lexical.New(e.lexical, lexical.Options{})
 	e.indexer = indexing.NewLexicalIndexer(e.analyzer, e.lexical, e.store, e.msgStore, e.clock, indexing.LexicalOptions{MessageLag: -1})
-	indexed := indexing.NewIndexingMemoryStore(e.store, e.indexer, nil)
-	e.memories = memories.New(indexed, e.clock, ids, memory.Policy{DefaultTTLDays: 180})
+	e.memories = memories.New(e.store, e.clock, ids, memory.Policy{DefaultTTLDays: 180})
 	e.messages = messages.New(e.msgStore, e.clock, ids, messages.Options{Debounce: time.Second})
 	e.access = retrieval.NewAccessTracker(e.store, retrieval.AccessOptions{FlushInterval: time.Hour})
 	e.logs = &logbuf.Buffer{}

@@ -10,8 +10,8 @@ import (
 )
 
 // The reads below serve only this package, so their interfaces live here rather
-// than in ports (docs/DEVELOPING.md). adapters/sqlstore and adapters/memstore
-// implement them on their memory and message stores.
+// than in ports (docs/DEVELOPING.md). adapters/sqlstore implements them on its
+// memory and message stores.
 
 // MemoryReader is what retrieval reads of the memory truth.
 type MemoryReader interface {

@@ -9,19 +9,20 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"engram/adapters/memstore"
+	"engram/adapters/sqlstore"
 	"engram/adapters/ulids"
 	"engram/app/sessions"
 	"engram/domain/memory"
 	"engram/domain/session"
 	"engram/ports"
 	"engram/test/fakeclock"
+	"engram/test/teststore"
 )
 
 // switchable is a primary that can be taken down: every call then fails as an
 // unreachable Redis does.
 type switchable struct {
-	*memstore.SessionStore
+	*sqlstore.SessionStore
 	down atomic.Bool
 }
 
@@ -92,8 +93,8 @@ func (e *failoverEvents) Drained(n int) { e.mu.Lock(); e.drained += n; e.mu.Unlo
 func TestFailover_servesFromTheSecondaryAndMovesItsSessionsBack(t *testing.T) {
 	t.Parallel()
 	clk := fakeclock.New(start)
-	primary := &switchable{SessionStore: memstore.NewSessionStore(clk, session.Limits{MaxHistory: 100})}
-	secondary := memstore.NewSessionStore(clk, session.Limits{MaxHistory: 100})
+	primary := &switchable{SessionStore: teststore.New(t).Sessions(clk, session.Limits{MaxHistory: 100})}
+	secondary := teststore.New(t).Sessions(clk, session.Limits{MaxHistory: 100})
 	events := &failoverEvents{fallbacks: map[string]int{}}
 	fo := sessions.NewFailover(primary, secondary, sessions.FailoverOptions{Observer: events})
 	svc := sessions.New(sessions.Deps{Store: fo, Conversations: &turns{}, Clock: clk, IDs: ulids.New()}, sessions.Options{})
@@ -183,8 +184,8 @@ func TestFailover_servesFromTheSecondaryAndMovesItsSessionsBack(t *testing.T) {
 func TestFailover_movesASessionBegunDuringTheOutage(t *testing.T) {
 	t.Parallel()
 	clk := fakeclock.New(start)
-	primary := &switchable{SessionStore: memstore.NewSessionStore(clk, session.Limits{})}
-	secondary := memstore.NewSessionStore(clk, session.Limits{})
+	primary := &switchable{SessionStore: teststore.New(t).Sessions(clk, session.Limits{})}
+	secondary := teststore.New(t).Sessions(clk, session.Limits{})
 	fo := sessions.NewFailover(primary, secondary, sessions.FailoverOptions{})
 	ctx := context.Background()
 	ref := session.Ref{Scope: scope, FlowID: "f", SessionID: "new"}
@@ -217,8 +218,8 @@ func TestFailover_movesASessionBegunDuringTheOutage(t *testing.T) {
 func TestFailover_readsMergeBothStoresUntilTheSecondaryIsEmpty(t *testing.T) {
 	t.Parallel()
 	clk := fakeclock.New(start)
-	primary := &switchable{SessionStore: memstore.NewSessionStore(clk, session.Limits{})}
-	secondary := memstore.NewSessionStore(clk, session.Limits{})
+	primary := &switchable{SessionStore: teststore.New(t).Sessions(clk, session.Limits{})}
+	secondary := teststore.New(t).Sessions(clk, session.Limits{})
 	ctx := context.Background()
 	ref := session.Ref{Scope: scope, FlowID: "f", SessionID: "s"}
 	for i, store := range []ports.SessionStore{primary, secondary, primary} {

@@ -8,20 +8,21 @@ import (
 	"time"
 
 	"engram/adapters/clock"
-	"engram/adapters/memstore"
+	"engram/adapters/sqlstore"
 	"engram/app/sessions"
 	"engram/domain/memory"
 	"engram/domain/session"
 	"engram/ports"
 	"engram/test/contract"
 	"engram/test/fakeclock"
+	"engram/test/teststore"
 )
 
 // failoverBackend is the fallback with its primary's folds and imports, as the
 // session contract drives a store.
 type failoverBackend struct {
 	*sessions.Failover
-	primary *memstore.SessionStore
+	primary *sqlstore.SessionStore
 }
 
 func (b failoverBackend) ClaimFolds(ctx context.Context, c ports.FoldClaim) ([]session.View, error) {
@@ -48,9 +49,9 @@ func (b failoverBackend) ReplaceSession(ctx context.Context, st session.State, r
 // start), the fallback counts users as every session store does.
 func TestFailover_countsUsersAsTheContractSays(t *testing.T) {
 	t.Parallel()
-	contract.RunSessionActivity(t, func(_ *testing.T, limits session.Limits) contract.SessionActivity {
-		primary := memstore.NewSessionStore(clock.System{}, limits)
-		secondary := memstore.NewSessionStore(clock.System{}, limits)
+	contract.RunSessionActivity(t, func(t *testing.T, limits session.Limits) contract.SessionActivity {
+		primary := teststore.New(t).Sessions(clock.System{}, limits)
+		secondary := teststore.New(t).Sessions(clock.System{}, limits)
 		return failoverBackend{Failover: sessions.NewFailover(&switchable{SessionStore: primary}, secondary, sessions.FailoverOptions{}), primary: primary}
 	})
 }
@@ -61,8 +62,8 @@ func TestFailover_countsUsersAsTheContractSays(t *testing.T) {
 func TestFailover_countsUsersOfBothStoresUntilTheSecondaryIsDrained(t *testing.T) {
 	t.Parallel()
 	clk := fakeclock.New(start)
-	primary := &switchable{SessionStore: memstore.NewSessionStore(clk, session.Limits{})}
-	secondary := memstore.NewSessionStore(clk, session.Limits{})
+	primary := &switchable{SessionStore: teststore.New(t).Sessions(clk, session.Limits{})}
+	secondary := teststore.New(t).Sessions(clk, session.Limits{})
 	fo := sessions.NewFailover(primary, secondary, sessions.FailoverOptions{})
 	ctx := context.Background()
 	alice, bob := memory.Scope{Tenant: "t1", User: "alice"}, memory.Scope{Tenant: "t1", User: "bob"}
@@ -128,8 +129,8 @@ func TestFailover_countsUsersOfBothStoresUntilTheSecondaryIsDrained(t *testing.T
 func TestFailover_countsASessionInBothStoresOnce(t *testing.T) {
 	t.Parallel()
 	clk := fakeclock.New(start)
-	primary := memstore.NewSessionStore(clk, session.Limits{})
-	secondary := memstore.NewSessionStore(clk, session.Limits{})
+	primary := teststore.New(t).Sessions(clk, session.Limits{})
+	secondary := teststore.New(t).Sessions(clk, session.Limits{})
 	ctx := context.Background()
 	record := func(st ports.SessionStore, user, flow string) {
 		t.Helper()

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"engram/adapters/memstore"
+	"engram/adapters/sqlstore"
 	"engram/adapters/ulids"
 	"engram/app/sessions"
 	"engram/domain/conversation"
@@ -17,6 +17,7 @@ import (
 	"engram/domain/session"
 	"engram/ports"
 	"engram/test/fakeclock"
+	"engram/test/teststore"
 )
 
 // queue is an in-memory turn queue; the relaying store feeds it as the Redis
@@ -72,7 +73,7 @@ func (q *queue) AckTurns(_ context.Context, ids []string) error {
 
 // relayingStore queues every new turn, as Redis does with RelayTurns.
 type relayingStore struct {
-	*memstore.SessionStore
+	*sqlstore.SessionStore
 	q *queue
 }
 
@@ -118,7 +119,7 @@ func TestRecord_aRelayingStoreAnswersAfterTheAppendAndTheRelayWritesTheMessages(
 	clk := fakeclock.New(start)
 	q := &queue{unacked: map[string]ports.QueuedTurn{}}
 	conv := &flaky{refuse: "poison"}
-	svc := sessions.New(sessions.Deps{Store: relayingStore{memstore.NewSessionStore(clk, session.Limits{}), q}, Conversations: conv,
+	svc := sessions.New(sessions.Deps{Store: relayingStore{teststore.New(t).Sessions(clk, session.Limits{}), q}, Conversations: conv,
 		Clock: clk, IDs: ulids.New()}, sessions.Options{})
 	ctx := context.Background()
 	for _, u := range []string{"one", "two", "poison", "three"} {

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"engram/adapters/memstore"
+	"engram/adapters/sqlstore"
 	"engram/adapters/ulids"
 	"engram/app/sessions"
 	"engram/domain/conversation"
@@ -19,6 +19,7 @@ import (
 	"engram/domain/session"
 	"engram/ports"
 	"engram/test/fakeclock"
+	"engram/test/teststore"
 )
 
 var (
@@ -52,7 +53,7 @@ func (w *wakes) Notify() { w.mu.Lock(); w.n++; w.mu.Unlock() }
 
 type fixture struct {
 	svc   *sessions.Service
-	store *memstore.SessionStore
+	store *sqlstore.SessionStore
 	turns *turns
 	wakes *wakes
 	clock *fakeclock.Clock
@@ -61,7 +62,7 @@ type fixture struct {
 func newFixture(t *testing.T, policy session.Policy) fixture {
 	t.Helper()
 	clk := fakeclock.New(start)
-	store := memstore.NewSessionStore(clk, session.Limits{MaxHistory: 100})
+	store := teststore.New(t).Sessions(clk, session.Limits{MaxHistory: 100})
 	f := fixture{store: store, turns: &turns{}, wakes: &wakes{}, clock: clk}
 	f.svc = sessions.New(sessions.Deps{Store: store, Conversations: f.turns, Clock: clk, IDs: ulids.New(), Notifier: f.wakes},
 		sessions.Options{Policy: policy})

@@ -8,32 +8,31 @@ import (
 	"testing"
 	"time"
 
-	"engram/adapters/memstore"
+	"engram/adapters/sqlstore"
 	"engram/adapters/ulids"
 	"engram/app/users"
 	"engram/domain/conversation"
 	"engram/domain/invalid"
 	"engram/domain/memory"
 	"engram/ports"
+	"engram/test/teststore"
 )
 
 var t0 = time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
 
 type fixture struct {
-	jobs     *memstore.JobStore
-	memories *memstore.MemoryStore
-	messages *memstore.MessageStore
+	erasures *sqlstore.ErasureStore
+	memories *sqlstore.MemoryStore
+	messages *sqlstore.MessageStore
 	svc      *users.Service
 }
 
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
-	f := &fixture{jobs: memstore.NewJobStore(), memories: memstore.NewMemoryStore()}
-	f.memories.GuardErasures(f.jobs)
-	f.messages = memstore.NewMessageStore(f.memories)
-	f.messages.GuardErasures(f.jobs)
+	stores := teststore.New(t)
+	f := &fixture{erasures: stores.Erasures, memories: stores.Memories, messages: stores.Messages}
 	f.svc = users.New([]users.Source{{Kind: users.KindMemories, Activity: f.memories}, {Kind: users.KindMessages, Activity: f.messages}},
-		f.jobs, f.messages)
+		f.erasures, f.messages)
 	return f
 }
 
@@ -73,7 +72,7 @@ func TestListUsers_pagesOverEveryStoreAndHidesUsersBeingErased(t *testing.T) {
 	f.post(t, "bob", "m1", t0)
 	f.save(t, "carol", "diet", t0)
 	f.save(t, "dave", "diet", t0)
-	if _, _, err := f.jobs.BeginErasure(ctx, ports.Job{ID: "erase-dave", Scope: memory.Scope{Tenant: "t1", User: "dave"}, Kind: ports.JobEraseUser}); err != nil {
+	if _, _, err := f.erasures.BeginErasure(ctx, ports.Job{ID: "erase-dave", Scope: memory.Scope{Tenant: "t1", User: "dave"}, Kind: ports.JobEraseUser}); err != nil {
 		t.Fatal(err)
 	}
 	var got []users.UserSummary
@@ -168,7 +167,7 @@ func TestListUsers_onlyKeepsTheListingToOneUser(t *testing.T) {
 	f.save(t, "alice", "diet", t0)
 	f.post(t, "bob", "m1", t0)
 	f.save(t, "dave", "diet", t0)
-	if _, _, err := f.jobs.BeginErasure(ctx, ports.Job{ID: "erase-dave", Scope: memory.Scope{Tenant: "t1", User: "dave"}, Kind: ports.JobEraseUser}); err != nil {
+	if _, _, err := f.erasures.BeginErasure(ctx, ports.Job{ID: "erase-dave", Scope: memory.Scope{Tenant: "t1", User: "dave"}, Kind: ports.JobEraseUser}); err != nil {
 		t.Fatal(err)
 	}
 	for _, c := range []struct {

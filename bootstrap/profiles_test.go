@@ -8,16 +8,16 @@ import (
 
 	"engram/adapters/memstore"
 	"engram/adapters/textanalysis"
+	"engram/app/extraction"
 	"engram/app/profiles"
 	"engram/domain/conversation"
 	"engram/domain/memory"
-	"engram/ports"
 	"engram/test/fakeclock"
 )
 
 // finishQueue stands in for the message store: it stores n outcomes.
 type finishQueue struct {
-	ports.MessageStore
+	extraction.Queue
 	stored int
 }
 

@@ -29,7 +29,7 @@ func TestRetriever_fullInjectStillSearchesMessagesAndExplains(t *testing.T) {
 	an := textanalysis.New(textanalysis.Options{})
 	store, lex := memstore.NewMemoryStore(), memstore.NewLexicalIndex()
 	msgs := memstore.NewMessageStore(store)
-	ix := indexing.NewLexicalIndexer(an, lex, store, msgs, clk, indexing.LexicalOptions{MessageLag: -1})
+	ix := indexing.NewLexicalIndexer(an, lex, lex, store, msgs, clk, indexing.LexicalOptions{MessageLag: -1})
 	ids := ulids.New()
 	mem := memories.New(indexing.NewIndexingMemoryStore(store, ix, nil), clk, ids, memory.Policy{})
 	scope := memory.Scope{Tenant: "t", User: "u"}

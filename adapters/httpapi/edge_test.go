@@ -67,7 +67,7 @@ func newEdgeServer(t testing.TB, reindexErr error) *edgeServer {
 	mem := memstore.NewMemoryStore()
 	an := textanalysis.New(textanalysis.Options{})
 	lexical := memstore.NewLexicalIndex()
-	ix := indexing.NewLexicalIndexer(an, lexical, mem, nil, clk, indexing.LexicalOptions{})
+	ix := indexing.NewLexicalIndexer(an, lexical, lexical, mem, nil, clk, indexing.LexicalOptions{})
 	httpapi.RegisterMemories(api, memories.New(indexing.NewIndexingMemoryStore(mem, ix, nil), clk, ids, memory.Policy{DefaultTTLDays: 180}))
 	msgs := memstore.NewMessageStore(mem)
 	httpapi.RegisterMessages(api, messages.New(msgs, clk, ids, messages.Options{Debounce: time.Second}))

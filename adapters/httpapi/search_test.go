@@ -30,7 +30,7 @@ func newSearchHarness(t *testing.T) humatest.TestAPI {
 	api := httpapi.New(http.NewServeMux(), httpapi.Options{MaxBodyBytes: 1 << 20}, authn)
 	an := textanalysis.New(textanalysis.Options{})
 	store, lexicalStore := memstore.NewMemoryStore(), memstore.NewLexicalIndex()
-	ix := indexing.NewLexicalIndexer(an, lexicalStore, store, nil, clk, indexing.LexicalOptions{})
+	ix := indexing.NewLexicalIndexer(an, lexicalStore, lexicalStore, store, nil, clk, indexing.LexicalOptions{})
 	httpapi.RegisterMemories(api, memories.New(indexing.NewIndexingMemoryStore(store, ix, nil), clk, ids, memory.Policy{DefaultTTLDays: 180}))
 	httpapi.RegisterSearch(api, retrieval.New(retrieval.Deps{Analyzer: an, Lexical: lexical.New(lexicalStore, lexical.Options{}), Memories: store, Clock: clk}, retrieval.Options{}))
 	return humatest.Wrap(t, api.Root)

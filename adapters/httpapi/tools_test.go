@@ -64,7 +64,7 @@ func newToolbox(t testing.TB, clk *fakeclock.Clock, ids *seqIDs) (*httpapi.Toolb
 	t.Helper()
 	an := textanalysis.New(textanalysis.Options{})
 	store, lexical := memstore.NewMemoryStore(), memstore.NewLexicalIndex()
-	ix := indexing.NewLexicalIndexer(an, lexical, store, nil, clk, indexing.LexicalOptions{})
+	ix := indexing.NewLexicalIndexer(an, lexical, lexical, store, nil, clk, indexing.LexicalOptions{})
 	mem := memories.New(indexing.NewIndexingMemoryStore(store, ix, nil), clk, ids, memory.Policy{DefaultTTLDays: 180})
 	search := retrieval.New(retrieval.Deps{Analyzer: an, Lexical: lexicalsearch.New(lexical, lexicalsearch.Options{}), Memories: store, Clock: clk}, retrieval.Options{})
 	inject := newContextService(clk, search)

@@ -13,7 +13,7 @@ import (
 	"engram/ports"
 )
 
-// VectorSyncStore is an in-memory ports.VectorSyncStore over a MemoryStore and a
+// VectorSyncStore is an in-memory ports.VectorQueue over a MemoryStore and a
 // MessageStore (either may be nil: nothing of that kind is ever due). The claim and
 // retry bookkeeping that SQL keeps in extra columns lives in side tables here; a
 // message with no entry is DIRTY, as a freshly inserted row is.
@@ -44,7 +44,10 @@ type messageVectorState struct {
 	syncedAt  time.Time
 }
 
-var _ ports.VectorSyncStore = (*VectorSyncStore)(nil)
+var (
+	_ ports.VectorQueue    = (*VectorSyncStore)(nil)
+	_ ports.VectorRequeuer = (*VectorSyncStore)(nil)
+)
 
 // NewVectorSyncStore serves the indexer from the two stores.
 func NewVectorSyncStore(memories *MemoryStore, messages *MessageStore) *VectorSyncStore {
@@ -83,8 +86,8 @@ func laterOf(a, b time.Time) time.Time {
 	return b
 }
 
-// ClaimMemoryVectors claims due memories, oldest change first.
-func (s *VectorSyncStore) ClaimMemoryVectors(ctx context.Context, c ports.VectorClaim) ([]ports.ClaimedMemory, error) {
+// ClaimMemories claims due memories, oldest change first.
+func (s *VectorSyncStore) ClaimMemories(ctx context.Context, c ports.VectorClaim) ([]ports.ClaimedMemory, error) {
 	if err := checkClaim(ctx, "memory vectors", c); err != nil {
 		return nil, err
 	}
@@ -134,9 +137,9 @@ func (s *VectorSyncStore) ClaimMemoryVectors(ctx context.Context, c ports.Vector
 	return out, nil
 }
 
-// FinishMemoryVectors stores the outcomes of memories still at the claimed version
+// FinishMemories stores the outcomes of memories still at the claimed version
 // and claimed by worker.
-func (s *VectorSyncStore) FinishMemoryVectors(ctx context.Context, worker string, outcomes []ports.MemoryVectorOutcome) (int, error) {
+func (s *VectorSyncStore) FinishMemories(ctx context.Context, worker string, outcomes []ports.MemoryVectorOutcome) (int, error) {
 	if err := ctx.Err(); err != nil {
 		return 0, fmt.Errorf("memstore: finish memory vectors: %w: %w", ports.ErrUnavailable, err)
 	}
@@ -193,9 +196,9 @@ func (s *VectorSyncStore) messageVector(sm *storedMessage) ports.MessageVector {
 	}
 }
 
-// ClaimMessageVectors claims the due messages of whole conversations, earliest
+// ClaimMessages claims the due messages of whole conversations, earliest
 // arrival first, skipping conversations another worker holds.
-func (s *VectorSyncStore) ClaimMessageVectors(ctx context.Context, c ports.VectorClaim) ([]ports.MessageVector, error) {
+func (s *VectorSyncStore) ClaimMessages(ctx context.Context, c ports.VectorClaim) ([]ports.MessageVector, error) {
 	if err := checkClaim(ctx, "message vectors", c); err != nil {
 		return nil, err
 	}
@@ -317,8 +320,8 @@ func (s *VectorSyncStore) MessageWindow(ctx context.Context, first, last convers
 	return out, nil
 }
 
-// FinishMessageVectors stores the outcomes of messages claimed by worker.
-func (s *VectorSyncStore) FinishMessageVectors(ctx context.Context, worker string, outcomes []ports.MessageVectorOutcome) (int, error) {
+// FinishMessages stores the outcomes of messages claimed by worker.
+func (s *VectorSyncStore) FinishMessages(ctx context.Context, worker string, outcomes []ports.MessageVectorOutcome) (int, error) {
 	if err := ctx.Err(); err != nil {
 		return 0, fmt.Errorf("memstore: finish message vectors: %w: %w", ports.ErrUnavailable, err)
 	}
@@ -345,8 +348,8 @@ func (s *VectorSyncStore) FinishMessageVectors(ctx context.Context, worker strin
 	return stored, nil
 }
 
-// ReleaseVectorClaims clears every claim of worker.
-func (s *VectorSyncStore) ReleaseVectorClaims(_ context.Context, worker string) error {
+// Release clears every claim of worker.
+func (s *VectorSyncStore) Release(_ context.Context, worker string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, st := range s.mem {
@@ -362,10 +365,10 @@ func (s *VectorSyncStore) ReleaseVectorClaims(_ context.Context, worker string) 
 	return nil
 }
 
-// RequeueVectors marks the tenant's memories and messages DIRTY. Memories forget
+// Requeue marks the tenant's memories and messages DIRTY. Memories forget
 // their text hash, so they are embedded and written again; messages keep their
 // embedding (reused when the model is unchanged) and have their vectors rewritten.
-func (s *VectorSyncStore) RequeueVectors(ctx context.Context, tenant string, now time.Time) (ports.Requeued, error) {
+func (s *VectorSyncStore) Requeue(ctx context.Context, tenant string, now time.Time) (ports.Requeued, error) {
 	if err := ctx.Err(); err != nil {
 		return ports.Requeued{}, fmt.Errorf("memstore: requeue vectors: %w: %w", ports.ErrUnavailable, err)
 	}
@@ -407,8 +410,8 @@ func (s *VectorSyncStore) RequeueVectors(ctx context.Context, tenant string, now
 	return n, nil
 }
 
-// VectorBacklog counts DIRTY and FAILED memories and messages.
-func (s *VectorSyncStore) VectorBacklog(context.Context) (ports.VectorBacklog, error) {
+// Backlog counts DIRTY and FAILED memories and messages.
+func (s *VectorSyncStore) Backlog(context.Context) (ports.VectorBacklog, error) {
 	var b ports.VectorBacklog
 	oldest := func(t time.Time) {
 		if b.OldestDirty.IsZero() || t.Before(b.OldestDirty) {

@@ -8,9 +8,9 @@ import (
 
 func TestVectorSyncStore_Memstore(t *testing.T) {
 	t.Parallel()
-	contract.RunVectorSyncStore(t, func(t *testing.T) contract.VectorSyncStores {
+	contract.RunVectorQueue(t, func(t *testing.T) contract.VectorQueueStores {
 		mems := NewMemoryStore()
 		msgs := NewMessageStore(mems)
-		return contract.VectorSyncStores{Sync: NewVectorSyncStore(mems, msgs), Memories: mems, Messages: msgs}
+		return contract.VectorQueueStores{Sync: NewVectorSyncStore(mems, msgs), Memories: mems, Messages: msgs}
 	})
 }

@@ -13,7 +13,7 @@ import (
 	"engram/ports"
 )
 
-// LexicalIndex is an in-memory ports.LexicalIndex with the SQL store's semantics:
+// LexicalIndex is an in-memory lexical index (ports.LexicalDocs, LexicalFeed, LexicalCursors) with the SQL store's semantics:
 // one generation per user, tombstones for deletions.
 type LexicalIndex struct {
 	mu       sync.Mutex
@@ -41,7 +41,11 @@ type lexicalEntry struct {
 	deleted bool
 }
 
-var _ ports.LexicalIndex = (*LexicalIndex)(nil)
+var (
+	_ ports.LexicalDocs    = (*LexicalIndex)(nil)
+	_ ports.LexicalFeed    = (*LexicalIndex)(nil)
+	_ ports.LexicalCursors = (*LexicalIndex)(nil)
+)
 
 // NewLexicalIndex returns an empty index.
 func NewLexicalIndex() *LexicalIndex {
@@ -67,8 +71,8 @@ func (x *LexicalIndex) user(sc memory.Scope) *lexicalUser {
 	return u
 }
 
-// PutLexicalDocs upserts the documents with a new generation per user touched.
-func (x *LexicalIndex) PutLexicalDocs(ctx context.Context, docs []ports.LexicalDoc) error {
+// Put upserts the documents with a new generation per user touched.
+func (x *LexicalIndex) Put(ctx context.Context, docs []ports.LexicalDoc) error {
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("memstore: put lexical docs: %w: %w", ports.ErrUnavailable, err)
 	}
@@ -94,8 +98,8 @@ func (x *LexicalIndex) PutLexicalDocs(ctx context.Context, docs []ports.LexicalD
 	return nil
 }
 
-// DeleteLexicalDocs turns documents into tombstones of a new generation.
-func (x *LexicalIndex) DeleteLexicalDocs(ctx context.Context, scope memory.Scope, refs []ports.LexicalRef) error {
+// Delete turns documents into tombstones of a new generation.
+func (x *LexicalIndex) Delete(ctx context.Context, scope memory.Scope, refs []ports.LexicalRef) error {
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("memstore: delete lexical docs: %w: %w", ports.ErrUnavailable, err)
 	}
@@ -139,8 +143,8 @@ func (x *LexicalIndex) compact(u *lexicalUser) {
 	}
 }
 
-// LexicalGeneration returns the user's generation.
-func (x *LexicalIndex) LexicalGeneration(_ context.Context, scope memory.Scope) (int64, error) {
+// Generation returns the user's generation.
+func (x *LexicalIndex) Generation(_ context.Context, scope memory.Scope) (int64, error) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	if u, ok := x.users[scope]; ok {
@@ -149,8 +153,8 @@ func (x *LexicalIndex) LexicalGeneration(_ context.Context, scope memory.Scope) 
 	return 0, nil
 }
 
-// LexicalChangesSince returns the entries of later generations.
-func (x *LexicalIndex) LexicalChangesSince(_ context.Context, scope memory.Scope, since int64) (ports.LexicalChanges, error) {
+// ChangesSince returns the entries of later generations.
+func (x *LexicalIndex) ChangesSince(_ context.Context, scope memory.Scope, since int64) (ports.LexicalChanges, error) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	out := ports.LexicalChanges{Generation: since}
@@ -184,8 +188,8 @@ func (x *LexicalIndex) LexicalChangesSince(_ context.Context, scope memory.Scope
 	return out, nil
 }
 
-// LexicalVersions returns the indexed versions of memories.
-func (x *LexicalIndex) LexicalVersions(_ context.Context, scope memory.Scope, memoryIDs []string) (map[string]int64, error) {
+// Versions returns the indexed versions of memories.
+func (x *LexicalIndex) Versions(_ context.Context, scope memory.Scope, memoryIDs []string) (map[string]int64, error) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	out := map[string]int64{}
@@ -201,8 +205,8 @@ func (x *LexicalIndex) LexicalVersions(_ context.Context, scope memory.Scope, me
 	return out, nil
 }
 
-// LexicalUsers returns the users with the highest generations.
-func (x *LexicalIndex) LexicalUsers(_ context.Context, limit int) ([]memory.Scope, error) {
+// Users returns the users with the highest generations.
+func (x *LexicalIndex) Users(_ context.Context, limit int) ([]memory.Scope, error) {
 	x.mu.Lock()
 	out := make([]memory.Scope, 0, len(x.users))
 	gens := map[memory.Scope]int64{}
@@ -228,24 +232,24 @@ func (x *LexicalIndex) LexicalUsers(_ context.Context, limit int) ([]memory.Scop
 	return out, nil
 }
 
-// LexicalCursor returns a named position.
-func (x *LexicalIndex) LexicalCursor(_ context.Context, name string) (string, error) {
+// Position returns a named position.
+func (x *LexicalIndex) Position(_ context.Context, name string) (string, error) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	return x.cursors[name], nil
 }
 
-// SetLexicalCursor stores a named position.
-func (x *LexicalIndex) SetLexicalCursor(_ context.Context, name, position string) error {
+// Set stores a named position.
+func (x *LexicalIndex) Set(_ context.Context, name, position string) error {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	x.cursors[name] = position
 	return nil
 }
 
-// ClaimLexicalCursor takes or renews the cursor's lease when it is free, lapsed
+// Claim takes or renews the cursor's lease when it is free, lapsed
 // or already the holder's.
-func (x *LexicalIndex) ClaimLexicalCursor(_ context.Context, name, holder string, now time.Time, lease time.Duration) (string, bool, error) {
+func (x *LexicalIndex) Claim(_ context.Context, name, holder string, now time.Time, lease time.Duration) (string, bool, error) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	if l, held := x.leases[name]; held && l.holder != holder && now.Before(l.until) {
@@ -255,8 +259,8 @@ func (x *LexicalIndex) ClaimLexicalCursor(_ context.Context, name, holder string
 	return x.cursors[name], true, nil
 }
 
-// ReleaseLexicalCursor ends holder's lease, keeping the position.
-func (x *LexicalIndex) ReleaseLexicalCursor(_ context.Context, name, holder string) error {
+// Release ends holder's lease, keeping the position.
+func (x *LexicalIndex) Release(_ context.Context, name, holder string) error {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	if l, held := x.leases[name]; held && l.holder == holder {

@@ -4,13 +4,17 @@ import (
 	"testing"
 
 	"engram/adapters/memstore"
-	"engram/ports"
 	"engram/test/contract"
 )
 
 func TestLexicalIndex_Memstore(t *testing.T) {
 	t.Parallel()
-	contract.RunLexicalIndex(t, func(*testing.T) ports.LexicalIndex { return memstore.NewLexicalIndex() })
+	contract.RunLexicalIndex(t, func(*testing.T) contract.LexicalIndex { return memstore.NewLexicalIndex() })
+}
+
+func TestLexicalCursors_Memstore(t *testing.T) {
+	t.Parallel()
+	contract.RunLexicalCursors(t, func(*testing.T) contract.LexicalCursors { return memstore.NewLexicalIndex() })
 }
 
 func TestLexicalCompaction_Memstore(t *testing.T) {

@@ -13,7 +13,7 @@ import (
 	"engram/ports"
 )
 
-// MessageStore is an in-memory ports.MessageStore. Its events come from the
+// MessageStore is an in-memory message store (ports.MessageLog, the extraction queue). Its events come from the
 // MemoryStore it was built with, as the SQL store reads memory_events.
 type MessageStore struct {
 	memories *MemoryStore
@@ -37,7 +37,7 @@ type messageKey struct{ tenant, user, id string }
 
 type conversationKey struct{ tenant, user, conversation string }
 
-var _ ports.MessageStore = (*MessageStore)(nil)
+var _ ports.MessageLog = (*MessageStore)(nil)
 
 // NewMessageStore returns an empty store whose CausedEvents reads memories' events.
 func NewMessageStore(memories *MemoryStore) *MessageStore {
@@ -133,7 +133,7 @@ func (s *MessageStore) Ingest(ctx context.Context, scope memory.Scope, msgs []co
 }
 
 // deadline is when the conversation's waiting messages are due (see
-// ports.MessageStore.Ingest); the caller holds mu.
+// ports.MessageLog.Ingest); the caller holds mu.
 func (s *MessageStore) deadline(ck conversationKey, debounced time.Time) time.Time {
 	if !s.batching.Bounded() {
 		return debounced
@@ -349,8 +349,8 @@ func (s *MemoryStore) eventsOfMessage(scope memory.Scope, messageID string) []me
 	return out
 }
 
-// MessageStats counts messages by status.
-func (s *MessageStore) MessageStats(_ context.Context, _ time.Time) (ports.MessageStats, error) {
+// Stats counts messages by status.
+func (s *MessageStore) Stats(_ context.Context, _ time.Time) (ports.MessageStats, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	st := ports.MessageStats{ByStatus: map[conversation.Status]int64{}}

@@ -10,7 +10,7 @@ import (
 
 func TestMessageStore_Memstore(t *testing.T) {
 	t.Parallel()
-	contract.RunMessageStore(t, func(*testing.T) (ports.MessageStore, ports.MemoryStore) {
+	contract.RunMessageStore(t, func(*testing.T) (contract.MessageStore, ports.MemoryStore) {
 		memories := memstore.NewMemoryStore()
 		return memstore.NewMessageStore(memories), memories
 	})

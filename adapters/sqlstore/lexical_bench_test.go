@@ -30,7 +30,7 @@ func BenchmarkMemorySave_lexicalIndex(b *testing.B) {
 			var store ports.MemoryStore = sqlMemories
 			switch index {
 			case "decorator":
-				ix := indexing.NewLexicalIndexer(an, NewLexicalIndex(db), sqlMemories, nil, clk, indexing.LexicalOptions{})
+				ix := indexing.NewLexicalIndexer(an, NewLexicalDocs(db), nil, sqlMemories, nil, clk, indexing.LexicalOptions{})
 				store = indexing.NewIndexingMemoryStore(store, ix, nil)
 			case "in-transaction":
 				sqlMemories.IndexLexically(func(m memory.Memory) (ports.LexicalDoc, bool) { return indexing.MemoryDocument(an, m) })

@@ -14,17 +14,17 @@ import (
 	"engram/ports"
 )
 
-// MessageStore keeps conversation messages in conversation_messages and hands due
-// ones to extraction workers (claims with a lease; FOR UPDATE SKIP LOCKED on
+// MessageStore keeps conversation messages in conversation_messages (the
+// ports.MessageLog) and hands due ones to extraction workers (claims with a lease; FOR UPDATE SKIP LOCKED on
 // PostgreSQL, the single writer on SQLite).
 type MessageStore struct {
 	db       *DB
 	batching conversation.Batching
 }
 
-var _ ports.MessageStore = (*MessageStore)(nil)
+var _ ports.MessageLog = (*MessageStore)(nil)
 
-// NewMessageStore serves ports.MessageStore from db.
+// NewMessageStore serves the messages of db.
 func NewMessageStore(db *DB) *MessageStore { return &MessageStore{db: db} }
 
 // SetBatching bounds the debounce push of Ingest (see conversation.Batching). Set
@@ -56,7 +56,7 @@ func (s *MessageStore) Ingest(ctx context.Context, scope memory.Scope, msgs []co
 		err := tx.NewSelect().Model(&existing).
 			Where("cm.tenant_id = ?", scope.Tenant).
 			Where("cm.user_id = ?", scope.User).
-			Where("cm.message_id IN (?)", bun.In(ids)).
+			Where("cm.message_id IN (?)", bun.List(ids)).
 			Scan(ctx)
 		if err != nil {
 			return wrapErr("find stored messages", err)
@@ -135,7 +135,7 @@ func (s *MessageStore) deadlines(ctx context.Context, tx bun.Tx, scope memory.Sc
 		ColumnExpr("cm.conversation_id, count(*) AS n, min(cm.received_at) AS oldest, max(cm.received_at) AS newest").
 		Where("cm.tenant_id = ?", scope.Tenant).
 		Where("cm.user_id = ?", scope.User).
-		Where("cm.conversation_id IN (?)", bun.In(convs)).
+		Where("cm.conversation_id IN (?)", bun.List(convs)).
 		// Literal conditions, so SQLite and PostgreSQL read the partial index of
 		// waiting messages (migration 20261201070001).
 		Where("cm.status = 'PENDING'").
@@ -172,7 +172,7 @@ func pushDebounce(ctx context.Context, tx bun.Tx, scope memory.Scope, deadlines 
 			Set("process_after = ?", at).
 			Where("tenant_id = ?", scope.Tenant).
 			Where("user_id = ?", scope.User).
-			Where("conversation_id IN (?)", bun.In(convs)).
+			Where("conversation_id IN (?)", bun.List(convs)).
 			// COALESCE keeps SQLite on the conversation index: the status
 			// index would visit every PENDING message of every user.
 			Where("COALESCE(status, '') = ?", string(conversation.StatusPending)).
@@ -379,7 +379,7 @@ func (s *MessageStore) Release(ctx context.Context, worker string, msgs []conver
 		_, err := tx.NewUpdate().Model((*messageRow)(nil)).
 			Set("claimed_by = NULL").
 			Set("claim_until = NULL").
-			Where("id IN (?)", bun.In(seqs)).
+			Where("id IN (?)", bun.List(seqs)).
 			Where("claimed_by = ?", worker).
 			Exec(ctx)
 		return wrapErr("release messages", err)
@@ -391,9 +391,9 @@ func (s *MessageStore) CausedEvents(ctx context.Context, scope memory.Scope, mes
 	return s.db.eventsWhere(ctx, scope, "message_id", "events of message", messageID)
 }
 
-// MessageStats counts messages by status (an index-only scan of the status index)
+// Stats counts messages by status (an index-only scan of the status index)
 // and finds the oldest PENDING one.
-func (s *MessageStore) MessageStats(ctx context.Context, _ time.Time) (ports.MessageStats, error) {
+func (s *MessageStore) Stats(ctx context.Context, _ time.Time) (ports.MessageStats, error) {
 	var counts []struct {
 		Status string `bun:"status"`
 		N      int64  `bun:"n"`

@@ -1,5 +1,5 @@
-// Package indexing keeps the retrieval indexes in step with the truth store, both
-// of them:
+// Package indexing keeps the retrieval indexes, vector and lexical, in step with
+// the truth store:
 //
 //   - the vector index: it embeds memories and conversation messages
 //     whose vectors are out of date, writes them to the vector index and records
@@ -136,7 +136,7 @@ func (r *Report) fail(stage string, n int) {
 
 // Indexer runs the sync use cases.
 type Indexer struct {
-	store    ports.VectorSyncStore
+	store    ports.VectorQueue
 	embedder ports.Embedder
 	index    ports.VectorIndex
 	clock    ports.Clock
@@ -145,7 +145,7 @@ type Indexer struct {
 }
 
 // New builds the indexer; observer may be nil.
-func New(store ports.VectorSyncStore, embedder ports.Embedder, index ports.VectorIndex, clock ports.Clock, opts Options, observer Observer) *Indexer {
+func New(store ports.VectorQueue, embedder ports.Embedder, index ports.VectorIndex, clock ports.Clock, opts Options, observer Observer) *Indexer {
 	return &Indexer{store: store, embedder: embedder, index: index, clock: clock, opts: opts.withDefaults(), observer: observer}
 }
 

@@ -32,7 +32,7 @@ import (
 func (ix *Indexer) SyncMessages(ctx context.Context) (Report, error) {
 	start := time.Now()
 	rep := Report{Kind: memory.KindMessage}
-	claimed, err := ix.store.ClaimMessageVectors(ctx, ports.VectorClaim{
+	claimed, err := ix.store.ClaimMessages(ctx, ports.VectorClaim{
 		Worker: ix.opts.Worker, Now: ix.clock.Now(), Lease: ix.opts.Lease, Limit: ix.opts.BatchSize,
 	})
 	if err != nil {
@@ -68,7 +68,7 @@ func (ix *Indexer) SyncMessages(ctx context.Context) (Report, error) {
 		return rep, ix.release(ctx, err)
 	}
 	plan.keepEmbeddings(out.list, mix.model)
-	stored, err := ix.store.FinishMessageVectors(context.WithoutCancel(ctx), ix.opts.Worker, out.list)
+	stored, err := ix.store.FinishMessages(context.WithoutCancel(ctx), ix.opts.Worker, out.list)
 	if err != nil {
 		return rep, fmt.Errorf("store message vector outcomes: %w", err)
 	}

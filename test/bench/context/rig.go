@@ -34,24 +34,23 @@ import (
 // sessions, profiles, the context call and its trace writer) plus what the
 // worker and indexer roles do, as calls the benchmark makes itself.
 type rig struct {
-	db        *sqlstore.DB
-	clock     ports.Clock
-	ids       ports.IDs
-	analyzer  ports.TextAnalyzer
-	memories  *sqlstore.MemoryStore
-	messages  *sqlstore.MessageStore
-	ingest    *messages.Service
-	store     ports.SessionStore
-	folds     []ports.SessionFolds
-	sessions  *sessions.Service
-	lexical   *indexing.LexicalIndexer
-	vectors   *indexing.Indexer
-	search    *retrieval.Service
-	context   *contextbuild.Service
-	recorder  *contextbuild.TraceRecorder
-	shape     string
-	stopRelay func()
-	close     []func()
+	db       *sqlstore.DB
+	clock    ports.Clock
+	ids      ports.IDs
+	analyzer ports.TextAnalyzer
+	memories *sqlstore.MemoryStore
+	messages *sqlstore.MessageStore
+	ingest   *messages.Service
+	store    ports.SessionStore
+	folds    []ports.SessionFolds
+	sessions *sessions.Service
+	lexical  *indexing.LexicalIndexer
+	vectors  *indexing.Indexer
+	search   *retrieval.Service
+	context  *contextbuild.Service
+	recorder *contextbuild.TraceRecorder
+	shape    string
+	close    []func()
 }
 
 type rigOptions struct {
@@ -84,9 +83,9 @@ func newRig(ctx context.Context, o rigOptions) (*rig, error) {
 	}
 	r.memories, r.messages = sqlstore.NewMemoryStore(db), sqlstore.NewMessageStore(db)
 	r.memories.IndexLexically(func(m memory.Memory) (ports.LexicalDoc, bool) { return indexing.MemoryDocument(r.analyzer, m) })
-	lexIndex := sqlstore.NewLexicalIndex(db)
-	r.lexical = indexing.NewLexicalIndexer(r.analyzer, lexIndex, r.memories, r.messages, r.clock, indexing.LexicalOptions{MessageLag: -1})
-	r.vectors = indexing.New(sqlstore.NewVectorSyncStore(db), emb, vectors, r.clock, indexing.Options{BatchSize: 512, Lease: time.Hour}, nil)
+	lexIndex := sqlstore.NewLexicalDocs(db)
+	r.lexical = indexing.NewLexicalIndexer(r.analyzer, lexIndex, sqlstore.NewLexicalCursors(db), r.memories, r.messages, r.clock, indexing.LexicalOptions{MessageLag: -1})
+	r.vectors = indexing.New(sqlstore.NewVectorQueue(db), emb, vectors, r.clock, indexing.Options{BatchSize: 512, Lease: time.Hour}, nil)
 	guard := retrieval.NewVectorGuard(r.clock, retrieval.GuardOptions{})
 	r.search = retrieval.New(retrieval.Deps{
 		Analyzer: r.analyzer, Lexical: lexical.New(lexIndex, lexical.Options{}), Memories: r.memories, Messages: r.messages,

@@ -1,4 +1,4 @@
-// Package main measures how often a natural question finds the memory it asks
+// Command paraphrase measures how often a natural question finds the memory it asks
 // for when the two share no content word ("which medicine must I avoid?" →
 // "User is allergic to penicillin."), through the product's search use case on
 // the offline default (local embedder, lexical search, mode auto, min_score 0.12).
@@ -132,7 +132,7 @@ func NewRig(ctx context.Context, set Set, c Config) (*Rig, error) {
 		}
 		r.ids[res.Memory.ID()] = m.ID
 	}
-	lexIndexer := indexing.NewLexicalIndexer(analyzer, lexical, mems, msgs, clock, indexing.LexicalOptions{MessageLag: -1})
+	lexIndexer := indexing.NewLexicalIndexer(analyzer, lexical, lexical, mems, msgs, clock, indexing.LexicalOptions{MessageLag: -1})
 	if _, err := lexIndexer.RepairMemories(ctx); err != nil {
 		return nil, fmt.Errorf("lexical index: %w", err)
 	}

@@ -70,9 +70,9 @@ type pattern struct {
 	// conditional: a standing rule that opens with its condition ("跟我聊天的时候…",
 	// "When you talk to me, …"); not skipped as a hypothetical.
 	conditional bool
-	// zh is set at init for patterns written in Chinese; anyScript patterns are tried
-	// on clauses of either script.
-	zh, anyScript bool
+	// zh is set at init for patterns written in Chinese: a pattern is tried only on
+	// clauses of its own script.
+	zh bool
 	// first holds the runes a match can start with (nil: any), set at init.
 	first map[rune]bool
 }

@@ -7,7 +7,6 @@ import (
 
 	"engram/adapters/contextsearch"
 	"engram/adapters/lexical"
-	"engram/adapters/memstore"
 	"engram/adapters/textanalysis"
 	"engram/adapters/ulids"
 	"engram/app/contextbuild"
@@ -18,6 +17,7 @@ import (
 	"engram/domain/conversation"
 	"engram/domain/memory"
 	"engram/test/fakeclock"
+	"engram/test/teststore"
 )
 
 // Under full_inject (memories only) past messages are still searched (auto), and
@@ -27,11 +27,11 @@ func TestRetriever_fullInjectStillSearchesMessagesAndExplains(t *testing.T) {
 	ctx := context.Background()
 	clk := fakeclock.New(time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC))
 	an := textanalysis.New(textanalysis.Options{})
-	store, lex := memstore.NewMemoryStore(), memstore.NewLexicalIndex()
-	msgs := memstore.NewMessageStore(store)
+	stores := teststore.New(t)
+	store, lex, msgs := stores.IndexLexically(an), stores.Lexical, stores.Messages
 	ix := indexing.NewLexicalIndexer(an, lex, store, msgs, clk, indexing.LexicalOptions{MessageLag: -1})
 	ids := ulids.New()
-	mem := memories.New(indexing.NewIndexingMemoryStore(store, ix, nil), clk, ids, memory.Policy{})
+	mem := memories.New(store, clk, ids, memory.Policy{})
 	scope := memory.Scope{Tenant: "t", User: "u"}
 	for key, content := range map[string]string{"tea": "Drinks oolong tea", "diet": "Is vegetarian", "city": "Lives in Wuhan"} {
 		if _, err := mem.Save(ctx, memories.Save{Scope: scope, Key: key, Draft: memory.DraftInput{Type: "fact", Content: content}}); err != nil {

@@ -49,11 +49,41 @@ func (r SaveMemoryRequest) draft() memory.DraftInput {
 	return memory.DraftInput{Type: r.Type, Content: r.Content, Importance: r.Importance, Confidence: r.Confidence, TTLDays: r.TTLDays, Pinned: r.Pinned}
 }
 
+// SaveMemoryBody is the body of PUT …/memories/{key}: memory_save and the
+// memory's attributes (the tool keeps to memory_save's fields).
+type SaveMemoryBody struct {
+	SaveMemoryRequest
+	AttributesRequest
+}
+
+func (b SaveMemoryBody) draft() (memory.DraftInput, error) {
+	in := b.SaveMemoryRequest.draft()
+	attrs, err := b.AttributesRequest.input()
+	in.Attributes = attrs
+	return in, err
+}
+
 // PatchMemoryRequest is the body of memory_patch: how the memory is kept.
 type PatchMemoryRequest struct {
-	Pinned     *bool `json:"pinned,omitempty" doc:"True: a standing memory, in every context block whatever the question; false: only when relevant."`
-	Importance *int  `json:"importance,omitempty" minimum:"1" maximum:"5" doc:"1 (minor) to 5 (essential); from ENGRAM_CONTEXT_STANDING_MIN_IMPORTANCE (4) a memory is standing."`
-	TTLDays    *int  `json:"ttl_days,omitempty" minimum:"0" maximum:"36500" doc:"Days from now until it expires; 0: never."`
+	Pinned     *bool          `json:"pinned,omitempty" doc:"True: a standing memory, in every context block whatever the question; false: only when relevant."`
+	Importance *int           `json:"importance,omitempty" minimum:"1" maximum:"5" doc:"1 (minor) to 5 (essential); from ENGRAM_CONTEXT_STANDING_MIN_IMPORTANCE (4) a memory is standing."`
+	TTLDays    *int           `json:"ttl_days,omitempty" minimum:"0" maximum:"36500" doc:"Days from now until it expires; 0: never."`
+	Metadata   map[string]any `json:"metadata,omitempty" doc:"Replaces the memory's metadata: a JSON object of at most 16 KB; {} clears it."`
+}
+
+// settings is the use case's input; metadata that is not a valid object is the
+// problem that names it.
+func (r PatchMemoryRequest) settings() (memory.Settings, error) {
+	st := memory.Settings{Pinned: r.Pinned, Importance: r.Importance, TTLDays: r.TTLDays}
+	if r.Metadata == nil {
+		return st, nil
+	}
+	md, err := parseMetadataValue(r.Metadata)
+	if err != nil {
+		return st, err
+	}
+	st.Metadata = &md
+	return st, nil
 }
 
 type patchInput struct {
@@ -63,7 +93,7 @@ type patchInput struct {
 
 type saveInput struct {
 	KeyPath
-	Body SaveMemoryRequest
+	Body SaveMemoryBody
 }
 
 type saveOutput struct {
@@ -166,7 +196,11 @@ func RegisterMemories(api *API, svc Memories) {
 		if err != nil {
 			return nil, err
 		}
-		res, err := svc.Save(ctx, memories.Save{Scope: sc, Key: in.Key, Draft: in.Body.draft()})
+		draft, err := in.Body.draft()
+		if err != nil {
+			return nil, problem(ctx, log, err, "body")
+		}
+		res, err := svc.Save(ctx, memories.Save{Scope: sc, Key: in.Key, Draft: draft})
 		if err != nil {
 			return nil, problem(ctx, log, err, "body")
 		}
@@ -189,8 +223,11 @@ func RegisterMemories(api *API, svc Memories) {
 		if err != nil {
 			return nil, err
 		}
-		m, err := svc.Patch(ctx, memories.Patch{Scope: sc, Key: in.Key, Settings: memory.Settings{
-			Pinned: in.Body.Pinned, Importance: in.Body.Importance, TTLDays: in.Body.TTLDays}})
+		settings, err := in.Body.settings()
+		if err != nil {
+			return nil, problem(ctx, log, err, "body")
+		}
+		m, err := svc.Patch(ctx, memories.Patch{Scope: sc, Key: in.Key, Settings: settings})
 		if err != nil {
 			return nil, problem(ctx, log, err, "body")
 		}

@@ -1,13 +1,16 @@
 package httpapi
 
 import (
+	"encoding/json"
 	"time"
 
+	"engram/domain/invalid"
 	"engram/domain/memory"
 )
 
 // Memory is a long-term memory as clients see it.
 type Memory struct {
+	ID             string       `json:"id" doc:"The memory's id: unique across the server and kept for the memory's whole life (every change, delete and revert keeps it), so it names the memory without its user or key."`
 	Key            string       `json:"key" doc:"The normalised key (NFKC, lower case, separator runs as one '-'; letters and digits of any script, '_', '.', '-'), at most 160 characters."`
 	Type           string       `json:"type" enum:"preference,fact,goal,project,constraint"`
 	Content        string       `json:"content"`
@@ -20,9 +23,10 @@ type Memory struct {
 	Vector         VectorInfo   `json:"vector"`
 	Flags          []string     `json:"flags" nullable:"false" doc:"What a context builder must know about the content, always an array: instruction_like when it reads as an instruction to the assistant (kept as data, to be quoted or left out, never followed); secret when it holds a secret or an identity number stored as given (ENGRAM_SECRETS=flag): never injected into a context block, and returned by a search only with include_secrets. Recomputed on every change of content."`
 	Pinned         bool         `json:"pinned" doc:"A standing memory: in every context block whatever the question."`
-	Version        int64        `json:"version" doc:"Increases with every change."`
-	CreatedAt      time.Time    `json:"created_at"`
-	UpdatedAt      time.Time    `json:"updated_at"`
+	AttributesResponse
+	Version   int64     `json:"version" doc:"Increases with every change."`
+	CreatedAt time.Time `json:"created_at"`
+	UpdatedAt time.Time `json:"updated_at"`
 }
 
 // MemorySource says which write path last changed a memory.
@@ -57,15 +61,17 @@ func fromMemory(m memory.Memory) Memory {
 
 func fromState(s memory.State) Memory {
 	return Memory{
-		Key:            s.Key.String(),
-		Type:           string(s.Type),
-		Content:        s.Content,
-		Importance:     s.Importance,
-		Confidence:     s.Confidence,
-		Active:         s.Active,
-		ExpiresAt:      timePtr(s.ExpiresAt),
-		LastAccessedAt: timePtr(s.LastAccessedAt),
-		Source:         fromSource(s.Source),
+		ID:                 s.ID,
+		AttributesResponse: fromAttributes(s.Attributes),
+		Key:                s.Key.String(),
+		Type:               string(s.Type),
+		Content:            s.Content,
+		Importance:         s.Importance,
+		Confidence:         s.Confidence,
+		Active:             s.Active,
+		ExpiresAt:          timePtr(s.ExpiresAt),
+		LastAccessedAt:     timePtr(s.LastAccessedAt),
+		Source:             fromSource(s.Source),
 		Vector: VectorInfo{
 			Status:   string(s.Vector.Status),
 			SyncedAt: timePtr(s.Vector.SyncedAt),
@@ -109,4 +115,50 @@ func timePtr(t time.Time) *time.Time {
 	}
 	u := t.UTC()
 	return &u
+}
+
+// AttributesRequest is what else a memory or a message is about beside its user,
+// as a client names it: all optional.
+type AttributesRequest struct {
+	AgentID  string         `json:"agent_id,omitempty" maxLength:"128" doc:"The agent it belongs to or was said to."`
+	AppID    string         `json:"app_id,omitempty" maxLength:"128" doc:"The application it belongs to."`
+	RunID    string         `json:"run_id,omitempty" maxLength:"128" doc:"The run (a conversation, a task) it belongs to."`
+	Metadata map[string]any `json:"metadata,omitempty" doc:"The client's own JSON object, at most 16 KB once compacted; returned as given (keys sorted)."`
+}
+
+// input is the domain's AttributesInput; metadata is re-encoded so the domain
+// checks the object and its size.
+func (r AttributesRequest) input() (memory.AttributesInput, error) {
+	in := memory.AttributesInput{AgentID: r.AgentID, AppID: r.AppID, RunID: r.RunID}
+	if r.Metadata == nil {
+		return in, nil
+	}
+	raw, err := json.Marshal(r.Metadata)
+	if err != nil {
+		return in, invalid.Field("metadata", "must be a JSON object: %v", err)
+	}
+	in.Metadata = raw
+	return in, nil
+}
+
+// parseMetadataValue validates a decoded metadata object as the domain's Metadata.
+func parseMetadataValue(obj map[string]any) (memory.Metadata, error) {
+	raw, err := json.Marshal(obj)
+	if err != nil {
+		return memory.Metadata{}, invalid.Field("metadata", "must be a JSON object: %v", err)
+	}
+	return memory.ParseMetadata("metadata", raw)
+}
+
+// AttributesResponse is the attributes as the API answers them; absent ones are
+// left out.
+type AttributesResponse struct {
+	AgentID  string         `json:"agent_id,omitempty"`
+	AppID    string         `json:"app_id,omitempty"`
+	RunID    string         `json:"run_id,omitempty"`
+	Metadata map[string]any `json:"metadata,omitempty" doc:"The client's JSON object, keys sorted."`
+}
+
+func fromAttributes(a memory.Attributes) AttributesResponse {
+	return AttributesResponse{AgentID: a.AgentID, AppID: a.AppID, RunID: a.RunID, Metadata: a.Metadata.Values()}
 }

@@ -21,6 +21,9 @@ type PostMessageRequest struct {
 	Name           string     `json:"name,omitempty" maxLength:"128" doc:"The speaker's name."`
 	Content        string     `json:"content" minLength:"1" maxLength:"32000" doc:"The message's text."`
 	CreatedAt      *time.Time `json:"created_at,omitempty" doc:"When it was said; default: when engram received it."`
+	// The memories extracted from the message carry its agent, app and run ids
+	// and its metadata.
+	AttributesRequest
 }
 
 // PostedMessage says what became of a posted message.
@@ -80,6 +83,7 @@ type MessageItem struct {
 	Error          string     `json:"error,omitempty" doc:"The last extraction failure, or why a PENDING message waits (the tenant's LLM budget, the endpoint's rate limit)."`
 	ProcessAfter   *time.Time `json:"process_after" nullable:"true" doc:"The next extraction is not before this; null when none is planned."`
 	ProcessedAt    *time.Time `json:"processed_at" nullable:"true"`
+	AttributesResponse
 }
 
 // Message is a stored message with its extraction state and what it caused.
@@ -187,11 +191,17 @@ func fromMessage(m conversation.Message) MessageItem {
 		MessageID: m.ID, ConversationID: m.ConversationID, Role: string(m.Role), Name: m.Name, Content: m.Content,
 		CreatedAt: m.CreatedAt.UTC(), ReceivedAt: m.ReceivedAt.UTC(), Status: string(m.Status), SkipReason: m.SkipReason,
 		Attempts: m.Attempts, Error: m.Error, ProcessAfter: timePtr(m.ProcessAfter), ProcessedAt: timePtr(m.ProcessedAt),
+		AttributesResponse: fromAttributes(m.Attributes),
 	}
 }
 
 func toInput(m PostMessageRequest) (conversation.Input, error) {
 	in := conversation.Input{ConversationID: m.ConversationID, MessageID: m.MessageID, Role: m.Role, Name: m.Name, Content: m.Content}
+	attrs, err := m.AttributesRequest.input()
+	if err != nil {
+		return in, err
+	}
+	in.Attributes = attrs
 	if m.CreatedAt != nil {
 		if m.CreatedAt.IsZero() {
 			// 0001-01-01T00:00:00Z is Go's zero time, which Input reads as "not given".

@@ -273,41 +273,20 @@ func extractClause(s, low string, start int, question, boost, greeted bool, carr
 	if i >= len(s) {
 		return nil, len(s), carryNone
 	}
-	rest, restLow := s[i:], low[i:]
 	end := clauseEnd(low, i)
-	if question && candidate.LooksLikeQuestion(low[i:end]) {
+	if question && candidate.LooksLikeQuestion(low[i:end]) || carry == carryHypothetical {
 		return nil, end, carryNone
 	}
-	// A clause that denies, supposes, doubts or reports states nothing true about
-	// the user. A denial is still the user's own statement: a subjectless clause
-	// after it is theirs ("我对花生不过敏，但是对海鲜过敏").
-	if carry == carryHypothetical {
-		return nil, end, carryNone
+	if next, vetoed := vetoCarry(low[i:end]); vetoed {
+		return nil, end, next
 	}
-	if veto := stance.Default().For(low[i:end]).Veto(low[i:end]); veto != "" {
-		switch {
-		case veto == stance.Negated:
-			return nil, end, carryUser
-		case veto == stance.Hypothetical && len(strings.Fields(low[i:end])) <= 2:
-			// "Hypothetically, I'm allergic to peanuts.": the marker stands alone
-			// and the clause after it is what it supposes.
-			return nil, end, carryHypothetical
-		}
-		return nil, end, carryNone
-	}
-	hypothetical := prefixWord(restLow, hypotheticalEN) != "" || prefixWord(restLow, hypotheticalZH) != ""
-	ds, consumed, carryOn := matchPatterns(rest, restLow, start > 0, question, boost, greeted, hypothetical, false)
-	if len(ds) == 0 && carry != carryNone && !hypothetical {
-		// skipOpeners has taken "and" off an English continuation; look at it again.
-		if j := skipSpacePunct(low, start); strings.HasPrefix(low[j:], "and ") && i > j {
-			rest, restLow, i = s[j:], low[j:], j
-		}
-		// "我结婚了，有两个孩子" → "我有两个孩子"; "I live in Berlin and work at
-		// Siemens" → "I work at Siemens"; "我儿子四岁，女儿七岁" → "我女儿七岁".
-		if prefix, skip := carriedSubject(restLow, carry); prefix != "" {
-			ds, consumed, carryOn = matchPatterns(prefix+rest[skip:], prefix+restLow[skip:], true, question, boost, greeted, false, true)
-			consumed += skip - len(prefix)
-		}
+	restLow := low[i:]
+	at := clauseAt{inside: start > 0, question: question, boost: boost, greeted: greeted,
+		hypothetical: prefixWord(restLow, hypotheticalEN) != "" || prefixWord(restLow, hypotheticalZH) != ""}
+	ds, consumed, carryOn := matchPatterns(s[i:], restLow, at)
+	next := i + consumed
+	if len(ds) == 0 && carry != carryNone && !at.hypothetical {
+		ds, next, carryOn = matchCarried(s, low, start, i, carry, at)
 	}
 	if len(ds) == 0 {
 		return nil, end, carryNone
@@ -321,33 +300,71 @@ func extractClause(s, low string, start int, question, boost, greeted bool, carr
 			ds[k].importance += rememberImportance
 		}
 	}
-	return ds, i + consumed, carryOn
+	return ds, next, carryOn
 }
 
-// matchPatterns applies the first pattern that fits rest. synthetic marks text with
-// a subject the user left out: identity patterns ("我叫…") never apply to it.
-func matchPatterns(rest, restLow string, inside, question, boost, greeted, hypothetical, synthetic bool) ([]draft, int, carryMode) {
+// vetoCarry says whether the stance of a clause vetoes it: a clause that denies,
+// supposes, doubts or reports states nothing true about the user. It also gives the
+// carry for the clause after: a denial is still the user's own statement, so a
+// subjectless clause after it is theirs ("我对花生不过敏，但是对海鲜过敏").
+func vetoCarry(clause string) (carryMode, bool) {
+	switch veto := stance.Default().For(clause).Veto(clause); {
+	case veto == "":
+		return carryNone, false
+	case veto == stance.Negated:
+		return carryUser, true
+	case veto == stance.Hypothetical && len(strings.Fields(clause)) <= 2:
+		// "Hypothetically, I'm allergic to peanuts.": the marker stands alone
+		// and the clause after it is what it supposes.
+		return carryHypothetical, true
+	}
+	return carryNone, true
+}
+
+// matchCarried reads a clause without a subject of its own, starting at i, with
+// the user as its subject: "我结婚了，有两个孩子" → "我有两个孩子"; "I live in Berlin
+// and work at Siemens" → "I work at Siemens"; "我儿子四岁，女儿七岁" → "我女儿七岁". It
+// returns the drafts and the offset in s up to which they consumed it.
+func matchCarried(s, low string, start, i int, carry carryMode, at clauseAt) ([]draft, int, carryMode) {
+	// skipOpeners has taken "and" off an English continuation; look at it again.
+	if j := skipSpacePunct(low, start); strings.HasPrefix(low[j:], "and ") && i > j {
+		i = j
+	}
+	prefix, skip := carriedSubject(low[i:], carry)
+	if prefix == "" {
+		return nil, 0, carryNone
+	}
+	at.inside, at.hypothetical, at.synthetic = true, false, true
+	ds, consumed, carryOn := matchPatterns(prefix+s[i+skip:], prefix+low[i+skip:], at)
+	return ds, i + consumed + skip - len(prefix), carryOn
+}
+
+// clauseAt is what is known about the clause the patterns are tried on.
+type clauseAt struct {
+	inside       bool // not at the start of its sentence
+	question     bool // the sentence asks something
+	boost        bool // under an explicit "remember"
+	greeted      bool // the sentence (or the one before) opened with a greeting
+	hypothetical bool // the clause opens with a condition ("if I…")
+	synthetic    bool // the subject was left out by the user and put back by carriedSubject
+}
+
+// matchPatterns applies the first pattern that fits rest. Identity patterns ("我叫…")
+// never apply to a synthetic clause.
+func matchPatterns(rest, restLow string, at clauseAt) ([]draft, int, carryMode) {
 	r0 := firstRune(restLow)
 	zh := candidate.IsCJK(r0)
 	for pi := range patterns {
 		p := &patterns[pi]
-		if p.first != nil && !p.first[r0] || p.zh != zh && !p.anyScript || hypothetical && p.kind != kindReminder && !p.conditional || p.sentenceStart && inside ||
-			p.afterGreeting && !greeted || synthetic && p.noSynthetic {
+		if !p.canStart(r0, zh) || !p.allowedAt(at) {
 			continue
 		}
 		loc := p.re.FindStringSubmatchIndex(restLow)
 		if loc == nil {
 			continue
 		}
-		m := &match{head: rest[:loc[1]], zh: hasCJK(rest[:loc[1]])}
-		for g := 0; g+1 < len(loc); g += 2 {
-			if loc[g] < 0 {
-				m.groups = append(m.groups, "")
-				continue
-			}
-			m.groups = append(m.groups, rest[loc[g]:loc[g+1]])
-		}
-		ds, consumed, ok := p.apply(m, rest, restLow, loc, question, boost)
+		m := newMatch(rest, loc)
+		ds, consumed, ok := p.apply(m, rest, loc, at.question)
 		if !ok {
 			continue
 		}
@@ -356,15 +373,50 @@ func matchPatterns(rest, restLow string, inside, question, boost, greeted, hypot
 			// qualifies the statement, which is then not a long-term memory.
 			return nil, consumed, carryNone
 		}
-		switch {
-		case p.relativeCarry:
-			return ds, consumed, carryRelative
-		case p.noCarry:
-			return ds, consumed, carryNone
-		}
-		return ds, consumed, carryUser
+		return ds, consumed, p.carryAfter()
 	}
 	return nil, 0, carryNone
+}
+
+// canStart is the cheap test first: a pattern of the other script, or one whose
+// first rune cannot be r0, cannot match.
+func (p *pattern) canStart(r0 rune, zh bool) bool {
+	return (p.first == nil || p.first[r0]) && p.zh == zh
+}
+
+// allowedAt says whether the pattern may apply to a clause in this position.
+func (p *pattern) allowedAt(at clauseAt) bool {
+	switch {
+	case at.hypothetical && p.kind != kindReminder && !p.conditional:
+		return false // a supposition states nothing, unless the rule opens with its condition
+	case p.sentenceStart && at.inside, p.afterGreeting && !at.greeted, at.synthetic && p.noSynthetic:
+		return false
+	}
+	return true
+}
+
+// newMatch holds the matched head (original case) and the submatches of loc.
+func newMatch(rest string, loc []int) *match {
+	m := &match{head: rest[:loc[1]], zh: hasCJK(rest[:loc[1]])}
+	for g := 0; g+1 < len(loc); g += 2 {
+		if loc[g] < 0 {
+			m.groups = append(m.groups, "")
+			continue
+		}
+		m.groups = append(m.groups, rest[loc[g]:loc[g+1]])
+	}
+	return m
+}
+
+// carryAfter is whose statement a match of the pattern is, for the clause after it.
+func (p *pattern) carryAfter() carryMode {
+	switch {
+	case p.relativeCarry:
+		return carryRelative
+	case p.noCarry:
+		return carryNone
+	}
+	return carryUser
 }
 
 // carryMode says whose statement the last one was, for the clause after it.
@@ -398,48 +450,14 @@ func windowFollows(restLow string, consumed int) bool {
 // user's statements: the prefix to put in front and how many bytes of openers to
 // drop first; "" when the clause has a subject of its own or is not a statement.
 func carriedSubject(restLow string, carry carryMode) (prefix string, skip int) {
-	if carry == carryRelative {
-		if candidate.IsCJK(firstRune(restLow)) {
-			for w := range relationsZH {
-				if strings.HasPrefix(restLow, w) {
-					return "我", 0
-				}
-			}
-		}
+	zh := candidate.IsCJK(firstRune(restLow))
+	switch {
+	case carry == carryRelative && zh && hasAnyRelativePrefixZH(restLow):
+		return "我", 0 // "我儿子四岁，女儿七岁": another relative of the user's
+	case carry == carryRelative:
 		return "", 0
-	}
-	if candidate.IsCJK(firstRune(restLow)) {
-		// "我有两个孩子和一条狗": "和一条狗" is one more thing the user has.
-		for _, c := range []string{"和", "还有", "以及"} {
-			if r, ok := strings.CutPrefix(restLow, c); ok && strings.ContainsRune("一两三四五几", firstRune(r)) {
-				return "我有", len(c)
-			}
-		}
-		// Joining words go ("但现在住在首尔" → "我现在住在首尔"); adverbs stay in the
-		// statement ("也", "现在").
-		skip = 0
-		for _, d := range []string{"但是", "但", "不过", "可是", "而且", "并且", "同时", "所以", "然后"} {
-			if strings.HasPrefix(restLow[skip:], d) {
-				skip += len(d)
-			}
-		}
-		j := skip
-		for _, d := range []string{"现在", "目前", "也"} {
-			if strings.HasPrefix(restLow[j:], d) {
-				j += len(d)
-			}
-		}
-		r := restLow[j:]
-		for _, subj := range []string{"我", "你", "他", "她", "它", "这", "那", "谁", "大家", "别人", "朋友", "叫", "是", "就是"} {
-			if strings.HasPrefix(r, subj) {
-				return "", 0
-			}
-		}
-		if r == "" {
-			return "", 0
-		}
-		// Chinese drops the subject freely.
-		return "我", skip
+	case zh:
+		return carriedSubjectZH(restLow)
 	}
 	// English only carries over an explicit "and": "…dishes like kung pao chicken"
 	// has a preposition where a verb could be.
@@ -450,6 +468,51 @@ func carriedSubject(restLow string, carry carryMode) (prefix string, skip int) {
 	return "", 0
 }
 
+func hasAnyRelativePrefixZH(s string) bool {
+	for w := range relationsZH {
+		if strings.HasPrefix(s, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// Chinese drops the subject freely; a clause that names one keeps it.
+var (
+	carryJoinsZH   = []string{"但是", "但", "不过", "可是", "而且", "并且", "同时", "所以", "然后"}
+	carryAdverbsZH = []string{"现在", "目前", "也"}
+	ownSubjectsZH  = []string{"我", "你", "他", "她", "它", "这", "那", "谁", "大家", "别人", "朋友", "叫", "是", "就是"}
+	moreThingsZH   = []string{"和", "还有", "以及"}
+	countOpenersZH = "一两三四五几"
+)
+
+func carriedSubjectZH(restLow string) (string, int) {
+	// "我有两个孩子和一条狗": "和一条狗" is one more thing the user has.
+	for _, c := range moreThingsZH {
+		if r, ok := strings.CutPrefix(restLow, c); ok && strings.ContainsRune(countOpenersZH, firstRune(r)) {
+			return "我有", len(c)
+		}
+	}
+	// Joining words go ("但现在住在首尔" → "我现在住在首尔"); adverbs stay in the
+	// statement ("也", "现在").
+	skip := skipEach(restLow, 0, carryJoinsZH)
+	r := restLow[skipEach(restLow, skip, carryAdverbsZH):]
+	if r == "" || hasAnyPrefix(r, ownSubjectsZH...) {
+		return "", 0
+	}
+	return "我", skip
+}
+
+// skipEach moves from past each of words in turn that opens s[from:].
+func skipEach(s string, from int, words []string) int {
+	for _, w := range words {
+		if strings.HasPrefix(s[from:], w) {
+			from += len(w)
+		}
+	}
+	return from
+}
+
 // carryVerbsEN are base forms after which the user is still the subject ("…and work
 // at Siemens"); a third-person form ("…and loves horses") is someone else's.
 var carryVerbsEN = toSet(`work live love like enjoy have speak teach study own run prefer hate am also currently now
@@ -457,7 +520,7 @@ var carryVerbsEN = toSet(`work live love like enjoy have speak teach study own r
 
 // apply turns a match into drafts. ok=false means the pattern did not fit after all
 // and the next one should be tried.
-func (p *pattern) apply(m *match, rest, restLow string, loc []int, question, boost bool) ([]draft, int, bool) {
+func (p *pattern) apply(m *match, rest string, loc []int, question bool) ([]draft, int, bool) {
 	switch p.kind {
 	case kindCustom:
 		return p.custom(m, rest, loc)
@@ -468,77 +531,106 @@ func (p *pattern) apply(m *match, rest, restLow string, loc []int, question, boo
 	case kindRule:
 		return p.applyRule(m, rest, loc[1])
 	case kindWhole:
-		whole, n := cutObject(rest[:loc[1]], m.zh, false)
-		m.item = whole
-		if m.zh {
-			m.item = m.head
-		}
-		key, ok := p.key(m)
-		if !ok {
-			return nil, 0, false
-		}
-		return []draft{p.draft(key, statement(whole, m.zh))}, n, true
+		return p.applyWhole(m, rest[:loc[1]])
 	}
-	// kindObject
-	var obj string
-	consumed := loc[1]
-	if p.group > 0 {
-		// The object is a submatch; alternations may put it in a later group.
-		for g := p.group; g < len(m.groups); g++ {
-			if m.groups[g] != "" {
-				obj = trimObject(m.groups[g], m.zh)
-				break
-			}
-		}
-	} else {
-		var n int
-		obj, n = cutObject(rest[loc[1]:], m.zh || hasCJK(rest[loc[1]:]), question)
-		consumed += n
+	return p.applyObject(m, rest, loc, question)
+}
+
+// applyWhole keeps the matched clause itself as the statement ("I'm vegetarian").
+func (p *pattern) applyWhole(m *match, head string) ([]draft, int, bool) {
+	whole, n := cutObject(head, m.zh, false)
+	m.item = whole
+	if m.zh {
+		m.item = m.head
 	}
-	if p.trim != nil {
-		if p.group == 0 {
-			// the raw object: fillers such as "now" in "for now" still matter here
-			obj = p.trim(rest[loc[1]:consumed])
-		} else {
-			obj = p.trim(obj)
-		}
+	key, ok := p.key(m)
+	if !ok {
+		return nil, 0, false
 	}
+	return []draft{p.draft(key, statement(whole, m.zh))}, n, true
+}
+
+// applyObject makes one draft per valid item of the object after the head.
+func (p *pattern) applyObject(m *match, rest string, loc []int, question bool) ([]draft, int, bool) {
+	obj, consumed := p.object(m, rest, loc[1], question)
 	if obj == "" {
 		return nil, 0, false
 	}
 	zh := m.zh || hasCJK(obj)
-	items := []string{obj}
-	switch {
-	case p.splitAnd:
-		items = splitAll(obj, zh)
-	case p.group == 0 && p.content == nil && !p.wholeObject:
-		items = splitList(obj, zh)
-	}
 	var out []draft
-	for _, item := range items {
-		if !validObject(item, zh) && !(p.place && validPlace(item)) {
-			continue
+	for _, item := range p.items(obj, zh) {
+		if d, ok := p.itemDraft(m, item, zh); ok {
+			out = append(out, d)
 		}
-		m.item = item
-		key, ok := p.key(m)
-		if !ok {
-			continue
-		}
-		var content string
-		switch {
-		case p.content != nil:
-			content = p.content(m)
-		case zh:
-			content = sentenceZH(thirdPersonZH(m.head + item))
-		default:
-			content = sentenceEN(thirdPersonEN(m.head) + " " + objectEN(item))
-		}
-		out = append(out, p.draft(key, content))
 	}
 	if len(out) == 0 {
 		return nil, 0, false
 	}
 	return out, consumed, true
+}
+
+// object is the (trimmed) object of a match and the offset up to which rest is
+// consumed: a submatch when the pattern names a group, else what follows the head.
+func (p *pattern) object(m *match, rest string, headEnd int, question bool) (string, int) {
+	if p.group > 0 {
+		obj := p.groupObject(m)
+		if p.trim != nil {
+			obj = p.trim(obj)
+		}
+		return obj, headEnd
+	}
+	obj, n := cutObject(rest[headEnd:], m.zh || hasCJK(rest[headEnd:]), question)
+	consumed := headEnd + n
+	if p.trim != nil {
+		// the raw object: fillers such as "now" in "for now" still matter here
+		obj = p.trim(rest[headEnd:consumed])
+	}
+	return obj, consumed
+}
+
+// groupObject is the pattern's submatch; alternations may put it in a later group.
+func (p *pattern) groupObject(m *match) string {
+	for g := p.group; g < len(m.groups); g++ {
+		if m.groups[g] != "" {
+			return trimObject(m.groups[g], m.zh)
+		}
+	}
+	return ""
+}
+
+// items splits an object into the things it lists, unless the pattern takes it
+// whole (a submatch, a content of its own, "my favorite genres are rock and pop").
+func (p *pattern) items(obj string, zh bool) []string {
+	switch {
+	case p.splitAnd:
+		return splitAll(obj, zh)
+	case p.group == 0 && p.content == nil && !p.wholeObject:
+		return splitList(obj, zh)
+	}
+	return []string{obj}
+}
+
+// itemDraft is the draft for one item, ok=false when the item is no object the
+// pattern keeps.
+func (p *pattern) itemDraft(m *match, item string, zh bool) (draft, bool) {
+	if !validObject(item, zh) && !(p.place && validPlace(item)) {
+		return draft{}, false
+	}
+	m.item = item
+	key, ok := p.key(m)
+	if !ok {
+		return draft{}, false
+	}
+	var content string
+	switch {
+	case p.content != nil:
+		content = p.content(m)
+	case zh:
+		content = sentenceZH(thirdPersonZH(m.head + item))
+	default:
+		content = sentenceEN(thirdPersonEN(m.head) + " " + objectEN(item))
+	}
+	return p.draft(key, content), true
 }
 
 func (p *pattern) draft(key, content string) draft {
@@ -689,48 +781,44 @@ func validRule(body string, zh bool, head string) bool {
 		return false // "In the future, can I ask you to…?": a question, not a rule
 	}
 	if zh {
-		if utf8.RuneCountInString(body) < 2 || utf8.RuneCountInString(body) > 60 {
-			return false
-		}
-		// "以后我可以请你…": the user describing their own plans, not a rule.
-		if strings.HasPrefix(body, "我") && !strings.HasPrefix(body, "我希望") && !strings.HasPrefix(body, "我要求") && !strings.HasPrefix(body, "我需要你") {
-			return false
-		}
-		if strings.HasSuffix(head, "每次") {
-			for _, v := range everyTimeVerbsZH {
-				if strings.Contains(body, v) {
-					return true
-				}
-			}
-			return false
-		}
-		for _, p := range []string{"再", "见", "有空", "有机会", "聊", "还是", "也许", "可能", "会"} {
-			if strings.HasPrefix(body, p) {
-				return false // "以后再说", "以后有机会…": not a request
-			}
-		}
-		for _, v := range ruleVerbsZH {
-			if strings.Contains(body, v) {
-				return true
-			}
-		}
+		return validRuleZH(body, head)
+	}
+	return validRuleEN(strings.Fields(body), head)
+}
+
+// notRequestsZH open a clause after "以后" that asks for nothing ("以后再说", "以后有机会…").
+var notRequestsZH = []string{"再", "见", "有空", "有机会", "聊", "还是", "也许", "可能", "会"}
+
+func validRuleZH(body, head string) bool {
+	if n := utf8.RuneCountInString(body); n < 2 || n > 60 {
 		return false
 	}
-	ws := strings.Fields(body)
+	// "以后我可以请你…": the user describing their own plans, not a rule.
+	if strings.HasPrefix(body, "我") && !hasAnyPrefix(body, "我希望", "我要求", "我需要你") {
+		return false
+	}
+	if strings.HasSuffix(head, "每次") {
+		return containsAny(body, everyTimeVerbsZH...)
+	}
+	return !hasAnyPrefix(body, notRequestsZH...) && containsAny(body, ruleVerbsZH...)
+}
+
+// notRulesEN open what follows "always"/"never" without asking for anything
+// ("never mind", "never again", "never been").
+var notRulesEN = toSet(`mind mind, again before been`)
+
+func validRuleEN(ws []string, head string) bool {
 	if len(ws) < 2 || len(ws) > 25 {
 		return false
 	}
 	first := strings.ToLower(ws[0])
-	switch first {
-	case "mind", "mind,", "again", "before", "been":
+	if notRulesEN[first] {
 		return false
 	}
 	// "Always use metric units" is an instruction; "(he) always maintained…" or
 	// "always makes me happy" describe something.
-	if h := strings.ToLower(strings.TrimSpace(head)); strings.HasSuffix(h, "always") || strings.HasSuffix(h, "never") || strings.HasSuffix(h, "ever") {
-		if strings.HasSuffix(first, "ed") || strings.HasSuffix(first, "s") && !strings.HasSuffix(first, "ss") {
-			return false
-		}
+	if hasAnySuffix(strings.ToLower(strings.TrimSpace(head)), "always", "never", "ever") {
+		return !(strings.HasSuffix(first, "ed") || strings.HasSuffix(first, "s") && !strings.HasSuffix(first, "ss"))
 	}
 	return true
 }

@@ -64,7 +64,7 @@ func (r *Refiner) Refine(ctx context.Context, in ports.RefineInput) ([]candidate
 	seen := map[string]memory.Key{} // normalised content of earlier candidates in this batch
 	out := make([]candidate.Decision, 0, len(in.Candidates))
 	for _, c := range in.Candidates {
-		d := r.decide(c, byKey, live, seen, in)
+		d := r.decide(c, byKey, live, seen)
 		if d.Verdict != candidate.VerdictDrop && d.Candidate.Op != candidate.OpDelete {
 			seen[candidate.NormalizeContent(d.Candidate.Content)] = d.TargetKey
 		}
@@ -73,56 +73,24 @@ func (r *Refiner) Refine(ctx context.Context, in ports.RefineInput) ([]candidate
 	return out, ports.LLMUsage{}, nil
 }
 
-func (r *Refiner) decide(c candidate.Candidate, byKey map[memory.Key]memory.Memory, live []memory.Memory, seen map[string]memory.Key, in ports.RefineInput) candidate.Decision {
-	dropped := func(reason string) candidate.Decision {
-		return candidate.Decision{Candidate: c, Verdict: candidate.VerdictDrop, Reason: reason}
-	}
+func (r *Refiner) decide(c candidate.Candidate, byKey map[memory.Key]memory.Memory, live []memory.Memory, seen map[string]memory.Key) candidate.Decision {
 	if s := r.opts.Boundaries.Check(c); !s.Kept {
-		return dropped(string(s.Reason) + ": " + s.Detail)
+		return drop(c, string(s.Reason)+": "+s.Detail)
 	}
 	key, err := memory.ParseKey(c.Key)
 	if err != nil {
-		return dropped("invalid key: " + err.Error())
+		return drop(c, "invalid key: "+err.Error())
 	}
 	c.Key = key.String()
-	norm := candidate.NormalizeContent(c.Content)
-
 	if c.Op == candidate.OpDelete {
-		if m, ok := byKey[key]; ok && m.Active() {
-			return candidate.Decision{Candidate: c, Verdict: candidate.VerdictKeep, TargetKey: key, Reason: "delete the memory with this key"}
-		}
-		if best, sim := r.mostSimilar(c.Content, live); best != nil && sim >= r.opts.ReuseThreshold {
-			c.Key = best.Key().String()
-			return candidate.Decision{Candidate: c, Verdict: candidate.VerdictReuseKey, TargetKey: best.Key(),
-				Reason: fmt.Sprintf("delete the memory %.2f similar to it", sim)}
-		}
-		return dropped("nothing to delete under this key")
+		return r.decideDelete(c, key, byKey, live)
 	}
-
-	for _, m := range live {
-		if candidate.NormalizeContent(m.Content()) == norm {
-			return dropped("duplicate of existing memory " + m.Key().String())
-		}
+	if reason := duplicateOf(candidate.NormalizeContent(c.Content), live, seen); reason != "" {
+		return drop(c, reason)
 	}
-	if k, ok := seen[norm]; ok {
-		return dropped("duplicate of an earlier candidate " + k.String())
-	}
-
 	if m, ok := byKey[key]; ok {
-		if c.Op == candidate.OpAppend && m.Active() {
-			merged := m.Content() + memory.AppendSeparator + c.Content
-			if utf8.RuneCountInString(merged) <= memory.MaxContentLen {
-				c.Content = merged
-				c.Op = candidate.OpUpdate
-				return candidate.Decision{Candidate: c, Verdict: candidate.VerdictMerge, TargetKey: key,
-					Reason: "append to the memory with this key"}
-			}
-		}
-		c.Op = candidate.OpUpdate
-		return candidate.Decision{Candidate: c, Verdict: candidate.VerdictKeep, TargetKey: key,
-			Reason: "same key as an existing memory: update it"}
+		return updateExisting(c, key, m)
 	}
-
 	if best, sim := r.mostSimilar(c.Content, live); best != nil && sim >= r.opts.ReuseThreshold {
 		c.Key = best.Key().String()
 		c.Op = candidate.OpUpdate
@@ -133,6 +101,55 @@ func (r *Refiner) decide(c candidate.Candidate, byKey map[memory.Key]memory.Memo
 		c.Op = candidate.OpAdd
 	}
 	return candidate.Decision{Candidate: c, Verdict: candidate.VerdictKeep, TargetKey: key, Reason: "new memory"}
+}
+
+func drop(c candidate.Candidate, reason string) candidate.Decision {
+	return candidate.Decision{Candidate: c, Verdict: candidate.VerdictDrop, Reason: reason}
+}
+
+// decideDelete keeps a DELETE that names a memory: by its key, or the live memory
+// most similar to what it retracts.
+func (r *Refiner) decideDelete(c candidate.Candidate, key memory.Key, byKey map[memory.Key]memory.Memory, live []memory.Memory) candidate.Decision {
+	if m, ok := byKey[key]; ok && m.Active() {
+		return candidate.Decision{Candidate: c, Verdict: candidate.VerdictKeep, TargetKey: key, Reason: "delete the memory with this key"}
+	}
+	if best, sim := r.mostSimilar(c.Content, live); best != nil && sim >= r.opts.ReuseThreshold {
+		c.Key = best.Key().String()
+		return candidate.Decision{Candidate: c, Verdict: candidate.VerdictReuseKey, TargetKey: best.Key(),
+			Reason: fmt.Sprintf("delete the memory %.2f similar to it", sim)}
+	}
+	return drop(c, "nothing to delete under this key")
+}
+
+// duplicateOf names what a candidate's normalised content already is: a live
+// memory or an earlier candidate of the batch; "" when it is new.
+func duplicateOf(norm string, live []memory.Memory, seen map[string]memory.Key) string {
+	for _, m := range live {
+		if candidate.NormalizeContent(m.Content()) == norm {
+			return "duplicate of existing memory " + m.Key().String()
+		}
+	}
+	if k, ok := seen[norm]; ok {
+		return "duplicate of an earlier candidate " + k.String()
+	}
+	return ""
+}
+
+// updateExisting writes a candidate to the existing memory of its key: an APPEND to
+// an active memory merges while the merged content fits, anything else updates.
+func updateExisting(c candidate.Candidate, key memory.Key, m memory.Memory) candidate.Decision {
+	if c.Op == candidate.OpAppend && m.Active() {
+		merged := m.Content() + memory.AppendSeparator + c.Content
+		if utf8.RuneCountInString(merged) <= memory.MaxContentLen {
+			c.Content = merged
+			c.Op = candidate.OpUpdate
+			return candidate.Decision{Candidate: c, Verdict: candidate.VerdictMerge, TargetKey: key,
+				Reason: "append to the memory with this key"}
+		}
+	}
+	c.Op = candidate.OpUpdate
+	return candidate.Decision{Candidate: c, Verdict: candidate.VerdictKeep, TargetKey: key,
+		Reason: "same key as an existing memory: update it"}
 }
 
 // mostSimilar returns the live memory most similar to content. Ties go to the

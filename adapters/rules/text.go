@@ -142,9 +142,9 @@ var objectStopsZH = []string{",", "，", ";", "；", ":", "：", "因为", "但�
 // jazz and tonight I'm going to a concert").
 var newStatementEN = toSet(`tomorrow tonight today yesterday this next later then tmr soon now last`)
 
-// commaBreakEN are words that, after a comma, start a new clause rather than the
-// next item of a list.
-var commaBreakEN = toSet(`i you he she we they it what how why when where who which can could would do does did is
+// commaBreakWordsEN are words that, after a comma, start a new clause rather than
+// the next item of a list.
+var commaBreakWordsEN = toSet(`i you he she we they it what how why when where who which can could would do does did is
 	are was were but so because especially though although since as that please thanks thank by anyway also and
 	if my your there this then do any don't not let's let`)
 
@@ -152,8 +152,20 @@ var commaBreakEN = toSet(`i you he she we they it what how why when where who wh
 // the first comma; otherwise a comma followed by a clause opener ends it, while a
 // comma followed by another noun continues a list.
 func cutObject(raw string, zh, question bool) (string, int) {
-	low := candidate.LowerASCII(raw)
-	end := len(raw)
+	low := candidate.LowerASCII(raw) // same length as raw: offsets carry over
+	end := firstObjectStop(low, zh)
+	if zh {
+		end = timeBreakZH(low, end)
+	} else {
+		end = commaBreakEN(low, andBreakEN(low, end), question)
+	}
+	return trimObject(raw[:end], zh), end
+}
+
+// firstObjectStop is the offset of the first word or mark after which the object
+// explains or digresses (len(low) when there is none).
+func firstObjectStop(low string, zh bool) int {
+	end := len(low)
 	stops := objectStopsEN
 	if zh {
 		stops = objectStopsZH
@@ -166,47 +178,69 @@ func cutObject(raw string, zh, question bool) (string, int) {
 	if i := strings.IndexAny(low, ";:"); i >= 0 && i < end {
 		end = i
 	}
-	if zh {
-		// "护士明天要上夜班": a time phrase inside a Chinese object opens the next
-		// statement ("明天要上夜班"); at its start it qualifies the object and stays.
-		if w := candidate.TimeWindow(low[:end]); w != "" {
-			if i := strings.Index(low[:end], w); i > 0 {
-				end = i
-			}
-		}
-	} else {
-		// "Berlin and work at Siemens", "jazz and tonight I'm going…": "and" before a
-		// verb of the user's or a time word starts a new statement.
-		for from := 0; from < end; {
-			i := strings.Index(low[from:end], " and ")
-			if i < 0 {
-				break
-			}
-			i += from
-			if next := strings.Fields(low[i+len(" and "):]); len(next) > 0 && (carryVerbsEN[next[0]] && next[0] != "also" || newStatementEN[strings.Trim(next[0], ",")]) {
-				end = i
-				break
-			}
-			from = i + 1
-		}
-		for from := 0; from < end; {
-			i := strings.IndexByte(low[from:end], ',')
-			if i < 0 {
-				break
-			}
-			i += from
-			next := strings.Fields(low[i+1:])
-			// ", and reading poetry" closes a list; ", and I…" starts a clause.
-			listAnd := len(next) > 1 && (next[0] == "and" || next[0] == "or") && !commaBreakEN[strings.Trim(next[1], ".,!?")] &&
-				!carryVerbsEN[next[1]] && !newStatementEN[next[1]] && !enAdverbs[next[1]]
-			if question || len(next) == 0 || commaBreakEN[strings.Trim(next[0], ".,!?")] && !listAnd {
-				end = i
-				break
-			}
-			from = i + 1
+	return end
+}
+
+// timeBreakZH: "护士明天要上夜班": a time phrase inside a Chinese object opens the next
+// statement ("明天要上夜班"); at its start it qualifies the object and stays.
+func timeBreakZH(low string, end int) int {
+	if w := candidate.TimeWindow(low[:end]); w != "" {
+		if i := strings.Index(low[:end], w); i > 0 {
+			return i
 		}
 	}
-	return trimObject(raw[:end], zh), end
+	return end
+}
+
+// andBreakEN: "Berlin and work at Siemens", "jazz and tonight I'm going…": "and"
+// before a verb of the user's or a time word starts a new statement.
+func andBreakEN(low string, end int) int {
+	for from := 0; from < end; {
+		i := strings.Index(low[from:end], " and ")
+		if i < 0 {
+			break
+		}
+		i += from
+		if next := strings.Fields(low[i+len(" and "):]); len(next) > 0 && opensStatementEN(next[0]) {
+			return i
+		}
+		from = i + 1
+	}
+	return end
+}
+
+// opensStatementEN reports whether a word after "and" starts a statement of its own.
+func opensStatementEN(w string) bool {
+	return carryVerbsEN[w] && w != "also" || newStatementEN[strings.Trim(w, ",")]
+}
+
+// commaBreakEN is the offset of the first comma that ends the object: any comma in
+// a question, else one before a clause opener (one that does not close a list).
+func commaBreakEN(low string, end int, question bool) int {
+	for from := 0; from < end; {
+		i := strings.IndexByte(low[from:end], ',')
+		if i < 0 {
+			break
+		}
+		i += from
+		if question || commaOpensClauseEN(strings.Fields(low[i+1:])) {
+			return i
+		}
+		from = i + 1
+	}
+	return end
+}
+
+// commaOpensClauseEN looks at the words after a comma: nothing, or a clause opener
+// that does not close a list, ends the object.
+func commaOpensClauseEN(next []string) bool {
+	return len(next) == 0 || commaBreakWordsEN[strings.Trim(next[0], ".,!?")] && !closesListEN(next)
+}
+
+// closesListEN: ", and reading poetry" closes a list; ", and I…" starts a clause.
+func closesListEN(next []string) bool {
+	return len(next) > 1 && (next[0] == "and" || next[0] == "or") && !commaBreakWordsEN[strings.Trim(next[1], ".,!?")] &&
+		!carryVerbsEN[next[1]] && !newStatementEN[next[1]] && !enAdverbs[next[1]]
 }
 
 var trailingEN = []string{"very much", "so much", "a lot", "the most", "too", "as well", "really", "very", "though",
@@ -246,47 +280,48 @@ func trimObject(s string, zh bool) string {
 // into items; a plain "A and B" without a list separator stays one item, except in
 // Chinese when both halves are known objects ("旅游和看电影").
 func splitList(obj string, zh bool) []string {
-	var parts []string
 	if zh {
-		if strings.HasPrefix(obj, "在") || strings.HasPrefix(obj, "去") || strings.HasPrefix(obj, "到") || strings.HasPrefix(obj, "跟") {
-			parts = []string{obj} // "在海滩、山脉和湖泊附近拍摄": the list is inside a phrase
-		} else if strings.Contains(obj, "、") {
-			parts = strings.Split(obj, "、")
-			last := parts[len(parts)-1]
-			parts = append(parts[:len(parts)-1], splitZHAnd(last)...)
-		} else if halves := splitZHAnd(obj); len(halves) == 2 && knownZH(halves[0]) && knownZH(halves[1]) {
-			parts = halves
-		} else {
-			parts = []string{obj}
-		}
-	} else {
-		if strings.Contains(obj, ", ") {
-			parts = strings.Split(obj, ", ")
-			last := parts[len(parts)-1]
-			for _, sep := range []string{" and ", " or "} {
-				if i := strings.LastIndex(last, sep); i > 0 {
-					parts = append(parts[:len(parts)-1], last[:i], last[i+len(sep):])
-					break
-				}
-			}
-		} else {
-			parts = []string{obj}
+		return cleanItems(listPartsZH(obj), true)
+	}
+	return cleanItems(listPartsEN(obj), false)
+}
+
+func listPartsZH(obj string) []string {
+	if hasAnyPrefix(obj, "在", "去", "到", "跟") {
+		return []string{obj} // "在海滩、山脉和湖泊附近拍摄": the list is inside a phrase
+	}
+	if strings.Contains(obj, "、") {
+		parts := strings.Split(obj, "、")
+		last := parts[len(parts)-1]
+		return append(parts[:len(parts)-1], splitZHAnd(last)...)
+	}
+	if halves := splitZHAnd(obj); len(halves) == 2 && knownZH(halves[0]) && knownZH(halves[1]) {
+		return halves
+	}
+	return []string{obj}
+}
+
+func listPartsEN(obj string) []string {
+	if !strings.Contains(obj, ", ") {
+		return []string{obj}
+	}
+	parts := strings.Split(obj, ", ")
+	last := parts[len(parts)-1]
+	for _, sep := range []string{" and ", " or "} {
+		if i := strings.LastIndex(last, sep); i > 0 {
+			return append(parts[:len(parts)-1], last[:i], last[i+len(sep):])
 		}
 	}
+	return parts
+}
+
+// cleanItems trims the parts of a list and keeps at most six: a longer list is a
+// digression, not six things the user likes.
+func cleanItems(parts []string, zh bool) []string {
 	out := parts[:0]
 	infinitive := !zh && strings.HasPrefix(strings.ToLower(strings.TrimSpace(parts[0])), "to ")
 	for i, p := range parts {
-		p = strings.TrimSpace(p)
-		p = strings.TrimPrefix(p, "and ")
-		p = strings.TrimPrefix(p, "or ")
-		if zh {
-			if j := strings.Index(p, "等"); j > 0 {
-				p = p[:j] // "枪与玫瑰等摇滚乐队" → 枪与玫瑰
-			}
-		} else if infinitive && i > 0 && !strings.HasPrefix(strings.ToLower(p), "to ") {
-			p = "to " + p // "to listen to music, read books" → "to read books"
-		}
-		if p = trimObject(p, zh); p != "" {
+		if p = cleanItem(p, zh, infinitive && i > 0); p != "" {
 			out = append(out, p)
 		}
 		if len(out) == 6 {
@@ -294,6 +329,22 @@ func splitList(obj string, zh bool) []string {
 		}
 	}
 	return out
+}
+
+// cleanItem trims one list item; infinitive says the list opened with "to …", so
+// the item gets the "to" back ("to listen to music, read books" → "to read books").
+func cleanItem(p string, zh, infinitive bool) string {
+	p = strings.TrimSpace(p)
+	p = strings.TrimPrefix(p, "and ")
+	p = strings.TrimPrefix(p, "or ")
+	if zh {
+		if j := strings.Index(p, "等"); j > 0 {
+			p = p[:j] // "枪与玫瑰等摇滚乐队" → 枪与玫瑰
+		}
+	} else if infinitive && !strings.HasPrefix(strings.ToLower(p), "to ") {
+		p = "to " + p
+	}
+	return trimObject(p, zh)
 }
 
 func splitZHAnd(s string) []string {
@@ -336,17 +387,12 @@ func validObject(obj string, zh bool) bool {
 		return false
 	}
 	if zh || candidate.IsCJK(firstRune(obj)) {
-		if utf8.RuneCountInString(obj) > 14 {
-			return false
-		}
-		for _, d := range deicticZH {
-			if strings.HasPrefix(obj, d) {
-				return false
-			}
-		}
-		return true
+		return utf8.RuneCountInString(obj) <= 14 && !hasAnyPrefix(obj, deicticZH...)
 	}
-	ws := strings.Fields(obj)
+	return validObjectEN(strings.Fields(obj))
+}
+
+func validObjectEN(ws []string) bool {
 	if len(ws) == 0 || len(ws) > 12 {
 		return false
 	}
@@ -357,19 +403,16 @@ func validObject(obj string, zh bool) bool {
 		return false
 	}
 	for _, w := range ws[1:] {
-		switch strings.ToLower(strings.Trim(w, ".,")) {
-		case "it", "them", "this", "that", "these", "those":
+		if refersBackEN[strings.ToLower(strings.Trim(w, ".,"))] {
 			return false // "to match it with…": refers to something said before
 		}
 	}
 	// "the plot" refers to something; "The Beatles" names something.
-	if (first == "the" || first == "a" || first == "an") && len(ws) > 1 && first == ws[0] {
-		if r := firstRune(ws[1]); unicode.IsLower(r) && first == "the" {
-			return false
-		}
-	}
-	return true
+	return !(ws[0] == "the" && len(ws) > 1 && unicode.IsLower(firstRune(ws[1])))
 }
+
+// refersBackEN are pronouns that, inside an object, point at something said before.
+var refersBackEN = toSet(`it them this that these those`)
 
 // enAdverbs may stand between "I" and the verb.
 var enAdverbs = toSet(`really also truly absolutely just still especially totally quite particularly genuinely
@@ -387,55 +430,47 @@ func thirdPersonEN(head string) string {
 	}
 	first := strings.ToLower(ws[0])
 	rest := ws[1:]
-	switch first {
-	case "my":
-		return strings.TrimSpace("User's " + strings.Join(swapPronounsEN(rest), " "))
-	case "i'm":
-		return strings.TrimSpace("User is " + strings.Join(swapPronounsEN(rest), " "))
-	case "i've":
-		return strings.TrimSpace("User has " + strings.Join(swapPronounsEN(rest), " "))
-	case "i'd":
-		return strings.TrimSpace("User would " + strings.Join(swapPronounsEN(rest), " "))
-	case "we've":
-		return strings.TrimSpace("User has " + strings.Join(swapPronounsEN(rest), " "))
-	case "we're":
-		return strings.TrimSpace("User is " + strings.Join(swapPronounsEN(rest), " "))
-	case "i", "we":
-	default:
+	if subject, ok := contractedSubjectsEN[first]; ok {
+		return strings.TrimSpace(subject + strings.Join(swapPronounsEN(rest), " "))
+	}
+	if first != "i" && first != "we" {
 		return strings.Join(swapPronounsEN(ws), " ")
 	}
+	// The first word after the subject that is no adverb is the verb.
 	out := []string{"User"}
 	conjugated := false
-	for i := 0; i < len(rest); i++ {
-		w := rest[i]
-		lw := strings.ToLower(w)
-		if conjugated || enAdverbs[lw] {
+	for _, w := range rest {
+		if conjugated || enAdverbs[strings.ToLower(w)] {
 			out = append(out, w)
 			continue
 		}
 		conjugated = true
-		switch lw {
-		case "am":
-			out = append(out, "is")
-		case "have":
-			out = append(out, "has")
-		case "do":
-			out = append(out, "does")
-		case "don't", "dont":
-			out = append(out, "doesn't")
-		case "was", "can't", "cannot", "can", "will", "would", "could", "should", "must", "didn't", "won't":
-			out = append(out, w)
-		case "were":
-			out = append(out, "was")
-		default:
-			if strings.HasSuffix(lw, "ed") || pastEN[lw] {
-				out = append(out, w) // "I moved to" → "User moved to"
-			} else {
-				out = append(out, verbS(w))
-			}
-		}
+		out = append(out, conjugateEN(w))
 	}
 	return strings.Join(swapPronounsEN(out), " ")
+}
+
+// contractedSubjectsEN are first-person openers that carry their verb: the
+// third-person subject and verb that replace them.
+var contractedSubjectsEN = map[string]string{"my": "User's ", "i'm": "User is ", "i've": "User has ", "i'd": "User would ",
+	"we've": "User has ", "we're": "User is "}
+
+// conjugatedEN are verbs whose third person is irregular; keptVerbsEN stay as they
+// are (modals, past forms).
+var conjugatedEN = map[string]string{"am": "is", "have": "has", "do": "does", "don't": "doesn't", "dont": "doesn't", "were": "was"}
+var keptVerbsEN = toSet(`was can't cannot can will would could should must didn't won't`)
+
+// conjugateEN puts the verb after "I" in the third person: "like" → "likes",
+// "moved" stays ("User moved to").
+func conjugateEN(w string) string {
+	lw := strings.ToLower(w)
+	if c, ok := conjugatedEN[lw]; ok {
+		return c
+	}
+	if keptVerbsEN[lw] || strings.HasSuffix(lw, "ed") || pastEN[lw] {
+		return w
+	}
+	return verbS(w)
 }
 
 // pastEN are irregular past forms that stay as they are in the third person.
@@ -538,6 +573,33 @@ var zhPunct = strings.NewReplacer(",", "，", ";", "；", ":", "：", "?", "？"
 func hasCJK(s string) bool {
 	for _, r := range s {
 		if candidate.IsCJK(r) {
+			return true
+		}
+	}
+	return false
+}
+
+func hasAnyPrefix(s string, prefixes ...string) bool {
+	for _, p := range prefixes {
+		if strings.HasPrefix(s, p) {
+			return true
+		}
+	}
+	return false
+}
+
+func hasAnySuffix(s string, suffixes ...string) bool {
+	for _, p := range suffixes {
+		if strings.HasSuffix(s, p) {
+			return true
+		}
+	}
+	return false
+}
+
+func containsAny(s string, words ...string) bool {
+	for _, w := range words {
+		if strings.Contains(s, w) {
 			return true
 		}
 	}

@@ -289,6 +289,11 @@ type memoryRow struct {
 	TTLDays *int `bun:"ttl_days"`
 	Pinned  bool `bun:"pinned"`
 
+	AgentID  string `bun:"agent_id,nullzero"`
+	AppID    string `bun:"app_id,nullzero"`
+	RunID    string `bun:"run_id,nullzero"`
+	Metadata string `bun:"metadata,nullzero"` // compact JSON object (memory.Metadata)
+
 	VectorStatus   string    `bun:"vector_status"`
 	VectorSyncedAt time.Time `bun:"vector_synced_at,nullzero"`
 	VectorError    string    `bun:"vector_error,nullzero"`
@@ -322,6 +327,10 @@ func toMemoryRow(st memory.State) memoryRow {
 		ExpiresAt:       dbTime(st.ExpiresAt),
 		TTLDays:         &st.TTLDays,
 		Pinned:          st.Pinned,
+		AgentID:         st.Attributes.AgentID,
+		AppID:           st.Attributes.AppID,
+		RunID:           st.Attributes.RunID,
+		Metadata:        st.Attributes.Metadata.JSON(),
 		VectorStatus:    string(st.Vector.Status),
 		VectorSyncedAt:  dbTime(st.Vector.SyncedAt),
 		VectorError:     st.Vector.Error,
@@ -337,17 +346,19 @@ func toMemoryRow(st memory.State) memoryRow {
 
 func (r *memoryRow) toState() memory.State {
 	return memory.State{
-		ID:             r.ID,
-		Scope:          memory.Scope{Tenant: r.TenantID, User: r.UserID},
-		Key:            memory.RestoreKey(r.MemoryKey),
-		Type:           memory.Type(r.MemoryType),
-		Content:        r.Content,
-		Importance:     r.Importance,
-		Confidence:     r.Confidence,
-		Active:         r.IsActive,
-		ExpiresAt:      dbTime(r.ExpiresAt),
-		TTLDays:        ttlDaysFromRow(r.TTLDays, r.ExpiresAt, r.UpdatedAt),
-		Pinned:         r.Pinned,
+		ID:         r.ID,
+		Scope:      memory.Scope{Tenant: r.TenantID, User: r.UserID},
+		Key:        memory.RestoreKey(r.MemoryKey),
+		Type:       memory.Type(r.MemoryType),
+		Content:    r.Content,
+		Importance: r.Importance,
+		Confidence: r.Confidence,
+		Active:     r.IsActive,
+		ExpiresAt:  dbTime(r.ExpiresAt),
+		TTLDays:    ttlDaysFromRow(r.TTLDays, r.ExpiresAt, r.UpdatedAt),
+		Pinned:     r.Pinned,
+		Attributes: memory.Attributes{AgentID: r.AgentID, AppID: r.AppID, RunID: r.RunID,
+			Metadata: memory.RestoreMetadata(r.Metadata)},
 		LastAccessedAt: dbTime(r.LastAccessedAt),
 		Source: memory.Source{
 			Channel:        memory.Channel(r.SourceChannel),
@@ -464,4 +475,26 @@ func (r *eventRow) toEvent() (memory.Event, error) {
 		e.Before = &before
 	}
 	return e, nil
+}
+
+var _ ports.MemoryFinder = (*MemoryStore)(nil)
+
+// notErasingMemory hides the memories of a user being erased in a read that does
+// not name the user (alias m).
+const notErasingMemory = `NOT EXISTS (SELECT 1 FROM jobs AS ej WHERE ej.tenant_id = m.tenant_id
+	AND ej.user_id = m.user_id AND ej.kind = 'erase_user' AND ej.status IN ('QUEUED', 'RUNNING'))`
+
+// ByID returns the tenant's memory with this id, active or not, found through
+// the primary key.
+func (s *MemoryStore) ByID(ctx context.Context, tenant, id string) (memory.Memory, error) {
+	var row memoryRow
+	err := s.db.bun.NewSelect().Model(&row).
+		Where("m.id = ?", id).
+		Where("m.tenant_id = ?", tenant).
+		Where(notErasingMemory).
+		Scan(ctx)
+	if err != nil {
+		return memory.Memory{}, wrapErr("get memory by id", err)
+	}
+	return memory.Restore(row.toState()), nil
 }

@@ -13,25 +13,29 @@ import (
 // column names of long_term_memories, so that SQL users read one vocabulary. The
 // domain types carry no tags; this shape is the adapter's own.
 type stateJSON struct {
-	ID             string     `json:"id"`
-	TenantID       string     `json:"tenant_id"`
-	UserID         string     `json:"user_id"`
-	MemoryKey      string     `json:"memory_key"`
-	MemoryType     string     `json:"memory_type"`
-	Content        string     `json:"content"`
-	Importance     int        `json:"importance"`
-	Confidence     float64    `json:"confidence"`
-	IsActive       bool       `json:"is_active"`
-	ExpiresAt      *time.Time `json:"expires_at,omitempty"`
-	TTLDays        *int       `json:"ttl_days,omitempty"` // absent in events written before lifetimes were kept
-	Pinned         bool       `json:"pinned,omitempty"`
-	LastAccessedAt *time.Time `json:"last_accessed_at,omitempty"`
-	Source         sourceJSON `json:"source"`
-	Vector         vectorJSON `json:"vector"`
-	Flags          *[]string  `json:"flags,omitempty"` // absent in events written before flags were kept
-	Version        int64      `json:"version"`
-	CreatedAt      time.Time  `json:"created_at"`
-	UpdatedAt      time.Time  `json:"updated_at"`
+	ID             string          `json:"id"`
+	TenantID       string          `json:"tenant_id"`
+	UserID         string          `json:"user_id"`
+	MemoryKey      string          `json:"memory_key"`
+	MemoryType     string          `json:"memory_type"`
+	Content        string          `json:"content"`
+	Importance     int             `json:"importance"`
+	Confidence     float64         `json:"confidence"`
+	IsActive       bool            `json:"is_active"`
+	ExpiresAt      *time.Time      `json:"expires_at,omitempty"`
+	TTLDays        *int            `json:"ttl_days,omitempty"` // absent in events written before lifetimes were kept
+	Pinned         bool            `json:"pinned,omitempty"`
+	AgentID        string          `json:"agent_id,omitempty"`
+	AppID          string          `json:"app_id,omitempty"`
+	RunID          string          `json:"run_id,omitempty"`
+	Metadata       json.RawMessage `json:"metadata,omitempty"`
+	LastAccessedAt *time.Time      `json:"last_accessed_at,omitempty"`
+	Source         sourceJSON      `json:"source"`
+	Vector         vectorJSON      `json:"vector"`
+	Flags          *[]string       `json:"flags,omitempty"` // absent in events written before flags were kept
+	Version        int64           `json:"version"`
+	CreatedAt      time.Time       `json:"created_at"`
+	UpdatedAt      time.Time       `json:"updated_at"`
 }
 
 type sourceJSON struct {
@@ -63,6 +67,10 @@ func marshalState(st memory.State) (string, error) {
 		ExpiresAt:      optionalTime(st.ExpiresAt),
 		TTLDays:        &st.TTLDays,
 		Pinned:         st.Pinned,
+		AgentID:        st.Attributes.AgentID,
+		AppID:          st.Attributes.AppID,
+		RunID:          st.Attributes.RunID,
+		Metadata:       rawMetadata(st.Attributes.Metadata),
 		LastAccessedAt: optionalTime(st.LastAccessedAt),
 		Source: sourceJSON{
 			Channel:        string(st.Source.Channel),
@@ -97,17 +105,19 @@ func unmarshalState(s string) (memory.State, error) {
 		return memory.State{}, err
 	}
 	return memory.State{
-		ID:             j.ID,
-		Scope:          memory.Scope{Tenant: j.TenantID, User: j.UserID},
-		Key:            memory.RestoreKey(j.MemoryKey),
-		Type:           memory.Type(j.MemoryType),
-		Content:        j.Content,
-		Importance:     j.Importance,
-		Confidence:     j.Confidence,
-		Active:         j.IsActive,
-		ExpiresAt:      timeOrZero(j.ExpiresAt),
-		TTLDays:        ttlDaysFromRow(j.TTLDays, timeOrZero(j.ExpiresAt), dbTime(j.UpdatedAt)),
-		Pinned:         j.Pinned,
+		ID:         j.ID,
+		Scope:      memory.Scope{Tenant: j.TenantID, User: j.UserID},
+		Key:        memory.RestoreKey(j.MemoryKey),
+		Type:       memory.Type(j.MemoryType),
+		Content:    j.Content,
+		Importance: j.Importance,
+		Confidence: j.Confidence,
+		Active:     j.IsActive,
+		ExpiresAt:  timeOrZero(j.ExpiresAt),
+		TTLDays:    ttlDaysFromRow(j.TTLDays, timeOrZero(j.ExpiresAt), dbTime(j.UpdatedAt)),
+		Pinned:     j.Pinned,
+		Attributes: memory.Attributes{AgentID: j.AgentID, AppID: j.AppID, RunID: j.RunID,
+			Metadata: metadataFromJSON(j.Metadata)},
 		LastAccessedAt: timeOrZero(j.LastAccessedAt),
 		Source: memory.Source{
 			Channel:        memory.Channel(j.Source.Channel),
@@ -127,6 +137,25 @@ func unmarshalState(s string) (memory.State, error) {
 		CreatedAt: dbTime(j.CreatedAt),
 		UpdatedAt: dbTime(j.UpdatedAt),
 	}, nil
+}
+
+func rawMetadata(m memory.Metadata) json.RawMessage {
+	if m.IsZero() {
+		return nil
+	}
+	return json.RawMessage(m.JSON())
+}
+
+// metadataFromJSON reads an event's metadata back in its compact form: PostgreSQL
+// keeps events as JSONB, which spaces and reorders the keys of what was written.
+func metadataFromJSON(raw json.RawMessage) memory.Metadata {
+	if len(raw) == 0 {
+		return memory.Metadata{}
+	}
+	if m, err := memory.ParseMetadata("metadata", raw); err == nil {
+		return m
+	}
+	return memory.RestoreMetadata(string(raw))
 }
 
 func flagsToJSON(f memory.FlagSet) *[]string {

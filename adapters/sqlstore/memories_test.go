@@ -34,3 +34,17 @@ func TestStandingMemories_Postgres(t *testing.T) {
 		return NewMemoryStore(openPostgresForTest(t))
 	})
 }
+
+func TestMemoryFinder_SQLite(t *testing.T) {
+	t.Parallel()
+	contract.RunMemoryFinder(t, func(t *testing.T) contract.FinderStore {
+		return NewMemoryStore(openSQLiteForTest(t))
+	})
+}
+
+func TestMemoryFinder_Postgres(t *testing.T) {
+	t.Parallel()
+	contract.RunMemoryFinder(t, func(t *testing.T) contract.FinderStore {
+		return NewMemoryStore(openPostgresForTest(t))
+	})
+}

@@ -448,6 +448,11 @@ type messageRow struct {
 	ProcessedAt  time.Time `bun:"processed_at,nullzero"`
 	ClaimedBy    string    `bun:"claimed_by,nullzero"`
 	ClaimUntil   time.Time `bun:"claim_until,nullzero"`
+
+	AgentID  string `bun:"agent_id,nullzero"`
+	AppID    string `bun:"app_id,nullzero"`
+	RunID    string `bun:"run_id,nullzero"`
+	Metadata string `bun:"metadata,nullzero"` // compact JSON object (memory.Metadata)
 }
 
 func toMessageRow(m conversation.Message) messageRow {
@@ -468,6 +473,10 @@ func toMessageRow(m conversation.Message) messageRow {
 		Error:          m.Error,
 		ProcessAfter:   dbTime(m.ProcessAfter),
 		ProcessedAt:    dbTime(m.ProcessedAt),
+		AgentID:        m.Attributes.AgentID,
+		AppID:          m.Attributes.AppID,
+		RunID:          m.Attributes.RunID,
+		Metadata:       m.Attributes.Metadata.JSON(),
 	}
 }
 
@@ -488,5 +497,7 @@ func (r *messageRow) toMessage() conversation.Message {
 		Error:          r.Error,
 		ProcessAfter:   dbTime(r.ProcessAfter),
 		ProcessedAt:    dbTime(r.ProcessedAt),
+		Attributes: memory.Attributes{AgentID: r.AgentID, AppID: r.AppID, RunID: r.RunID,
+			Metadata: memory.RestoreMetadata(r.Metadata)},
 	}
 }

@@ -67,7 +67,7 @@ func (p *Pipeline) upsert(ctx context.Context, triggers []conversation.Message, 
 		}
 		src := memory.Source{Channel: memory.ChannelExtraction, ConversationID: triggers[0].ConversationID,
 			MessageID: sourceMessage(w.Candidate, triggers)}
-		m, changed, err := p.write(ctx, scope, w.Key, w.Candidate, original, w.Merging, src)
+		m, changed, err := p.write(ctx, scope, w.Key, w.Candidate, original, w.Merging, src, attributesOf(src.MessageID, triggers))
 		if err != nil {
 			return err
 		}
@@ -117,7 +117,7 @@ func (p *Pipeline) policy() candidate.UpsertPolicy {
 
 // write applies one decision to one key.
 func (p *Pipeline) write(ctx context.Context, scope memory.Scope, key memory.Key, c candidate.Candidate,
-	original string, merging bool, src memory.Source,
+	original string, merging bool, src memory.Source, attrs memory.Attributes,
 ) (memory.Memory, bool, error) {
 	var unchanged memory.Memory
 	m, err := p.deps.Memories.Update(ctx, scope, key, func(cur *memory.Memory) (memory.Change, error) {
@@ -134,7 +134,7 @@ func (p *Pipeline) write(ctx context.Context, scope memory.Scope, key memory.Key
 			return memory.Change{Memory: next, Event: memory.NewEvent(p.deps.IDs.New(), memory.OpDelete, cur, next)}, nil
 		}
 		draft := memory.Draft{Type: c.Type, Content: strings.TrimSpace(c.Content), Importance: c.Importance,
-			Confidence: c.Confidence, TTLDays: c.TTLDays, Source: src}
+			Confidence: c.Confidence, TTLDays: c.TTLDays, Attributes: attrs, Source: src}
 		if draft.Importance == 0 {
 			draft.Importance = memory.DefaultImportance
 		}
@@ -235,4 +235,15 @@ func sourceMessage(c candidate.Candidate, triggers []conversation.Message) strin
 		}
 	}
 	return triggers[len(triggers)-1].ID
+}
+
+// attributesOf is the agent, app and run ids and the metadata of the trigger with
+// this id: a memory carries those of the message it was learned from.
+func attributesOf(messageID string, triggers []conversation.Message) memory.Attributes {
+	for _, t := range triggers {
+		if t.ID == messageID {
+			return t.Attributes
+		}
+	}
+	return memory.Attributes{}
 }

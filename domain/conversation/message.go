@@ -66,6 +66,9 @@ type Message struct {
 	Content        string
 	CreatedAt      time.Time // when it was said (client's time if given)
 	ReceivedAt     time.Time // when engram stored it
+	// Attributes are the agent, app and run the message was said in and the
+	// client's metadata; extraction copies them onto the memories it writes.
+	Attributes memory.Attributes
 
 	Status       Status
 	SkipReason   string // why it (SKIPPED), or a part of it (PROCESSED), was not extracted
@@ -83,6 +86,7 @@ type Input struct {
 	Name           string
 	Content        string
 	CreatedAt      time.Time
+	Attributes     memory.AttributesInput
 }
 
 // New validates a posted message and builds it as stored. seq is the store's
@@ -106,6 +110,8 @@ func New(scope memory.Scope, in Input, seq string, now time.Time, debounce time.
 	if !in.CreatedAt.IsZero() {
 		errs = append(errs, ValidateSaidAt("created_at", in.CreatedAt, now))
 	}
+	attrs, err := memory.ParseAttributes(in.Attributes)
+	errs = append(errs, err)
 	if err := invalid.Join(errs...); err != nil {
 		return Message{}, err
 	}
@@ -123,6 +129,7 @@ func New(scope memory.Scope, in Input, seq string, now time.Time, debounce time.
 		Content:        in.Content,
 		CreatedAt:      created.UTC(),
 		ReceivedAt:     now.UTC(),
+		Attributes:     attrs,
 		Status:         StatusPending,
 		ProcessAfter:   now.UTC().Add(max(debounce, 0)),
 	}

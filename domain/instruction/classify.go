@@ -122,51 +122,78 @@ func analyse(text string) *analysis {
 	if len(a.spans) == 0 {
 		return a
 	}
-	var sq, sqL squashed
 	idx := indexKeys(lowerASCII(a.norm))
+	var views []squashed // built for the first rule that looks phrases up squashed
 	for i := range rules {
 		r := &rules[i]
-		for _, p := range r.patterns {
-			for _, loc := range p.gate.findAll(p.re, a.norm, 0, len(a.norm), idx) {
-				if p.imp == nil || a.imperativeAt(p, loc[0]) {
-					a.add(i, loc[0], loc[1])
-				}
-			}
-		}
-		for _, group := range r.allOf {
-			if !gatesOpen(group, idx) {
-				continue
-			}
-			for _, s := range a.spans {
-				if loc := a.allMatch(group, s, idx); loc != nil {
-					a.add(i, loc[0], loc[1])
-				}
-			}
-		}
+		a.matchPatterns(i, r.patterns, idx)
+		a.matchAllOf(i, r.allOf, idx)
 		if len(r.squashed) > 0 {
-			if sq.offsets == nil {
-				sq = squash(a.norm)
-				// "ru1es": a 1 inside a word may stand for l as well as for i.
-				if a.normL != "" && a.normL != a.norm {
-					sqL = squash(a.normL)
-				}
+			if views == nil {
+				views = a.squashedViews()
 			}
-			for _, view := range []squashed{sq, sqL} {
-				for _, phrase := range r.squashed {
-					for from := 0; view.offsets != nil; {
-						j := strings.Index(view.text[from:], phrase)
-						if j < 0 {
-							break
-						}
-						j += from
-						a.add(i, view.offsets[j], view.offsets[j+len(phrase)-1]+1)
-						from = j + len(phrase)
-					}
-				}
-			}
+			a.matchSquashed(i, r.squashed, views)
 		}
 	}
 	return a
+}
+
+// matchPatterns records the matches of rule i's patterns; a pattern written after
+// {imp} counts only where an imperative may stand.
+func (a *analysis) matchPatterns(i int, patterns []pattern, idx keyIndex) {
+	for _, p := range patterns {
+		for _, loc := range p.gate.findAll(p.re, a.norm, 0, len(a.norm), idx) {
+			if p.imp == nil || a.imperativeAt(p, loc[0]) {
+				a.add(i, loc[0], loc[1])
+			}
+		}
+	}
+}
+
+// matchAllOf records, per sentence, where each group of rule i matches whole.
+func (a *analysis) matchAllOf(i int, groups [][]pattern, idx keyIndex) {
+	for _, group := range groups {
+		if !gatesOpen(group, idx) {
+			continue
+		}
+		for _, s := range a.spans {
+			if loc := a.allMatch(group, s, idx); loc != nil {
+				a.add(i, loc[0], loc[1])
+			}
+		}
+	}
+}
+
+// squashedViews are the text with every separator removed, and the same for the
+// reading with 1 as l when it differs ("ru1es": a 1 inside a word may stand for l
+// as well as for i). A view that is not there has no offsets.
+func (a *analysis) squashedViews() []squashed {
+	views := []squashed{squash(a.norm), {}}
+	if a.normL != "" && a.normL != a.norm {
+		views[1] = squash(a.normL)
+	}
+	return views
+}
+
+// matchSquashed records every occurrence of rule i's phrases in the squashed views,
+// mapped back to offsets of the normalised text.
+func (a *analysis) matchSquashed(i int, phrases []string, views []squashed) {
+	for _, view := range views {
+		if view.offsets == nil {
+			continue
+		}
+		for _, phrase := range phrases {
+			for from := 0; ; {
+				j := strings.Index(view.text[from:], phrase)
+				if j < 0 {
+					break
+				}
+				j += from
+				a.add(i, view.offsets[j], view.offsets[j+len(phrase)-1]+1)
+				from = j + len(phrase)
+			}
+		}
+	}
 }
 
 // imperativeAt reports whether the text before offset i ends the way an imperative
@@ -236,39 +263,48 @@ func (a *analysis) allMatch(group []pattern, s span, idx keyIndex) []int {
 	return first
 }
 
-// sentenceSpans cuts s at line breaks and sentence ends (. ! ? ; 。 …). A period, an
-// exclamation or a question mark ends a sentence only before a space, a Chinese
-// character, a quote or the end, so URLs ("?q="), "3.5" and "![image](…)" stay whole.
+// sentenceSpans cuts s at line breaks and sentence ends (. ! ? ; 。 …), leaving out
+// the spaces around each sentence and empty ones.
 func sentenceSpans(s string) []span {
 	var out []span
 	start := 0
-	emit := func(end int) {
-		for start < end && s[start] == ' ' {
-			start++
-		}
-		e := end
-		for e > start && (s[e-1] == ' ' || s[e-1] == '\n') {
-			e--
-		}
-		if e > start {
-			out = append(out, span{start, e})
-		}
-	}
 	for i, r := range s {
-		width := utf8.RuneLen(r)
-		cut := false
-		switch r {
-		case '\n', ';', '。', '…', '！', '？', '；':
-			cut = true
-		case '.', '!', '?':
-			next, _ := utf8.DecodeRuneInString(s[i+width:])
-			cut = i+width >= len(s) || next == ' ' || next == '\n' || next == '"' || next == '\'' || isHan(next)
-		}
-		if cut {
-			emit(i + width)
-			start = i + width
+		if end := i + utf8.RuneLen(r); endsSentence(s, r, end) {
+			out = appendSpan(out, s, start, end)
+			start = end
 		}
 	}
-	emit(len(s))
+	return appendSpan(out, s, start, len(s))
+}
+
+// endsSentence reports whether r, which ends at offset end of s, ends a sentence. A
+// period, an exclamation or a question mark ends one only before a space, a Chinese
+// character, a quote or the end, so URLs ("?q="), "3.5" and "![image](…)" stay whole.
+func endsSentence(s string, r rune, end int) bool {
+	switch r {
+	case '\n', ';', '。', '…', '！', '？', '；':
+		return true
+	case '.', '!', '?':
+		if end >= len(s) {
+			return true
+		}
+		next, _ := utf8.DecodeRuneInString(s[end:])
+		return next == ' ' || next == '\n' || next == '"' || next == '\'' || isHan(next)
+	}
+	return false
+}
+
+// appendSpan appends s[start:end) without its leading spaces and trailing spaces and
+// line breaks, unless nothing is left.
+func appendSpan(out []span, s string, start, end int) []span {
+	for start < end && s[start] == ' ' {
+		start++
+	}
+	for end > start && (s[end-1] == ' ' || s[end-1] == '\n') {
+		end--
+	}
+	if end > start {
+		out = append(out, span{start, end})
+	}
 	return out
 }

@@ -277,32 +277,12 @@ type prefix struct {
 	open, lineAnchor, wordStart bool
 }
 
-// prefixes returns prefixes one of which starts every match of re.
+// prefixes returns prefixes one of which starts every match of re: how the
+// operators combine the prefixes of their parts.
 func prefixes(re *syntax.Regexp) []prefix {
 	switch re.Op {
-	case syntax.OpLiteral:
-		return []prefix{{text: string(re.Rune), open: true}}
-	case syntax.OpEmptyMatch, syntax.OpNoWordBoundary:
-		return []prefix{{open: true}}
-	case syntax.OpWordBoundary:
-		return []prefix{{open: true, wordStart: true}}
-	case syntax.OpBeginLine, syntax.OpBeginText:
-		return []prefix{{open: true, lineAnchor: true}}
 	case syntax.OpCapture:
 		return prefixes(re.Sub[0])
-	case syntax.OpCharClass:
-		if isSpaceClass(re) {
-			return []prefix{{text: " "}}
-		}
-		runes := classRunes(re)
-		if runes == nil {
-			return []prefix{{}}
-		}
-		out := make([]prefix, len(runes))
-		for i, r := range runes {
-			out[i] = prefix{text: string(r), open: true}
-		}
-		return out
 	case syntax.OpAlternate:
 		var out []prefix
 		for _, sub := range re.Sub {
@@ -310,15 +290,7 @@ func prefixes(re *syntax.Regexp) []prefix {
 		}
 		return out
 	case syntax.OpConcat:
-		acc := []prefix{{open: true}}
-		for _, sub := range re.Sub {
-			next := extend(acc, prefixes(sub))
-			if next == nil {
-				return closeAll(acc)
-			}
-			acc = next
-		}
-		return acc
+		return concatPrefixes(re.Sub)
 	case syntax.OpQuest:
 		return append(prefixes(re.Sub[0]), prefix{open: true})
 	case syntax.OpStar:
@@ -332,7 +304,57 @@ func prefixes(re *syntax.Regexp) []prefix {
 		}
 		return out
 	}
-	return []prefix{{}} // any character: a match may start with anything
+	return leafPrefixes(re)
+}
+
+// concatPrefixes extends the prefixes part by part, as long as they stay open and
+// few; past that, what is known so far closes them.
+func concatPrefixes(parts []*syntax.Regexp) []prefix {
+	acc := []prefix{{open: true}}
+	for _, sub := range parts {
+		next := extend(acc, prefixes(sub))
+		if next == nil {
+			return closeAll(acc)
+		}
+		acc = next
+	}
+	return acc
+}
+
+// leafPrefixes are the prefixes of an expression without parts: a literal, an
+// empty-width assertion, a character class, or anything else (which may start with
+// any character).
+func leafPrefixes(re *syntax.Regexp) []prefix {
+	switch re.Op {
+	case syntax.OpLiteral:
+		return []prefix{{text: string(re.Rune), open: true}}
+	case syntax.OpEmptyMatch, syntax.OpNoWordBoundary:
+		return []prefix{{open: true}}
+	case syntax.OpWordBoundary:
+		return []prefix{{open: true, wordStart: true}}
+	case syntax.OpBeginLine, syntax.OpBeginText:
+		return []prefix{{open: true, lineAnchor: true}}
+	case syntax.OpCharClass:
+		return classPrefixes(re)
+	}
+	return []prefix{{}}
+}
+
+// classPrefixes: a class of separators reads as one space (keys are cut there), a
+// small class as each of its runes, a large one as anything.
+func classPrefixes(re *syntax.Regexp) []prefix {
+	if isSpaceClass(re) {
+		return []prefix{{text: " "}}
+	}
+	runes := classRunes(re)
+	if runes == nil {
+		return []prefix{{}}
+	}
+	out := make([]prefix, len(runes))
+	for i, r := range runes {
+		out[i] = prefix{text: string(r), open: true}
+	}
+	return out
 }
 
 // extend appends each of tails to each open prefix of acc; nil when the result would

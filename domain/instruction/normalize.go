@@ -29,35 +29,48 @@ func normalizeWith(text string, leet map[byte]byte) string {
 	var b strings.Builder
 	b.Grow(len(text))
 	for _, r := range text {
-		switch {
-		case r == '\r':
-			b.WriteByte('\n')
-		case r == '\n':
-			b.WriteByte('\n')
-		case unicode.Is(unicode.Cf, r):
-		case r >= 0xFF01 && r <= 0xFF5E:
-			b.WriteRune(r - 0xFF01 + '!')
-		case r == '\u2018' || r == '\u2019' || r == '\u02BC':
-			b.WriteByte('\'')
-		case r == '\u201C' || r == '\u201D':
-			b.WriteByte('"')
-		case r == '*' || r == '~':
-			b.WriteByte(' ')
-		case unicode.IsSpace(r):
-			b.WriteByte(' ')
-		default:
-			if s, ok := simplified[r]; ok {
-				r = s
-			} else if l, ok := lookalikes[r]; ok {
-				r = l
-			} else if l, ok := styledLetter(r); ok {
-				r = l
-			}
+		if r = normalRune(r); r >= 0 {
 			b.WriteRune(r)
 		}
 	}
 	s := unleet(emphasisUnderscores(b.String()), leet)
 	return joinHan(tidySpaces(s))
+}
+
+// normalRune is the form of one character in the normalised text; -1 removes it.
+func normalRune(r rune) rune {
+	switch {
+	case r == '\r' || r == '\n':
+		return '\n'
+	case unicode.Is(unicode.Cf, r):
+		return -1
+	case r >= 0xFF01 && r <= 0xFF5E: // full-width ASCII
+		return r - 0xFF01 + '!'
+	case r == '*' || r == '~' || unicode.IsSpace(r):
+		return ' '
+	}
+	return plainLetter(r)
+}
+
+// plainLetter undoes what makes a letter look the same while reading differently:
+// curly quotes, traditional characters, look-alike scripts, styled letters.
+func plainLetter(r rune) rune {
+	switch r {
+	case '\u2018', '\u2019', '\u02BC':
+		return '\''
+	case '\u201C', '\u201D':
+		return '"'
+	}
+	if s, ok := simplified[r]; ok {
+		return s
+	}
+	if l, ok := lookalikes[r]; ok {
+		return l
+	}
+	if l, ok := styledLetter(r); ok {
+		return l
+	}
+	return r
 }
 
 // leetL reads 1 as l ("ru1es"); the other digits as leetDigits does. Only ASCII
@@ -120,28 +133,39 @@ var simplified = func() map[rune]rune {
 	return m
 }()
 
-// styledLetter maps the styled forms of Latin letters and digits that Unicode keeps
-// for mathematics and decoration (𝐈𝐠𝐧𝐨𝐫𝐞, Ⓘⓖⓝ, 🅸) to the plain ones.
+const (
+	upperLatin = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+	lowerLatin = "abcdefghijklmnopqrstuvwxyz"
+	digits     = "0123456789"
+)
+
+// styledRanges are the blocks of styled Latin letters and digits that Unicode keeps
+// for mathematics and decoration, in ascending order, each with the plain
+// characters it repeats: a rune stands for plain[(r-lo) % len(plain)].
+var styledRanges = []struct {
+	lo, hi rune
+	plain  string
+}{
+	{0x249C, 0x24B5, lowerLatin},                // ⒜
+	{0x24B6, 0x24CF, upperLatin},                // Ⓐ
+	{0x24D0, 0x24E9, lowerLatin},                // ⓐ
+	{0x1D400, 0x1D6A3, upperLatin + lowerLatin}, // 𝐈𝐠: bold, italic, script, fraktur, double-struck, sans, mono
+	{0x1D7CE, 0x1D7FF, digits},                  // the same styles of digits
+	{0x1F130, 0x1F149, upperLatin},              // 🄰
+	{0x1F150, 0x1F169, upperLatin},              // 🅐
+	{0x1F170, 0x1F189, upperLatin},              // 🅰
+	{0x1F1E6, 0x1F1FF, upperLatin},              // regional indicators
+}
+
+// styledLetter maps a styled letter or digit (𝐈𝐠𝐧𝐨𝐫𝐞, Ⓘⓖⓝ, 🅸) to the plain one.
 func styledLetter(r rune) (rune, bool) {
-	switch {
-	case r >= 0x1D400 && r <= 0x1D6A3: // bold, italic, script, fraktur, double-struck, sans, mono: 52 letters each
-		i := (r - 0x1D400) % 52
-		if i < 26 {
-			return 'A' + i, true
+	for _, sr := range styledRanges {
+		if r < sr.lo {
+			break // ascending: no later block holds it either
 		}
-		return 'a' + i - 26, true
-	case r >= 0x1D7CE && r <= 0x1D7FF: // the same styles of digits, 10 each
-		return '0' + (r-0x1D7CE)%10, true
-	case r >= 0x24B6 && r <= 0x24CF: // Ⓐ
-		return 'A' + r - 0x24B6, true
-	case r >= 0x24D0 && r <= 0x24E9: // ⓐ
-		return 'a' + r - 0x24D0, true
-	case r >= 0x249C && r <= 0x24B5: // ⒜
-		return 'a' + r - 0x249C, true
-	case r >= 0x1F130 && r <= 0x1F149, r >= 0x1F150 && r <= 0x1F169, r >= 0x1F170 && r <= 0x1F189: // 🄰 🅐 🅰
-		return 'A' + (r-0x1F130)%32, true
-	case r >= 0x1F1E6 && r <= 0x1F1FF: // regional indicators
-		return 'A' + r - 0x1F1E6, true
+		if r <= sr.hi {
+			return rune(sr.plain[int(r-sr.lo)%len(sr.plain)]), true
+		}
 	}
 	return 0, false
 }

@@ -198,67 +198,94 @@ func wordList(lang, name string) ([]string, error) {
 	return out, nil
 }
 
+// compileRule compiles a rule's patterns with their gates, in the rule's order
+// (gate keys are numbered as they are first met), then its groups, its cancelling
+// patterns and its squashed phrases.
 func compileRule(r Rule) (compiled, error) {
 	c := compiled{Rule: r}
-	one := func(p string) (*regexp.Regexp, error) {
-		src, err := expand(p, r.Lang)
-		if err != nil {
-			return nil, err
-		}
-		re, err := regexp.Compile("(?im)" + src)
-		if err != nil {
-			return nil, fmt.Errorf("instruction: rule %s/%s: %w", r.Lang, r.Name, err)
-		}
-		return re, nil
-	}
-	gated := func(re *regexp.Regexp) pattern { return pattern{re: re, gate: gateOf(re.String())} }
-	for _, p := range r.Patterns {
-		var imp, subject *regexp.Regexp
-		for _, prefix := range []string{"{imp}", "{" + r.Lang + ":imp}"} {
-			if rest, ok := strings.CutPrefix(p, prefix); ok {
-				p, imp = rest, imperativeBefore[r.Lang]
-				subject = subjectBefore[r.Lang]
-				if imp == nil {
-					return c, fmt.Errorf("instruction: rule %s/%s: no imperative context for its language", r.Lang, r.Name)
-				}
-			}
-		}
-		re, err := one(p)
+	for _, src := range r.Patterns {
+		p, err := compileImperative(r, src)
 		if err != nil {
 			return c, err
 		}
-		p := gated(re)
-		p.imp, p.subject = imp, subject
 		c.patterns = append(c.patterns, p)
 	}
 	for _, group := range r.AllOf {
-		var res []pattern
-		for _, p := range group {
-			re, err := one(p)
+		var ps []pattern
+		for _, src := range group {
+			re, err := compilePattern(r, src)
 			if err != nil {
 				return c, err
 			}
-			res = append(res, gated(re))
+			ps = append(ps, gated(re))
 		}
-		c.allOf = append(c.allOf, res)
+		c.allOf = append(c.allOf, ps)
 	}
-	for _, p := range r.Unless {
-		re, err := one(p)
+	for _, src := range r.Unless {
+		re, err := compilePattern(r, src)
 		if err != nil {
 			return c, err
 		}
 		c.unless = append(c.unless, re)
 	}
-	if r.Squashed != "" {
-		lines, err := wordList(r.Lang, r.Squashed)
-		if err != nil {
-			return c, err
-		}
-		for _, l := range lines {
-			c.squashed = append(c.squashed, squash(l).text)
+	var err error
+	c.squashed, err = squashedPhrases(r)
+	return c, err
+}
+
+// compilePattern expands a pattern of rule r and compiles it case-insensitive and
+// multi-line.
+func compilePattern(r Rule, src string) (*regexp.Regexp, error) {
+	expanded, err := expand(src, r.Lang)
+	if err != nil {
+		return nil, err
+	}
+	re, err := regexp.Compile("(?im)" + expanded)
+	if err != nil {
+		return nil, fmt.Errorf("instruction: rule %s/%s: %w", r.Lang, r.Name, err)
+	}
+	return re, nil
+}
+
+func gated(re *regexp.Regexp) pattern { return pattern{re: re, gate: gateOf(re.String())} }
+
+// compileImperative compiles a pattern that may open with {imp} or {<lang>:imp}:
+// the opening is cut off and checked on the text before each match instead (see
+// pattern).
+func compileImperative(r Rule, src string) (pattern, error) {
+	var imp, subject *regexp.Regexp
+	for _, opening := range []string{"{imp}", "{" + r.Lang + ":imp}"} {
+		if rest, ok := strings.CutPrefix(src, opening); ok {
+			src, imp, subject = rest, imperativeBefore[r.Lang], subjectBefore[r.Lang]
+			if imp == nil {
+				return pattern{}, fmt.Errorf("instruction: rule %s/%s: no imperative context for its language", r.Lang, r.Name)
+			}
 		}
 	}
-	return c, nil
+	re, err := compilePattern(r, src)
+	if err != nil {
+		return pattern{}, err
+	}
+	p := gated(re)
+	p.imp, p.subject = imp, subject
+	return p, nil
+}
+
+// squashedPhrases reads the rule's squashed word list, each phrase squashed as the
+// text it is looked up in will be.
+func squashedPhrases(r Rule) ([]string, error) {
+	if r.Squashed == "" {
+		return nil, nil
+	}
+	lines, err := wordList(r.Lang, r.Squashed)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, 0, len(lines))
+	for _, l := range lines {
+		out = append(out, squash(l).text)
+	}
+	return out, nil
 }
 
 // mustCompile compiles the rules at start-up; a broken rule is a programming error

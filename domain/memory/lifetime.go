@@ -102,6 +102,8 @@ type Settings struct {
 	Pinned     *bool
 	Importance *int
 	TTLDays    *int // 0: never expires; any other lifetime restarts from now
+	// Metadata replaces the memory's metadata; an empty object clears it.
+	Metadata *Metadata
 }
 
 // Validate checks the settings' ranges.
@@ -130,6 +132,12 @@ func (m Memory) Set(st Settings, src Source, now time.Time) (next Memory, ok boo
 	if st.TTLDays != nil {
 		next.s.TTLDays = *st.TTLDays
 		next.s.ExpiresAt = expiry(*st.TTLDays, now)
+	}
+	if st.Metadata != nil {
+		next.s.Attributes.Metadata = *st.Metadata
+		if st.Metadata.JSON() == "{}" {
+			next.s.Attributes.Metadata = Metadata{}
+		}
 	}
 	if next.s == m.s {
 		return m, false

@@ -74,7 +74,10 @@ type State struct {
 	TTLDays int
 	// Pinned makes the memory a standing one: put in front of the agent whatever
 	// the question, like a constraint.
-	Pinned         bool
+	Pinned bool
+	// Attributes are the agent, app and run the memory is also about, and the
+	// client's metadata.
+	Attributes     Attributes
 	LastAccessedAt time.Time // zero: never read
 	Source         Source
 	Vector         VectorState
@@ -107,6 +110,7 @@ func (m Memory) Active() bool              { return m.s.Active }
 func (m Memory) ExpiresAt() time.Time      { return m.s.ExpiresAt }
 func (m Memory) TTLDays() int              { return m.s.TTLDays }
 func (m Memory) Pinned() bool              { return m.s.Pinned }
+func (m Memory) Attributes() Attributes    { return m.s.Attributes }
 func (m Memory) LastAccessedAt() time.Time { return m.s.LastAccessedAt }
 func (m Memory) Source() Source            { return m.s.Source }
 func (m Memory) Vector() VectorState       { return m.s.Vector }
@@ -129,7 +133,10 @@ type Draft struct {
 	// Pinned sets or clears the pin; nil: a new memory is not pinned, an existing
 	// one keeps its pin.
 	Pinned *bool
-	Source Source
+	// Attributes are set on a new memory; on an existing one each id and the
+	// metadata set here replace the memory's own, the others stay (Attributes.Over).
+	Attributes Attributes
+	Source     Source
 }
 
 // DraftInput is a draft as a client sends it: optional fields are nil when absent.
@@ -140,6 +147,7 @@ type DraftInput struct {
 	Confidence *float64
 	TTLDays    *int // 0: never expires
 	Pinned     *bool
+	Attributes AttributesInput
 }
 
 // ParseDraft validates a client's draft and fills in the defaults.
@@ -161,6 +169,8 @@ func ParseDraft(in DraftInput, src Source) (Draft, error) {
 		d.NeverExpires = d.TTLDays == 0
 	}
 	d.Pinned = in.Pinned
+	d.Attributes, err = ParseAttributes(in.Attributes)
+	errs = append(errs, err)
 	errs = append(errs, d.validate())
 	if err := invalid.Join(errs...); err != nil {
 		return Draft{}, err
@@ -224,6 +234,7 @@ func New(id string, scope Scope, key Key, d Draft, p Policy, now time.Time) (Mem
 		TTLDays:    ttl,
 		ExpiresAt:  expiry(ttl, now),
 		Pinned:     d.Pinned != nil && *d.Pinned,
+		Attributes: d.Attributes,
 		Source:     d.Source,
 		Vector:     VectorState{Status: VectorDirty},
 		Flags:      ContentFlags(d.Content),
@@ -253,6 +264,7 @@ func (m Memory) Replace(d Draft, p Policy, now time.Time) (Memory, error) {
 	if d.Pinned != nil {
 		next.s.Pinned = *d.Pinned
 	}
+	next.s.Attributes = m.s.Attributes.Over(d.Attributes)
 	return next, nil
 }
 
@@ -295,6 +307,7 @@ func (m Memory) Purged(channel Channel, now time.Time) Memory {
 	next.s.ExpiresAt = time.Time{}
 	next.s.TTLDays = 0
 	next.s.Pinned = false
+	next.s.Attributes = Attributes{} // metadata is the client's text, as personal as the content
 	next.s.LastAccessedAt = time.Time{}
 	next.s.Vector = VectorState{}
 	return next
@@ -313,6 +326,7 @@ func (m Memory) RevertTo(target State, src Source, now time.Time) Memory {
 	next.s.ExpiresAt = target.ExpiresAt
 	next.s.TTLDays = target.TTLDays
 	next.s.Pinned = target.Pinned
+	next.s.Attributes = target.Attributes
 	return next
 }
 

@@ -285,71 +285,110 @@ func firstClause(text string) string {
 type file struct {
 	Lists  map[string][]string `yaml:"lists"`
 	Values values              `yaml:"values"`
-	Rules  []struct {
-		Name     string    `yaml:"name"`
-		Slot     string    `yaml:"slot"`
-		Anchors  []string  `yaml:"anchors"`
-		Clear    bool      `yaml:"clear"`
-		Doc      string    `yaml:"doc"`
-		Patterns []string  `yaml:"patterns"`
-		Examples []Example `yaml:"examples"`
-		Counter  []string  `yaml:"counter"`
-	} `yaml:"rules"`
+	Rules  []ruleSpec          `yaml:"rules"`
+}
+
+// ruleSpec is one rule as the file writes it.
+type ruleSpec struct {
+	Name     string    `yaml:"name"`
+	Slot     string    `yaml:"slot"`
+	Anchors  []string  `yaml:"anchors"`
+	Clear    bool      `yaml:"clear"`
+	Doc      string    `yaml:"doc"`
+	Patterns []string  `yaml:"patterns"`
+	Examples []Example `yaml:"examples"`
+	Counter  []string  `yaml:"counter"`
 }
 
 func load(lang string) ([]Rule, error) {
-	raw, err := files.ReadFile(lang + ".yaml")
+	f, err := decode(lang)
 	if err != nil {
-		return nil, fmt.Errorf("slots: %s rules: %w", lang, err)
-	}
-	var f file
-	dec := yaml.NewDecoder(strings.NewReader(string(raw)))
-	dec.KnownFields(true)
-	if err := dec.Decode(&f); err != nil {
-		return nil, fmt.Errorf("slots: %s.yaml: %w", lang, err)
+		return nil, err
 	}
 	vals := f.Values
-	vals.zh = lang == "zh"
-	vals.notValue = make(map[string]bool, len(vals.NotValue))
-	for _, w := range vals.NotValue {
-		vals.notValue[strings.ToLower(w)] = true
-	}
-	if vals.zh && vals.MaxChars <= 0 || !vals.zh && vals.MaxWords <= 0 {
-		return nil, fmt.Errorf("slots: %s.yaml: values need a positive max_words (en) or max_chars (zh)", lang)
+	if err := vals.prepare(lang); err != nil {
+		return nil, err
 	}
 	lists := ruledata.NewLists(f.Lists)
 	var rules []Rule
 	for _, spec := range f.Rules {
-		slot, err := profile.ParseSlot(spec.Slot)
+		r, err := spec.compile(lang, f.Lists, lists, &vals)
 		if err != nil {
-			return nil, fmt.Errorf("slots: %s.yaml: rule %q: %w", lang, spec.Name, err)
-		}
-		if len(spec.Patterns) == 0 || len(spec.Examples) == 0 || len(spec.Anchors) == 0 {
-			return nil, fmt.Errorf("slots: %s.yaml: rule %q needs patterns, anchors and examples", lang, spec.Name)
-		}
-		anchors, err := expandAnchors(spec.Anchors, f.Lists)
-		if err != nil {
-			return nil, fmt.Errorf("slots: %s.yaml: rule %q: %w", lang, spec.Name, err)
-		}
-		r := Rule{Lang: lang, Name: spec.Name, Doc: spec.Doc, Slot: slot, Clear: spec.Clear,
-			Examples: spec.Examples, Counter: spec.Counter, anchors: anchors, values: &vals}
-		for _, p := range spec.Patterns {
-			expanded, err := lists.Splice(p)
-			if err != nil {
-				return nil, fmt.Errorf("slots: %s.yaml: rule %q: %w", lang, spec.Name, err)
-			}
-			re, err := regexp.Compile(`(?i)^(?:` + expanded + `)`)
-			if err != nil {
-				return nil, fmt.Errorf("slots: %s.yaml: rule %q: %w", lang, spec.Name, err)
-			}
-			if !r.Clear && re.SubexpIndex("value") < 0 {
-				return nil, fmt.Errorf("slots: %s.yaml: rule %q: pattern %q has no (?P<value>…) group", lang, spec.Name, p)
-			}
-			r.res = append(r.res, re)
+			return nil, err
 		}
 		rules = append(rules, r)
 	}
 	return rules, nil
+}
+
+// decode reads a language's file strictly: an unknown field is a typo, not a rule
+// to ignore.
+func decode(lang string) (file, error) {
+	var f file
+	raw, err := files.ReadFile(lang + ".yaml")
+	if err != nil {
+		return f, fmt.Errorf("slots: %s rules: %w", lang, err)
+	}
+	dec := yaml.NewDecoder(strings.NewReader(string(raw)))
+	dec.KnownFields(true)
+	if err := dec.Decode(&f); err != nil {
+		return f, fmt.Errorf("slots: %s.yaml: %w", lang, err)
+	}
+	return f, nil
+}
+
+// prepare indexes the words that are never a value and checks the length limit of
+// the language (words for English, characters for Chinese).
+func (v *values) prepare(lang string) error {
+	v.zh = lang == "zh"
+	v.notValue = make(map[string]bool, len(v.NotValue))
+	for _, w := range v.NotValue {
+		v.notValue[strings.ToLower(w)] = true
+	}
+	if v.zh && v.MaxChars <= 0 || !v.zh && v.MaxWords <= 0 {
+		return fmt.Errorf("slots: %s.yaml: values need a positive max_words (en) or max_chars (zh)", lang)
+	}
+	return nil
+}
+
+// compile checks a rule and compiles its patterns, anchored at the clause start.
+func (spec ruleSpec) compile(lang string, rawLists map[string][]string, lists ruledata.Lists, vals *values) (Rule, error) {
+	fail := func(err error) (Rule, error) {
+		return Rule{}, fmt.Errorf("slots: %s.yaml: rule %q: %w", lang, spec.Name, err)
+	}
+	slot, err := profile.ParseSlot(spec.Slot)
+	if err != nil {
+		return fail(err)
+	}
+	if len(spec.Patterns) == 0 || len(spec.Examples) == 0 || len(spec.Anchors) == 0 {
+		return Rule{}, fmt.Errorf("slots: %s.yaml: rule %q needs patterns, anchors and examples", lang, spec.Name)
+	}
+	anchors, err := expandAnchors(spec.Anchors, rawLists)
+	if err != nil {
+		return fail(err)
+	}
+	r := Rule{Lang: lang, Name: spec.Name, Doc: spec.Doc, Slot: slot, Clear: spec.Clear,
+		Examples: spec.Examples, Counter: spec.Counter, anchors: anchors, values: vals}
+	for _, p := range spec.Patterns {
+		re, err := compilePattern(p, lists)
+		if err != nil {
+			return fail(err)
+		}
+		if !r.Clear && re.SubexpIndex("value") < 0 {
+			return fail(fmt.Errorf("pattern %q has no (?P<value>…) group", p))
+		}
+		r.res = append(r.res, re)
+	}
+	return r, nil
+}
+
+// compilePattern splices the lists into a pattern and anchors it, case-insensitive.
+func compilePattern(p string, lists ruledata.Lists) (*regexp.Regexp, error) {
+	expanded, err := lists.Splice(p)
+	if err != nil {
+		return nil, err
+	}
+	return regexp.Compile(`(?i)^(?:` + expanded + `)`)
 }
 
 // expandAnchors lower-cases anchors and replaces each "{list}" with the list's

@@ -33,7 +33,7 @@ var erasureModule = fx.Module("erasure",
 	AsPurger("sql", erasure.PhaseTruth, func(s *storage, clk ports.Clock) ports.UserPurger {
 		return sqlstore.NewUserPurger(s.db, clk)
 	}),
-	AsPurger("lexical", erasure.PhaseDerived, func(s *storage) ports.UserPurger { return sqlstore.NewLexicalIndex(s.db) }),
+	AsPurger("lexical", erasure.PhaseDerived, func(s *storage) ports.UserPurger { return sqlstore.NewLexicalDocs(s.db) }),
 	AsPurger("vectors", erasure.PhaseDerived, func(v *vectorStore) ports.UserPurger { return v.purger }),
 	AsUserSource(users.KindMemories, func(s *storage) ports.UserActivity { return s.memories }),
 	AsUserSource(users.KindMessages, func(s *storage) ports.UserActivity { return s.messages }),
@@ -108,7 +108,7 @@ func newEraser(p eraserParams) (metrics.Eraser, error) {
 		Conversations: p.Storage.messages, Histories: p.Storage.memories,
 		Traces:   contextbuild.TraceEraser{Recorder: p.Traces, Store: sqlstore.NewTraceStore(p.Storage.db)},
 		Scrubber: sqlstore.NewScrubber(p.Storage.db),
-		Vectors:  p.Vectors, Lexical: sqlstore.NewLexicalIndex(p.Storage.db),
+		Vectors:  p.Vectors, Lexical: sqlstore.NewLexicalDocs(p.Storage.db),
 		Clock: p.Clock, IDs: p.IDs,
 	}
 	if p.Sessions != nil {

@@ -23,14 +23,16 @@ import (
 // route, and the backlog metrics.
 var indexingModule = fx.Module("indexing",
 	fx.Provide(
-		func(s *storage) ports.VectorSyncStore { return sqlstore.NewVectorSyncStore(s.db) },
+		func(s *storage) *sqlstore.VectorQueue { return sqlstore.NewVectorQueue(s.db) },
+		func(q *sqlstore.VectorQueue) ports.VectorQueue { return q },
+		func(q *sqlstore.VectorQueue) ports.VectorRequeuer { return q },
 		indexing.NewSignal,
-		func(store ports.VectorSyncStore, clk ports.Clock, sig *indexing.Signal) *indexing.Reindexer {
+		func(store ports.VectorRequeuer, clk ports.Clock, sig *indexing.Signal) *indexing.Reindexer {
 			return indexing.NewReindexer(store, clk, sig.Notify)
 		},
 		AsRoute(adminRoutes),
 	),
-	fx.Invoke(func(x *metrics.Indexing, store ports.VectorSyncStore) { x.Backlog(store.VectorBacklog) }),
+	fx.Invoke(func(x *metrics.Indexing, store *sqlstore.VectorQueue) { x.Backlog(store.Backlog) }),
 )
 
 // writeSignals wake the indexer after in-process writes: every memory change and
@@ -40,7 +42,7 @@ var writeSignals = fx.Options(
 	fx.Decorate(func(s ports.MemoryStore, sig *indexing.Signal) ports.MemoryStore {
 		return indexing.NotifyMemoryWrites(s, sig)
 	}),
-	fx.Decorate(func(s ports.MessageStore, sig *indexing.Signal) ports.MessageStore {
+	fx.Decorate(func(s ports.MessageLog, sig *indexing.Signal) ports.MessageLog {
 		return indexing.NotifyMessageIngest(s, sig)
 	}),
 )
@@ -57,7 +59,7 @@ func adminRoutes(r *indexing.Reindexer) Route {
 	return func(api *httpapi.API) { httpapi.RegisterAdmin(api, r) }
 }
 
-func newVectorIndexer(cfg config.Config, store ports.VectorSyncStore, emb ports.Embedder, ix ports.VectorIndex,
+func newVectorIndexer(cfg config.Config, store ports.VectorQueue, emb ports.Embedder, ix ports.VectorIndex,
 	clk ports.Clock, x *metrics.Indexing, log *slog.Logger,
 ) *indexing.Indexer {
 	return indexing.New(store, emb, ix, clk, indexing.Options{
@@ -103,7 +105,7 @@ func startVectorIndexer(lc fx.Lifecycle, cfg config.Config, r *indexing.Runner, 
 func warnOtherModels(s *storage, model string, log *slog.Logger) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	mems, msgs, err := sqlstore.NewVectorSyncStore(s.db).CountOtherModels(ctx, model)
+	mems, msgs, err := sqlstore.NewVectorQueue(s.db).CountOtherModels(ctx, model)
 	if err != nil {
 		log.Debug("indexer: could not count vectors of other models", "error", err)
 		return
@@ -127,7 +129,7 @@ func reindexCommand(g *globalFlags) *cobra.Command {
 				return err
 			}
 			return withDatabase(cmd.Context(), cfg, true, func(ctx context.Context, s *storage) error {
-				re := indexing.NewReindexer(sqlstore.NewVectorSyncStore(s.db), systemClock(), nil)
+				re := indexing.NewReindexer(sqlstore.NewVectorQueue(s.db), systemClock(), nil)
 				n, err := re.ReindexAll(ctx)
 				if err != nil {
 					return err

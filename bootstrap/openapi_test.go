@@ -31,6 +31,9 @@ type openAPIOperation struct {
 	RequestBody *json.RawMessage    `json:"requestBody"`
 	Parameters  []openAPIParameter  `json:"parameters"`
 	Responses   map[string]response `json:"responses"`
+	// Facade names the compatibility surface of an operation (httpapi.MountFacade),
+	// which checks its own input in its client's wire format.
+	Facade string `json:"x-facade"`
 }
 
 type openAPIParameter struct {
@@ -101,6 +104,10 @@ func openAPIGaps(doc openAPIDoc) []string {
 					gap("%s: %s parameter %q has no description", name, p.In, p.Name)
 				}
 			}
+			if op.Facade != "" {
+				gaps = append(gaps, facadeGaps(name, op)...)
+				continue
+			}
 			if !strings.HasPrefix(path, "/v1/") {
 				if len(op.Parameters) > 0 || op.RequestBody != nil {
 					gap("%s takes input outside /v1, where the edge's input checks do not run", name)
@@ -127,6 +134,24 @@ func openAPIGaps(doc openAPIDoc) []string {
 		}
 	}
 	sort.Strings(gaps)
+	return gaps
+}
+
+// facadeGaps are the rules of a facade's operation: it says it needs a key,
+// lists 401, and every response has a schema.
+func facadeGaps(name string, op openAPIOperation) []string {
+	var gaps []string
+	if len(op.Security) == 0 {
+		gaps = append(gaps, name+" does not say it needs a key")
+	}
+	if _, ok := op.Responses["401"]; !ok {
+		gaps = append(gaps, name+" does not list 401")
+	}
+	for code, r := range op.Responses {
+		if !r.hasSchema() {
+			gaps = append(gaps, name+": response "+code+" has no schema")
+		}
+	}
 	return gaps
 }
 

@@ -7,17 +7,17 @@ import (
 	"time"
 
 	"engram/adapters/textanalysis"
+	"engram/app/extraction"
 	"engram/app/profiles"
 	"engram/domain/conversation"
 	"engram/domain/memory"
-	"engram/ports"
 	"engram/test/fakeclock"
 	"engram/test/teststore"
 )
 
 // finishQueue stands in for the message store: it stores n outcomes.
 type finishQueue struct {
-	ports.MessageStore
+	extraction.Queue
 	stored int
 }
 

@@ -32,8 +32,9 @@ import (
 var retrievalModule = fx.Module("retrieval",
 	fx.Provide(
 		fx.Private,
-		func(s *storage) ports.LexicalIndex { return sqlstore.NewLexicalIndex(s.db) },
-		func(store ports.LexicalIndex) *lexical.Searcher { return lexical.New(store, lexical.Options{}) },
+		func(s *storage) *sqlstore.LexicalDocs { return sqlstore.NewLexicalDocs(s.db) },
+		func(s *storage) ports.LexicalCursors { return sqlstore.NewLexicalCursors(s.db) },
+		func(store *sqlstore.LexicalDocs) *lexical.Searcher { return lexical.New(store, lexical.Options{}) },
 		newVectorGuard,
 		newAccessTracker,
 	),
@@ -77,9 +78,9 @@ func newMemoryStore(s *storage, m *metrics.Metrics, an ports.TextAnalyzer) ports
 	return m.MemoryStore(s.memories)
 }
 
-func newLexicalIndexer(s *storage, an ports.TextAnalyzer, lexical ports.LexicalIndex, clk ports.Clock, log *slog.Logger) *indexing.LexicalIndexer {
+func newLexicalIndexer(s *storage, an ports.TextAnalyzer, docs *sqlstore.LexicalDocs, cursors ports.LexicalCursors, clk ports.Clock, log *slog.Logger) *indexing.LexicalIndexer {
 	host, _ := os.Hostname()
-	return indexing.NewLexicalIndexer(an, lexical, s.memories, s.messages, clk, indexing.LexicalOptions{
+	return indexing.NewLexicalIndexer(an, docs, cursors, s.memories, s.messages, clk, indexing.LexicalOptions{
 		Holder:   fmt.Sprintf("%s-%d", host, os.Getpid()), // the message pass's lease, one holder per process
 		Logger:   log,
 		Observer: oplog.Lexical(log, nil), // a line per batch that wrote documents

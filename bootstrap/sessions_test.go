@@ -18,6 +18,7 @@ import (
 	"go.uber.org/fx"
 	"go.uber.org/fx/fxtest"
 
+	"engram/app/extraction"
 	"engram/bootstrap/config"
 	"engram/ports"
 	"engram/test/testenv"
@@ -111,7 +112,7 @@ func TestSessions_redisKilledMidRunFallsBackToSQLAndRecovers_Redis(t *testing.T)
 	cfg := redisOutageConfig(t, addr, redis.Addr)
 	var (
 		stores *sessionStores
-		msgs   ports.MessageStore
+		msgs   extraction.Queue
 	)
 	app := fxtest.New(t, appOptions(cfg), fx.Populate(&stores, &msgs))
 	app.RequireStart()

@@ -31,14 +31,15 @@ import (
 // when the api role runs) and the backlog metrics.
 var conversationsModule = fx.Module("conversations",
 	fx.Provide(
-		func(s *storage) ports.MessageStore { return s.messages },
+		func(s *storage) ports.MessageLog { return s.messages },
+		func(s *storage) extraction.ContextReader { return s.messages },
 		func(s *storage) ports.JobStore { return s.jobs },
 		newMessagesService,
 		newLifecycleService,
 		AsRoute(messageRoutes),
 		AsRoute(lifecycleRoutes),
 	),
-	fx.Invoke(func(m *metrics.Metrics, s ports.MessageStore) { m.MessageQueue(s.MessageStats) }),
+	fx.Invoke(func(m *metrics.Metrics, s *storage) { m.MessageQueue(s.messages.Stats) }),
 )
 
 // workerModule is the worker role: the extraction pipeline over due messages and
@@ -67,7 +68,7 @@ var workerModule = fx.Module("worker",
 type messagesParams struct {
 	fx.In
 	Config   config.Config
-	Store    ports.MessageStore
+	Store    ports.MessageLog
 	Clock    ports.Clock
 	IDs      ports.IDs
 	Notifier messages.Notifier `optional:"true"`
@@ -131,7 +132,7 @@ func newExtractionStages(cfg config.Config, rec *health.Recorder, log *slog.Logg
 	}, nil
 }
 
-func newPipeline(cfg config.Config, st stages, mem ports.MemoryStore, msgs ports.MessageStore, clk ports.Clock, ids ports.IDs,
+func newPipeline(cfg config.Config, st stages, mem ports.MemoryStore, msgs extraction.ContextReader, clk ports.Clock, ids ports.IDs,
 	similar extraction.SimilarMemories, summaries extraction.Summaries, profiles extraction.ProfileSlots,
 ) *extraction.Pipeline {
 	m := cfg.Memory

@@ -29,7 +29,7 @@ func TestRetriever_fullInjectStillSearchesMessagesAndExplains(t *testing.T) {
 	an := textanalysis.New(textanalysis.Options{})
 	stores := teststore.New(t)
 	store, lex, msgs := stores.IndexLexically(an), stores.Lexical, stores.Messages
-	ix := indexing.NewLexicalIndexer(an, lex, store, msgs, clk, indexing.LexicalOptions{MessageLag: -1})
+	ix := indexing.NewLexicalIndexer(an, lex, stores.Cursors, store, msgs, clk, indexing.LexicalOptions{MessageLag: -1})
 	ids := ulids.New()
 	mem := memories.New(store, clk, ids, memory.Policy{})
 	scope := memory.Scope{Tenant: "t", User: "u"}

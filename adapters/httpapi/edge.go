@@ -115,10 +115,13 @@ func (e *edge) accessLog(r *http.Request, x *exchange, rec *statusRecorder, elap
 	if status == 0 {
 		status = http.StatusOK
 	}
-	e.log.LogAttrs(r.Context(), level, "http request",
-		slog.String("method", r.Method), slog.String("route", route), slog.Int("status", status),
+	attrs := []slog.Attr{slog.String("method", r.Method), slog.String("route", route), slog.Int("status", status),
 		slog.Float64("duration_ms", float64(elapsed.Microseconds())/1000), slog.String("tenant", x.tenant),
-		slog.String("request_id", x.id), slog.Int64("bytes", rec.bytes))
+		slog.String("request_id", x.id), slog.Int64("bytes", rec.bytes)}
+	if x.client != "" {
+		attrs = append(attrs, slog.String("client", x.client))
+	}
+	e.log.LogAttrs(r.Context(), level, "http request", attrs...)
 }
 
 // routeOf turns a mux pattern ("GET /metrics") into a route; the catch-all "/" is

@@ -44,6 +44,7 @@ type exchange struct {
 	id     string
 	op     *huma.Operation // the operation serving it: its path is the log's route (/v1/users/{user}/memories), its path parameters locate problems
 	tenant string
+	client string // the client's own version header, on a facade that names one (Facade.ClientHeader)
 	log    *slog.Logger
 }
 

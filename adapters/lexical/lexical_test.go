@@ -194,7 +194,7 @@ func TestSearcher_followsTheStoreAndKeepsToItsBudget(t *testing.T) {
 	bob := memory.Scope{Tenant: "t1", User: "bob"}
 	put := func(sc memory.Scope, id string, terms ...string) {
 		t.Helper()
-		if err := store.PutLexicalDocs(ctx, []ports.LexicalDoc{{Tenant: sc.Tenant, User: sc.User, Kind: memory.KindMemory, ID: id, Terms: terms}}); err != nil {
+		if err := store.Put(ctx, []ports.LexicalDoc{{Tenant: sc.Tenant, User: sc.User, Kind: memory.KindMemory, ID: id, Terms: terms}}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -215,7 +215,7 @@ func TestSearcher_followsTheStoreAndKeepsToItsBudget(t *testing.T) {
 	if got := find(alice, "tea"); !slices.Equal(got, []string{"a2"}) {
 		t.Fatalf("after a put: %v", got)
 	}
-	if err := store.DeleteLexicalDocs(ctx, alice, []ports.LexicalRef{{Kind: memory.KindMemory, ID: "a1"}}); err != nil {
+	if err := store.Delete(ctx, alice, []ports.LexicalRef{{Kind: memory.KindMemory, ID: "a1"}}); err != nil {
 		t.Fatal(err)
 	}
 	if got := find(alice, "oat"); len(got) != 0 {
@@ -236,10 +236,10 @@ func TestSearcher_followsTheStoreAndKeepsToItsBudget(t *testing.T) {
 	}
 }
 
-// swappableStore is a LexicalIndex whose contents can be replaced at once, as an
+// swappableStore is a LexicalFeed whose contents can be replaced at once, as an
 // erasure that purges a user's documents and their generation does.
 type swappableStore struct {
-	ports.LexicalIndex
+	ports.LexicalFeed
 }
 
 // A user's generation that goes back (the documents were purged, and maybe
@@ -253,11 +253,11 @@ func TestSearcher_forgetsAUserWhoseGenerationWentBack(t *testing.T) {
 	}
 	before := teststore.New(t).Lexical
 	for _, d := range []ports.LexicalDoc{doc("a", "secret", "diari"), doc("b", "secret", "note"), doc("c", "tea")} {
-		if err := before.PutLexicalDocs(ctx, []ports.LexicalDoc{d}); err != nil {
+		if err := before.Put(ctx, []ports.LexicalDoc{d}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	store := &swappableStore{LexicalIndex: before}
+	store := &swappableStore{LexicalFeed: before}
 	s := New(store, Options{})
 	find := func(terms ...string) []string {
 		t.Helper()
@@ -271,10 +271,10 @@ func TestSearcher_forgetsAUserWhoseGenerationWentBack(t *testing.T) {
 		t.Fatalf("before the purge: %v", got)
 	}
 	after := teststore.New(t).Lexical // purged, then one new document: generation 1
-	if err := after.PutLexicalDocs(ctx, []ports.LexicalDoc{doc("d", "tea", "green")}); err != nil {
+	if err := after.Put(ctx, []ports.LexicalDoc{doc("d", "tea", "green")}); err != nil {
 		t.Fatal(err)
 	}
-	store.LexicalIndex = after
+	store.LexicalFeed = after
 	if got := find("secret"); len(got) != 0 {
 		t.Errorf("after the purge: %v, want nothing of before", got)
 	}
@@ -295,7 +295,7 @@ func TestSearcher_forgetsAnErasedUserAndReloadsWhenWrittenAgain(t *testing.T) {
 	alice := memory.Scope{Tenant: "t1", User: "alice"}
 	put := func(id string, terms ...string) {
 		t.Helper()
-		if err := store.PutLexicalDocs(ctx, []ports.LexicalDoc{{Tenant: "t1", User: "alice", Kind: memory.KindMemory, ID: id, Terms: terms}}); err != nil {
+		if err := store.Put(ctx, []ports.LexicalDoc{{Tenant: "t1", User: "alice", Kind: memory.KindMemory, ID: id, Terms: terms}}); err != nil {
 			t.Fatal(err)
 		}
 	}

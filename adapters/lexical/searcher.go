@@ -31,7 +31,7 @@ type Options struct {
 
 // Searcher holds the users' indexes. It is safe for concurrent use.
 type Searcher struct {
-	store   ports.LexicalIndex
+	store   ports.LexicalFeed
 	recipe  ranking.Recipe
 	maxDocs int
 
@@ -42,7 +42,7 @@ type Searcher struct {
 }
 
 // New returns a searcher over the documents of store.
-func New(store ports.LexicalIndex, opts Options) *Searcher {
+func New(store ports.LexicalFeed, opts Options) *Searcher {
 	if opts.Recipe == (ranking.Recipe{}) {
 		opts.Recipe = ranking.DefaultRecipe
 	}
@@ -107,7 +107,7 @@ func (s *Searcher) Warm(ctx context.Context, users int) (int, error) {
 	if users <= 0 {
 		users = DefaultWarmUsers
 	}
-	scopes, err := s.store.LexicalUsers(ctx, users)
+	scopes, err := s.store.Users(ctx, users)
 	if err != nil {
 		return 0, fmt.Errorf("lexical: warm: %w", err)
 	}
@@ -136,7 +136,7 @@ func (s *Searcher) Size() int {
 // acquire returns the user's index, caught up with the store and read-locked; the
 // caller must RUnlock it.
 func (s *Searcher) acquire(ctx context.Context, scope memory.Scope) (*userIndex, error) {
-	gen, err := s.store.LexicalGeneration(ctx, scope)
+	gen, err := s.store.Generation(ctx, scope)
 	if err != nil {
 		return nil, err
 	}
@@ -156,7 +156,7 @@ func (s *Searcher) acquire(ctx context.Context, scope memory.Scope) (*userIndex,
 		u.gen, u.loaded = 0, false
 	}
 	if !u.loaded || u.gen < gen {
-		changes, err := s.store.LexicalChangesSince(ctx, scope, u.gen)
+		changes, err := s.store.ChangesSince(ctx, scope, u.gen)
 		if err != nil {
 			u.mu.Unlock()
 			return nil, err

@@ -29,7 +29,7 @@ func benchmarkPurge(b *testing.B, open func(testing.TB) *DB, n int) {
 	db := open(b)
 	ctx := context.Background()
 	truth := NewUserPurger(db, clock.System{})
-	lexical := NewLexicalIndex(db)
+	lexical := NewLexicalDocs(db)
 	vectors := NewLocalVectorStore(db, "bench", 8)
 	other := memory.Scope{Tenant: "bench", User: "other"}
 	populate(b, db, other, n) // a neighbour the purges must skip
@@ -103,7 +103,7 @@ func populate(b *testing.B, db *DB, scope memory.Scope, n int) {
 			}
 		}
 	}
-	if err := NewLexicalIndex(db).PutLexicalDocs(ctx, docs); err != nil {
+	if err := NewLexicalDocs(db).Put(ctx, docs); err != nil {
 		b.Fatal(err)
 	}
 	if err := NewLocalVectorStore(db, "bench", 8).SaveVectors(ctx, vecs); err != nil {

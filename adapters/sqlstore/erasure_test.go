@@ -13,7 +13,7 @@ import (
 func erasureStores(db *DB, clock ports.Clock) contract.ErasureStores {
 	return contract.ErasureStores{
 		Erasures: NewErasureStore(db), Jobs: NewJobStore(db), Memories: NewMemoryStore(db), Messages: NewMessageStore(db),
-		Sync: NewVectorSyncStore(db), Truth: NewUserPurger(db, clock), Org: NewOrgStore(db),
+		Sync: NewVectorQueue(db), Truth: NewUserPurger(db, clock), Org: NewOrgStore(db),
 		Activity: NewActivityStore(db),
 	}
 }
@@ -42,20 +42,20 @@ func TestLexicalPut_skipsUsersBeingErased_SQLite(t *testing.T) {
 	if _, _, err := NewErasureStore(db).BeginErasure(ctx, ports.Job{ID: "erase-1", Scope: alice, Kind: ports.JobEraseUser, CreatedAt: time.Now()}); err != nil {
 		t.Fatal(err)
 	}
-	x := NewLexicalIndex(db)
+	x := NewLexicalDocs(db)
 	doc := func(sc memory.Scope, id string) ports.LexicalDoc {
 		return ports.LexicalDoc{Tenant: sc.Tenant, User: sc.User, Kind: memory.KindMessage, ID: id, At: time.Now(), Terms: []string{"tea"}}
 	}
-	if err := x.PutLexicalDocs(ctx, []ports.LexicalDoc{doc(alice, "a1"), doc(bob, "b1")}); err != nil {
+	if err := x.Put(ctx, []ports.LexicalDoc{doc(alice, "a1"), doc(bob, "b1")}); err != nil {
 		t.Fatal(err)
 	}
-	if g, _ := x.LexicalGeneration(ctx, alice); g != 0 {
+	if g, _ := x.Generation(ctx, alice); g != 0 {
 		t.Errorf("alice's generation moved to %d while she is being erased", g)
 	}
-	if ch, _ := x.LexicalChangesSince(ctx, alice, 0); len(ch.Docs) != 0 {
+	if ch, _ := x.ChangesSince(ctx, alice, 0); len(ch.Docs) != 0 {
 		t.Errorf("alice's document was written: %+v", ch.Docs)
 	}
-	if ch, _ := x.LexicalChangesSince(ctx, bob, 0); len(ch.Docs) != 1 {
+	if ch, _ := x.ChangesSince(ctx, bob, 0); len(ch.Docs) != 1 {
 		t.Errorf("bob's document was dropped: %+v", ch.Docs)
 	}
 }

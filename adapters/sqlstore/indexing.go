@@ -16,8 +16,8 @@ import (
 	"engram/ports"
 )
 
-// VectorSyncStore serves the indexer (ports.VectorSyncStore) from the vector_*
-// columns of long_term_memories and conversation_messages.
+// VectorQueue serves the indexer (ports.VectorQueue) and the reindex
+// (ports.VectorRequeuer) from the vector_* columns of long_term_memories and conversation_messages.
 //
 // Memories are claimed row by row with FOR UPDATE SKIP LOCKED on PostgreSQL, so
 // indexers take different rows without waiting for each other. Messages are
@@ -26,14 +26,17 @@ import (
 // claim committed: on PostgreSQL, claims of messages take turns on a transaction
 // advisory lock (a claim is one short UPDATE). SQLite runs everything under its
 // single writer.
-type VectorSyncStore struct {
+type VectorQueue struct {
 	db *DB
 }
 
-var _ ports.VectorSyncStore = (*VectorSyncStore)(nil)
+var (
+	_ ports.VectorQueue    = (*VectorQueue)(nil)
+	_ ports.VectorRequeuer = (*VectorQueue)(nil)
+)
 
-// NewVectorSyncStore serves the indexer from db.
-func NewVectorSyncStore(db *DB) *VectorSyncStore { return &VectorSyncStore{db: db} }
+// NewVectorQueue serves the indexer from db.
+func NewVectorQueue(db *DB) *VectorQueue { return &VectorQueue{db: db} }
 
 // columnsOf lists a row type's columns for a RETURNING clause. `RETURNING *` would
 // also return the columns later migrations add, which bun refuses to scan into a
@@ -76,9 +79,9 @@ const dueMemories = `m.vector_status IN ('DIRTY', 'FAILED')
 	AND (m.vector_status = 'DIRTY' OR m.vector_next_attempt_at IS NULL OR m.vector_next_attempt_at <= ?0)
 	AND (m.vector_claim_until IS NULL OR m.vector_claim_until <= ?0)`
 
-// ClaimMemoryVectors claims up to c.Limit due memories, oldest change first, in
+// ClaimMemories claims up to c.Limit due memories, oldest change first, in
 // one UPDATE whose subquery skips rows other indexers have locked.
-func (s *VectorSyncStore) ClaimMemoryVectors(ctx context.Context, c ports.VectorClaim) ([]ports.ClaimedMemory, error) {
+func (s *VectorQueue) ClaimMemories(ctx context.Context, c ports.VectorClaim) ([]ports.ClaimedMemory, error) {
 	if c.Worker == "" || c.Lease <= 0 {
 		return nil, fmt.Errorf("sqlstore: claim memory vectors: a worker and a positive lease are required")
 	}
@@ -121,9 +124,9 @@ func (s *VectorSyncStore) ClaimMemoryVectors(ctx context.Context, c ports.Vector
 	return out, nil
 }
 
-// FinishMemoryVectors stores each outcome where the row still has the claimed
+// FinishMemories stores each outcome where the row still has the claimed
 // version and claim, and otherwise only releases the worker's claim.
-func (s *VectorSyncStore) FinishMemoryVectors(ctx context.Context, worker string, outcomes []ports.MemoryVectorOutcome) (int, error) {
+func (s *VectorQueue) FinishMemories(ctx context.Context, worker string, outcomes []ports.MemoryVectorOutcome) (int, error) {
 	stored := 0
 	args := make([][]any, len(outcomes))
 	for i, o := range outcomes {
@@ -165,7 +168,7 @@ func (s *VectorSyncStore) FinishMemoryVectors(ctx context.Context, worker string
 
 // finishMemoryVectorsPostgres stores every outcome with one UPDATE over arrays
 // (one round trip per batch instead of one per memory).
-func (s *VectorSyncStore) finishMemoryVectorsPostgres(ctx context.Context, worker string, outcomes []ports.MemoryVectorOutcome) (int, error) {
+func (s *VectorQueue) finishMemoryVectorsPostgres(ctx context.Context, worker string, outcomes []ports.MemoryVectorOutcome) (int, error) {
 	n := len(outcomes)
 	ids, statuses, synced, errs, models, hashes, next := make([]string, n), make([]string, n), make([]string, n),
 		make([]string, n), make([]string, n), make([]string, n), make([]string, n)
@@ -220,8 +223,8 @@ func pgTime(t time.Time) string {
 	return dbTime(t).Format(time.RFC3339Nano)
 }
 
-// ReleaseVectorClaims clears every claim of worker, memories and messages.
-func (s *VectorSyncStore) ReleaseVectorClaims(ctx context.Context, worker string) error {
+// Release clears every claim of worker, memories and messages.
+func (s *VectorQueue) Release(ctx context.Context, worker string) error {
 	return s.db.WriteTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 		for _, table := range []string{"long_term_memories", "conversation_messages"} {
 			_, err := tx.NewRaw(`UPDATE `+table+` SET vector_claimed_by = NULL, vector_claim_until = NULL
@@ -234,11 +237,11 @@ func (s *VectorSyncStore) ReleaseVectorClaims(ctx context.Context, worker string
 	})
 }
 
-// RequeueVectors marks the tenant's (or every tenant's) memories and messages
+// Requeue marks the tenant's (or every tenant's) memories and messages
 // DIRTY and releases their claims. Memories forget their text hash, so they are
 // embedded and written again; messages keep their embedding (reused when the model
 // is unchanged) and have their vectors written again.
-func (s *VectorSyncStore) RequeueVectors(ctx context.Context, tenant string, now time.Time) (ports.Requeued, error) {
+func (s *VectorQueue) Requeue(ctx context.Context, tenant string, now time.Time) (ports.Requeued, error) {
 	var n ports.Requeued
 	scoped := ""
 	args := []any{dbTime(now)}
@@ -266,9 +269,9 @@ func (s *VectorSyncStore) RequeueVectors(ctx context.Context, tenant string, now
 	return n, err
 }
 
-// VectorBacklog counts DIRTY and FAILED rows through the partial indexes, and
+// Backlog counts DIRTY and FAILED rows through the partial indexes, and
 // finds when the longest-waiting one started waiting.
-func (s *VectorSyncStore) VectorBacklog(ctx context.Context) (ports.VectorBacklog, error) {
+func (s *VectorQueue) Backlog(ctx context.Context) (ports.VectorBacklog, error) {
 	var b ports.VectorBacklog
 	for _, src := range []struct {
 		table, since  string
@@ -374,7 +377,7 @@ func (db *DB) execEach(ctx context.Context, tx bun.Tx, op, q string, argLists []
 // by another embedding model than model: after a change of model they have no
 // vector in the new model's index until a reindex. (A full scan; run it once, at
 // start, off the request path.)
-func (s *VectorSyncStore) CountOtherModels(ctx context.Context, model string) (memories, messages int64, err error) {
+func (s *VectorQueue) CountOtherModels(ctx context.Context, model string) (memories, messages int64, err error) {
 	err = s.db.bun.NewRaw(`SELECT count(*) FROM long_term_memories
 		WHERE vector_status = 'SYNCED' AND vector_model IS NOT NULL AND vector_model <> ?`, model).Scan(ctx, &memories)
 	if err != nil {

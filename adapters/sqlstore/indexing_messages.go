@@ -85,10 +85,10 @@ const dueMessages = `A.vector_status IN ('DIRTY', 'FAILED')
 // on ("engram" in ASCII).
 const messageClaimLock = 0x656e6772616d
 
-// ClaimMessageVectors claims, in one UPDATE, up to c.Limit due messages (oldest
+// ClaimMessages claims, in one UPDATE, up to c.Limit due messages (oldest
 // arrival first) of the conversations of the oldest due messages that no indexer
 // holds. A conversation is held while any of its messages has a live claim.
-func (s *VectorSyncStore) ClaimMessageVectors(ctx context.Context, c ports.VectorClaim) ([]ports.MessageVector, error) {
+func (s *VectorQueue) ClaimMessages(ctx context.Context, c ports.VectorClaim) ([]ports.MessageVector, error) {
 	if c.Worker == "" || c.Lease <= 0 {
 		return nil, fmt.Errorf("sqlstore: claim message vectors: a worker and a positive lease are required")
 	}
@@ -161,7 +161,7 @@ func (s *VectorSyncStore) ClaimMessageVectors(ctx context.Context, c ports.Vecto
 }
 
 // attachEmbeddings reads the stored embeddings of rows (one IN query).
-func (s *VectorSyncStore) attachEmbeddings(ctx context.Context, rows []messageVectorRow) error {
+func (s *VectorQueue) attachEmbeddings(ctx context.Context, rows []messageVectorRow) error {
 	if len(rows) == 0 {
 		return nil
 	}
@@ -198,7 +198,7 @@ type embeddingRow struct {
 // MessageWindow reads margin messages before first, the messages from first to
 // last, and margin messages after last, in one statement of three range scans of
 // the conversation index.
-func (s *VectorSyncStore) MessageWindow(ctx context.Context, first, last conversation.Message, margin int) ([]ports.MessageVector, error) {
+func (s *VectorQueue) MessageWindow(ctx context.Context, first, last conversation.Message, margin int) ([]ports.MessageVector, error) {
 	scope := `SELECT ` + messageVectorColumns(s.db) + ` FROM conversation_messages AS cm
 		LEFT JOIN message_embeddings AS e ON e.id = cm.id
 		WHERE cm.tenant_id = ?0 AND cm.user_id = ?1 AND cm.conversation_id = ?2`
@@ -223,9 +223,9 @@ func (s *VectorSyncStore) MessageWindow(ctx context.Context, first, last convers
 	return toMessageVectors(rows)
 }
 
-// FinishMessageVectors stores each outcome (and embedding) of a message the worker
+// FinishMessages stores each outcome (and embedding) of a message the worker
 // still holds, and releases it.
-func (s *VectorSyncStore) FinishMessageVectors(ctx context.Context, worker string, outcomes []ports.MessageVectorOutcome) (int, error) {
+func (s *VectorQueue) FinishMessages(ctx context.Context, worker string, outcomes []ports.MessageVectorOutcome) (int, error) {
 	if s.db.dialect == DialectPostgres {
 		return s.finishMessageVectorsPostgres(ctx, worker, outcomes)
 	}
@@ -272,7 +272,7 @@ func (s *VectorSyncStore) FinishMessageVectors(ctx context.Context, worker strin
 
 // finishMessageVectorsPostgres stores every outcome with one UPDATE and every
 // embedding with one INSERT, over arrays.
-func (s *VectorSyncStore) finishMessageVectorsPostgres(ctx context.Context, worker string, outcomes []ports.MessageVectorOutcome) (int, error) {
+func (s *VectorQueue) finishMessageVectorsPostgres(ctx context.Context, worker string, outcomes []ports.MessageVectorOutcome) (int, error) {
 	n := len(outcomes)
 	ids, statuses, errs, next, synced := make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
 	attempts := make([]int, n)

@@ -13,17 +13,17 @@ import (
 
 func TestVectorSyncStore_SQLite(t *testing.T) {
 	t.Parallel()
-	contract.RunVectorSyncStore(t, func(t *testing.T) contract.VectorSyncStores {
+	contract.RunVectorQueue(t, func(t *testing.T) contract.VectorQueueStores {
 		db := openSQLiteForTest(t)
-		return contract.VectorSyncStores{Sync: NewVectorSyncStore(db), Memories: NewMemoryStore(db), Messages: NewMessageStore(db)}
+		return contract.VectorQueueStores{Sync: NewVectorQueue(db), Memories: NewMemoryStore(db), Messages: NewMessageStore(db)}
 	})
 }
 
 func TestVectorSyncStore_Postgres(t *testing.T) {
 	t.Parallel()
-	contract.RunVectorSyncStore(t, func(t *testing.T) contract.VectorSyncStores {
+	contract.RunVectorQueue(t, func(t *testing.T) contract.VectorQueueStores {
 		db := openPostgresForTest(t)
-		return contract.VectorSyncStores{Sync: NewVectorSyncStore(db), Memories: NewMemoryStore(db), Messages: NewMessageStore(db)}
+		return contract.VectorQueueStores{Sync: NewVectorQueue(db), Memories: NewMemoryStore(db), Messages: NewMessageStore(db)}
 	})
 }
 
@@ -31,7 +31,7 @@ func TestVectorSyncStore_countsVectorsOfOtherModels(t *testing.T) {
 	t.Parallel()
 	db := openSQLiteForTest(t)
 	ctx := context.Background()
-	mems, msgs, sync := NewMemoryStore(db), NewMessageStore(db), NewVectorSyncStore(db)
+	mems, msgs, sync := NewMemoryStore(db), NewMessageStore(db), NewVectorQueue(db)
 	scope := memory.Scope{Tenant: "t1", User: "u1"}
 	at := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
 	d, _ := memory.ParseDraft(memory.DraftInput{Type: "fact", Content: "likes tea"}, memory.Source{Channel: memory.ChannelTool})
@@ -47,17 +47,17 @@ func TestVectorSyncStore_countsVectorsOfOtherModels(t *testing.T) {
 		t.Fatal(err)
 	}
 	claim := ports.VectorClaim{Worker: "w", Now: at, Lease: time.Minute, Limit: 10}
-	if _, err := sync.ClaimMemoryVectors(ctx, claim); err != nil {
+	if _, err := sync.ClaimMemories(ctx, claim); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := sync.ClaimMessageVectors(ctx, claim); err != nil {
+	if _, err := sync.ClaimMessages(ctx, claim); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := sync.FinishMemoryVectors(ctx, "w", []ports.MemoryVectorOutcome{{ID: m.ID(), Version: m.Version(),
+	if _, err := sync.FinishMemories(ctx, "w", []ports.MemoryVectorOutcome{{ID: m.ID(), Version: m.Version(),
 		Vector: m.MarkVectorSynced("model-a", 1, "h", at).Vector()}}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := sync.FinishMessageVectors(ctx, "w", []ports.MessageVectorOutcome{{Seq: "s1", Status: memory.VectorSynced,
+	if _, err := sync.FinishMessages(ctx, "w", []ports.MessageVectorOutcome{{Seq: "s1", Status: memory.VectorSynced,
 		SyncedAt: at, Model: "model-a", TextHash: "h", Embedding: []float32{1}}}); err != nil {
 		t.Fatal(err)
 	}

@@ -15,26 +15,29 @@ import (
 	"engram/ports"
 )
 
-// LexicalIndex keeps analysed documents in lexical_docs and each user's generation
+// LexicalDocs keeps analysed documents in lexical_docs and each user's generation
 // in lexical_users. The SQL is the same on both dialects (INSERT … ON CONFLICT …
 // RETURNING exists in SQLite since 3.35), and no full-text feature of either
 // database is used: scoring happens in Go (app/retrieval), identically.
-type LexicalIndex struct {
+type LexicalDocs struct {
 	db *DB
 }
 
-var _ ports.LexicalIndex = (*LexicalIndex)(nil)
+var (
+	_ ports.LexicalDocs = (*LexicalDocs)(nil)
+	_ ports.LexicalFeed = (*LexicalDocs)(nil)
+)
 
-// NewLexicalIndex serves ports.LexicalIndex from db.
-func NewLexicalIndex(db *DB) *LexicalIndex { return &LexicalIndex{db: db} }
+// NewLexicalDocs serves ports.LexicalDocs and ports.LexicalFeed from db.
+func NewLexicalDocs(db *DB) *LexicalDocs { return &LexicalDocs{db: db} }
 
 // lexicalBatch bounds the rows of one INSERT (SQLite's variable limit is 32766;
 // 13 columns × 1000 rows stays under it).
 const lexicalBatch = 1000
 
-// PutLexicalDocs advances the generation of every user touched and upserts the
+// Put advances the generation of every user touched and upserts the
 // documents with it, in one transaction.
-func (x *LexicalIndex) PutLexicalDocs(ctx context.Context, docs []ports.LexicalDoc) error {
+func (x *LexicalDocs) Put(ctx context.Context, docs []ports.LexicalDoc) error {
 	if len(docs) == 0 {
 		return nil
 	}
@@ -151,8 +154,8 @@ func bumpGeneration(ctx context.Context, tx bun.Tx, sc memory.Scope) (int64, err
 	return gen, nil
 }
 
-// DeleteLexicalDocs turns the documents into tombstones of a new generation.
-func (x *LexicalIndex) DeleteLexicalDocs(ctx context.Context, scope memory.Scope, refs []ports.LexicalRef) error {
+// Delete turns the documents into tombstones of a new generation.
+func (x *LexicalDocs) Delete(ctx context.Context, scope memory.Scope, refs []ports.LexicalRef) error {
 	if len(refs) == 0 {
 		return nil
 	}
@@ -227,36 +230,6 @@ func (db *DB) compactTombstones(ctx context.Context, tx bun.Tx, scope memory.Sco
 	return wrapErr("raise lexical horizon", err)
 }
 
-// ClaimLexicalCursor takes or renews the cursor's lease in one upsert whose update
-// only applies when the lease is free, lapsed or already the holder's.
-func (x *LexicalIndex) ClaimLexicalCursor(ctx context.Context, name, holder string, now time.Time, lease time.Duration) (string, bool, error) {
-	var pos []string
-	err := x.db.WriteTx(ctx, func(ctx context.Context, tx bun.Tx) error {
-		pos = pos[:0]
-		return tx.NewRaw(`INSERT INTO lexical_cursors (name, position, updated_at, holder, lease_until) VALUES (?, '', ?, ?, ?)
-			ON CONFLICT (name) DO UPDATE SET holder = EXCLUDED.holder, lease_until = EXCLUDED.lease_until
-			WHERE lexical_cursors.holder IS NULL OR lexical_cursors.holder = EXCLUDED.holder
-				OR lexical_cursors.lease_until IS NULL OR lexical_cursors.lease_until <= ?
-			RETURNING position`, name, dbTime(now), holder, dbTime(now.Add(lease)), dbTime(now)).Scan(ctx, &pos)
-	})
-	if err != nil && classify(err) != classNotFound {
-		return "", false, wrapErr("claim lexical cursor", err)
-	}
-	if len(pos) == 0 {
-		return "", false, nil
-	}
-	return pos[0], true, nil
-}
-
-// ReleaseLexicalCursor ends holder's lease, keeping the position.
-func (x *LexicalIndex) ReleaseLexicalCursor(ctx context.Context, name, holder string) error {
-	return x.db.WriteTx(ctx, func(ctx context.Context, tx bun.Tx) error {
-		_, err := tx.NewRaw(`UPDATE lexical_cursors SET holder = NULL, lease_until = NULL WHERE name = ? AND holder = ?`,
-			name, holder).Exec(ctx)
-		return wrapErr("release lexical cursor", err)
-	})
-}
-
 // lexicalHook keeps a memory's lexical document in the transaction that changes
 // the memory: the document commits with the change or not at all, and a save
 // costs one commit, not two (see MemoryStore.IndexLexically).
@@ -282,8 +255,8 @@ func (h *lexicalHook) memoryWritten(ctx context.Context, tx bun.Tx, m memory.Mem
 	return h.db.deleteLexicalDocs(ctx, tx, m.Scope(), []ports.LexicalRef{{Kind: memory.KindMemory, ID: m.ID()}})
 }
 
-// LexicalGeneration reads the user's generation.
-func (x *LexicalIndex) LexicalGeneration(ctx context.Context, scope memory.Scope) (int64, error) {
+// Generation reads the user's generation.
+func (x *LexicalDocs) Generation(ctx context.Context, scope memory.Scope) (int64, error) {
 	var gens []int64
 	err := x.db.bun.NewSelect().Table("lexical_users").Column("gen").
 		Where("tenant_id = ?", scope.Tenant).
@@ -298,11 +271,11 @@ func (x *LexicalIndex) LexicalGeneration(ctx context.Context, scope memory.Scope
 	return gens[0], nil
 }
 
-// LexicalChangesSince reads the rows of a later generation; tombstones become
+// ChangesSince reads the rows of a later generation; tombstones become
 // deletions (none when since is 0: a new reader has nothing to forget). A reader
 // behind the user's horizon, or ahead of the user's generation (the user was erased
 // since), gets every live document and a Reset.
-func (x *LexicalIndex) LexicalChangesSince(ctx context.Context, scope memory.Scope, since int64) (ports.LexicalChanges, error) {
+func (x *LexicalDocs) ChangesSince(ctx context.Context, scope memory.Scope, since int64) (ports.LexicalChanges, error) {
 	reset, current := false, int64(0)
 	if since > 0 {
 		var state []struct {
@@ -347,8 +320,8 @@ func (x *LexicalIndex) LexicalChangesSince(ctx context.Context, scope memory.Sco
 	return out, nil
 }
 
-// LexicalVersions reads the indexed versions of memories.
-func (x *LexicalIndex) LexicalVersions(ctx context.Context, scope memory.Scope, memoryIDs []string) (map[string]int64, error) {
+// Versions reads the indexed versions of memories.
+func (x *LexicalDocs) Versions(ctx context.Context, scope memory.Scope, memoryIDs []string) (map[string]int64, error) {
 	out := make(map[string]int64, len(memoryIDs))
 	for start := 0; start < len(memoryIDs); start += lexicalBatch {
 		var rows []lexicalDocRow
@@ -369,8 +342,8 @@ func (x *LexicalIndex) LexicalVersions(ctx context.Context, scope memory.Scope, 
 	return out, nil
 }
 
-// LexicalUsers reads the users with the highest generations.
-func (x *LexicalIndex) LexicalUsers(ctx context.Context, limit int) ([]memory.Scope, error) {
+// Users reads the users with the highest generations.
+func (x *LexicalDocs) Users(ctx context.Context, limit int) ([]memory.Scope, error) {
 	if limit <= 0 {
 		return nil, nil
 	}
@@ -388,30 +361,6 @@ func (x *LexicalIndex) LexicalUsers(ctx context.Context, limit int) ([]memory.Sc
 		out[i] = memory.Scope{Tenant: r.TenantID, User: r.UserID}
 	}
 	return out, nil
-}
-
-// LexicalCursor reads a named position.
-func (x *LexicalIndex) LexicalCursor(ctx context.Context, name string) (string, error) {
-	var pos []string
-	err := x.db.bun.NewSelect().Table("lexical_cursors").Column("position").
-		Where("name = ?", name).Scan(ctx, &pos)
-	if err != nil {
-		return "", wrapErr("lexical cursor", err)
-	}
-	if len(pos) == 0 {
-		return "", nil
-	}
-	return pos[0], nil
-}
-
-// SetLexicalCursor stores a named position.
-func (x *LexicalIndex) SetLexicalCursor(ctx context.Context, name, position string) error {
-	return x.db.WriteTx(ctx, func(ctx context.Context, tx bun.Tx) error {
-		_, err := tx.NewRaw(`INSERT INTO lexical_cursors (name, position, updated_at) VALUES (?, ?, ?)
-			ON CONFLICT (name) DO UPDATE SET position = EXCLUDED.position, updated_at = EXCLUDED.updated_at`,
-			name, position, dbTime(time.Now())).Exec(ctx)
-		return wrapErr("set lexical cursor", err)
-	})
 }
 
 // lexicalDocRow is one row of lexical_docs.
@@ -473,14 +422,14 @@ func (r *lexicalDocRow) toDoc() ports.LexicalDoc {
 // PurgedLexicalDocs is the kind LexicalIndex.PurgeUser counts.
 const PurgedLexicalDocs = "lexical_docs"
 
-var _ ports.UserPurger = (*LexicalIndex)(nil)
+var _ ports.UserPurger = (*LexicalDocs)(nil)
 
 // PurgeUser deletes every document of the user, tombstones included, batch by
 // batch, then the user's generation row; the generation reached is kept under the
 // user's fingerprint (lexical_horizons), so that if the user is written again its
 // generations start above it and readers still holding the erased documents
-// reload (LexicalChangesSince).
-func (x *LexicalIndex) PurgeUser(ctx context.Context, scope memory.Scope) (map[string]int64, error) {
+// reload (ChangesSince).
+func (x *LexicalDocs) PurgeUser(ctx context.Context, scope memory.Scope) (map[string]int64, error) {
 	removed := map[string]int64{PurgedLexicalDocs: 0}
 	for {
 		var n int64

@@ -29,11 +29,15 @@ type retrievalStores struct {
 		indexing.ChangedMemories
 	}
 	messages interface {
-		ports.MessageStore
+		ports.MessageLog
 		retrieval.MessageReader
 		indexing.MessageFeed
 	}
-	lexical ports.LexicalIndex
+	lexical interface {
+		ports.LexicalDocs
+		ports.LexicalFeed
+	}
+	cursors ports.LexicalCursors
 }
 
 type fixedClock struct{ now time.Time }
@@ -51,7 +55,7 @@ func searchScript(t *testing.T, st retrievalStores, inTx bool) []string {
 	clock := fixedClock{now: time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)}
 	an := textanalysis.New(textanalysis.Options{})
 	ids := ulids.New()
-	ix := indexing.NewLexicalIndexer(an, st.lexical, st.memories, st.messages, clock, indexing.LexicalOptions{MessageLag: -1})
+	ix := indexing.NewLexicalIndexer(an, st.lexical, st.cursors, st.memories, st.messages, clock, indexing.LexicalOptions{MessageLag: -1})
 	if inTx {
 		st.memories.(*MemoryStore).IndexLexically(func(m memory.Memory) (ports.LexicalDoc, bool) { return indexing.MemoryDocument(an, m) })
 	}
@@ -148,7 +152,7 @@ func searchScript(t *testing.T, st retrievalStores, inTx bool) []string {
 }
 
 func sqlStores(db *DB) retrievalStores {
-	return retrievalStores{memories: NewMemoryStore(db), messages: NewMessageStore(db), lexical: NewLexicalIndex(db)}
+	return retrievalStores{memories: NewMemoryStore(db), messages: NewMessageStore(db), lexical: NewLexicalDocs(db), cursors: NewLexicalCursors(db)}
 }
 
 // compareWithSQLite runs the script on open's database, both ways, and wants the
@@ -189,7 +193,7 @@ func crossProcess(t *testing.T, db *DB) {
 	process := func() (*memories.Service, *retrieval.Service) {
 		store := NewMemoryStore(db)
 		store.IndexLexically(func(m memory.Memory) (ports.LexicalDoc, bool) { return indexing.MemoryDocument(an, m) })
-		svc := retrieval.New(retrieval.Deps{Analyzer: an, Lexical: lexical.New(NewLexicalIndex(db), lexical.Options{}), Memories: store, Clock: clock}, retrieval.Options{})
+		svc := retrieval.New(retrieval.Deps{Analyzer: an, Lexical: lexical.New(NewLexicalDocs(db), lexical.Options{}), Memories: store, Clock: clock}, retrieval.Options{})
 		return memories.New(store, clock, ulids.New(), memory.Policy{}), svc
 	}
 	writerMems, _ := process()

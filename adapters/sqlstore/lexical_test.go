@@ -13,15 +13,15 @@ import (
 
 func TestLexicalIndex_SQLite(t *testing.T) {
 	t.Parallel()
-	contract.RunLexicalIndex(t, func(t *testing.T) ports.LexicalIndex {
-		return NewLexicalIndex(openSQLiteForTest(t))
+	contract.RunLexicalIndex(t, func(t *testing.T) contract.LexicalIndex {
+		return NewLexicalDocs(openSQLiteForTest(t))
 	})
 }
 
 func TestLexicalIndex_Postgres(t *testing.T) {
 	t.Parallel()
-	contract.RunLexicalIndex(t, func(t *testing.T) ports.LexicalIndex {
-		return NewLexicalIndex(openPostgresForTest(t))
+	contract.RunLexicalIndex(t, func(t *testing.T) contract.LexicalIndex {
+		return NewLexicalDocs(openPostgresForTest(t))
 	})
 }
 
@@ -30,7 +30,7 @@ func TestLexicalCompaction_SQLite(t *testing.T) {
 	contract.RunLexicalCompaction(t, func(t *testing.T, window int64) contract.LexicalPurgeIndex {
 		db := openSQLiteForTest(t)
 		db.SetLexicalTombstoneWindow(window)
-		return NewLexicalIndex(db)
+		return NewLexicalDocs(db)
 	})
 }
 
@@ -39,7 +39,7 @@ func TestLexicalCompaction_Postgres(t *testing.T) {
 	contract.RunLexicalCompaction(t, func(t *testing.T, window int64) contract.LexicalPurgeIndex {
 		db := openPostgresForTest(t)
 		db.SetLexicalTombstoneWindow(window)
-		return NewLexicalIndex(db)
+		return NewLexicalDocs(db)
 	})
 }
 
@@ -48,15 +48,15 @@ func TestLexicalCompaction_deletesTombstoneRows_SQLite(t *testing.T) {
 	t.Parallel()
 	db := openSQLiteForTest(t)
 	db.SetLexicalTombstoneWindow(3)
-	x := NewLexicalIndex(db)
+	x := NewLexicalDocs(db)
 	ctx := context.Background()
 	alice := memory.Scope{Tenant: "t1", User: "alice"}
 	for i := range 10 {
 		id := fmt.Sprintf("d%d", i)
-		if err := x.PutLexicalDocs(ctx, []ports.LexicalDoc{{Tenant: "t1", User: "alice", Kind: memory.KindMessage, ID: id, At: time.Now()}}); err != nil {
+		if err := x.Put(ctx, []ports.LexicalDoc{{Tenant: "t1", User: "alice", Kind: memory.KindMessage, ID: id, At: time.Now()}}); err != nil {
 			t.Fatal(err)
 		}
-		if err := x.DeleteLexicalDocs(ctx, alice, []ports.LexicalRef{{Kind: memory.KindMessage, ID: id}}); err != nil {
+		if err := x.Delete(ctx, alice, []ports.LexicalRef{{Kind: memory.KindMessage, ID: id}}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -68,4 +68,18 @@ func TestLexicalCompaction_deletesTombstoneRows_SQLite(t *testing.T) {
 	if n != 2 {
 		t.Errorf("%d tombstone rows kept, want the 2 of the last 3 generations", n)
 	}
+}
+
+func TestLexicalCursors_SQLite(t *testing.T) {
+	t.Parallel()
+	contract.RunLexicalCursors(t, func(t *testing.T) contract.LexicalCursors {
+		return NewLexicalCursors(openSQLiteForTest(t))
+	})
+}
+
+func TestLexicalCursors_Postgres(t *testing.T) {
+	t.Parallel()
+	contract.RunLexicalCursors(t, func(t *testing.T) contract.LexicalCursors {
+		return NewLexicalCursors(openPostgresForTest(t))
+	})
 }

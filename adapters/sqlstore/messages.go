@@ -14,17 +14,17 @@ import (
 	"engram/ports"
 )
 
-// MessageStore keeps conversation messages in conversation_messages and hands due
-// ones to extraction workers (claims with a lease; FOR UPDATE SKIP LOCKED on
+// MessageStore keeps conversation messages in conversation_messages (the
+// ports.MessageLog) and hands due ones to extraction workers (claims with a lease; FOR UPDATE SKIP LOCKED on
 // PostgreSQL, the single writer on SQLite).
 type MessageStore struct {
 	db       *DB
 	batching conversation.Batching
 }
 
-var _ ports.MessageStore = (*MessageStore)(nil)
+var _ ports.MessageLog = (*MessageStore)(nil)
 
-// NewMessageStore serves ports.MessageStore from db.
+// NewMessageStore serves the messages of db.
 func NewMessageStore(db *DB) *MessageStore { return &MessageStore{db: db} }
 
 // SetBatching bounds the debounce push of Ingest (see conversation.Batching). Set
@@ -391,9 +391,9 @@ func (s *MessageStore) CausedEvents(ctx context.Context, scope memory.Scope, mes
 	return s.db.eventsWhere(ctx, scope, "message_id", "events of message", messageID)
 }
 
-// MessageStats counts messages by status (an index-only scan of the status index)
+// Stats counts messages by status (an index-only scan of the status index)
 // and finds the oldest PENDING one.
-func (s *MessageStore) MessageStats(ctx context.Context, _ time.Time) (ports.MessageStats, error) {
+func (s *MessageStore) Stats(ctx context.Context, _ time.Time) (ports.MessageStats, error) {
 	var counts []struct {
 		Status string `bun:"status"`
 		N      int64  `bun:"n"`

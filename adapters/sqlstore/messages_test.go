@@ -9,7 +9,7 @@ import (
 
 func TestMessageStore_SQLite(t *testing.T) {
 	t.Parallel()
-	contract.RunMessageStore(t, func(t *testing.T) (ports.MessageStore, ports.MemoryStore) {
+	contract.RunMessageStore(t, func(t *testing.T) (contract.MessageStore, ports.MemoryStore) {
 		db := openSQLiteForTest(t)
 		return NewMessageStore(db), NewMemoryStore(db)
 	})
@@ -17,7 +17,7 @@ func TestMessageStore_SQLite(t *testing.T) {
 
 func TestMessageStore_Postgres(t *testing.T) {
 	t.Parallel()
-	contract.RunMessageStore(t, func(t *testing.T) (ports.MessageStore, ports.MemoryStore) {
+	contract.RunMessageStore(t, func(t *testing.T) (contract.MessageStore, ports.MemoryStore) {
 		db := openPostgresForTest(t)
 		return NewMessageStore(db), NewMemoryStore(db)
 	})

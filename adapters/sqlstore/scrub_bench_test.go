@@ -26,7 +26,7 @@ func benchmarkScrub(b *testing.B, open func(testing.TB) *DB, n int) {
 	db := open(b)
 	ctx := context.Background()
 	truth := NewUserPurger(db, clock.System{})
-	lexical := NewLexicalIndex(db)
+	lexical := NewLexicalDocs(db)
 	vectors := NewLocalVectorStore(db, "bench", 8)
 	scrubber := NewScrubber(db)
 	populate(b, db, memory.Scope{Tenant: "bench", User: "other"}, 10000)

@@ -81,6 +81,9 @@ func capacityFor(text string) int {
 
 // Analyze calls emit for every token of text in order, stop words included (marked).
 // It allocates only the strings of new words.
+//
+// A word runs while letters and digits follow (an apostrophe between letters stays
+// inside it), a CJK run while CJK characters follow; anything else ends both.
 func (a *Analyzer) Analyze(text string, emit func(Token)) {
 	var (
 		word    []byte // the current word, lower-cased
@@ -113,42 +116,22 @@ func (a *Analyzer) Analyze(text string, emit func(Token)) {
 		}
 		next := i + size
 		switch {
-		case r < utf8.RuneSelf:
-			switch {
-			case r >= 'a' && r <= 'z':
-				flushCJK()
-				word = append(word, byte(r))
-				letters = true
-			case r >= 'A' && r <= 'Z':
-				flushCJK()
-				word = append(word, byte(r+'a'-'A'))
-				letters = true
-			case r >= '0' && r <= '9':
-				flushCJK()
-				word = append(word, byte(r))
-			case r == '\'' && len(word) > 0 && letters && next < len(text) && isWordRune(text[next:]):
-				word = append(word, '\'')
-			default:
-				flushWord()
-				flushCJK()
-			}
-		case isCJK(r):
+		case r < utf8.RuneSelf && asciiWord[r] != 0: // most of every text
+			word = append(word, asciiWord[r])
+			letters = letters || r > '9'
+			flushCJK()
+		case r >= utf8.RuneSelf && isCJK(r):
 			flushWord()
-			if len(cjk) == 0 {
-				cjk = append(cjk, i)
-			}
-			cjk = append(cjk, next)
-		case r == '’' && len(word) > 0 && letters && next < len(text) && isWordRune(text[next:]):
+			cjk = extendRun(cjk, i, next)
+		case letters && apostropheInWord(r, text[next:]):
 			word = append(word, '\'')
-		case unicode.IsLetter(r) || unicode.IsMark(r):
-			flushCJK()
-			word = utf8.AppendRune(word, unicode.ToLower(r))
-			letters = true
-		case unicode.IsDigit(r):
-			flushCJK()
-			word = utf8.AppendRune(word, r)
 		default:
-			flushWord()
+			if w, letter := wordRune(r); w >= 0 {
+				word = utf8.AppendRune(word, w)
+				letters = letters || letter
+			} else {
+				flushWord()
+			}
 			flushCJK()
 		}
 		i = next
@@ -156,6 +139,46 @@ func (a *Analyzer) Analyze(text string, emit func(Token)) {
 	flushWord()
 	flushCJK()
 }
+
+// extendRun adds the character at text[at:next] to a run of CJK characters: the
+// run holds each character's offset and then the end of the last.
+func extendRun(run []int, at, next int) []int {
+	if len(run) == 0 {
+		run = append(run, at)
+	}
+	return append(run, next)
+}
+
+// apostropheInWord reports whether an apostrophe r, in a word that has a letter,
+// keeps the word going ("don't", "O’Brien"): only when a letter follows.
+func apostropheInWord(r rune, rest string) bool {
+	return (r == '\'' || r == '’') && rest != "" && isWordRune(rest)
+}
+
+// wordRune is r as it goes into a word, lower-cased, when it belongs in one (a
+// letter, a combining mark or a digit), and whether it counts as a letter; -1 when
+// it ends a word.
+func wordRune(r rune) (rune, bool) {
+	switch {
+	case unicode.IsLetter(r) || unicode.IsMark(r):
+		return unicode.ToLower(r), true
+	case unicode.IsDigit(r):
+		return r, false
+	}
+	return -1, false
+}
+
+// asciiWord is wordRune for ASCII as a table, 0 for what ends a word: A-Z as a-z,
+// a-z and 0-9 as they are.
+var asciiWord = func() (t [utf8.RuneSelf]byte) {
+	for c := byte('a'); c <= 'z'; c++ {
+		t[c], t[c-'a'+'A'] = c, c
+	}
+	for c := byte('0'); c <= '9'; c++ {
+		t[c] = c
+	}
+	return t
+}()
 
 func (a *Analyzer) emitWord(word []byte, letters bool, emit func(Token)) {
 	if !letters {

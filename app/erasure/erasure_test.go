@@ -38,7 +38,7 @@ type world struct {
 	erasures *sqlstore.ErasureStore
 	memories *sqlstore.MemoryStore
 	messages *sqlstore.MessageStore
-	lexical  *sqlstore.LexicalIndex
+	lexical  *sqlstore.LexicalDocs
 	vectors  *localvec.Index
 	svc      *erasure.Service
 }
@@ -125,7 +125,7 @@ func (w *world) index(id string, scope memory.Scope, kind memory.Kind) {
 	if err := w.vectors.Upsert(w.ctx, []ports.VectorRecord{{ID: id, Tenant: scope.Tenant, User: scope.User, Kind: vk, At: start, Vector: []float32{1, 1}}}); err != nil {
 		w.t.Fatal(err)
 	}
-	if err := w.lexical.PutLexicalDocs(w.ctx, []ports.LexicalDoc{{Tenant: scope.Tenant, User: scope.User, Kind: kind, ID: id, At: start, Terms: []string{"x"}}}); err != nil {
+	if err := w.lexical.Put(w.ctx, []ports.LexicalDoc{{Tenant: scope.Tenant, User: scope.User, Kind: kind, ID: id, At: start, Terms: []string{"x"}}}); err != nil {
 		w.t.Fatal(err)
 	}
 }
@@ -146,7 +146,7 @@ func (w *world) vectorIDs(scope memory.Scope) []string {
 
 func (w *world) lexicalIDs(scope memory.Scope) []string {
 	w.t.Helper()
-	ch, err := w.lexical.LexicalChangesSince(w.ctx, scope, 0)
+	ch, err := w.lexical.ChangesSince(w.ctx, scope, 0)
 	if err != nil {
 		w.t.Fatal(err)
 	}

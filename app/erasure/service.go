@@ -49,6 +49,12 @@ type Histories interface {
 	History(ctx context.Context, scope memory.Scope, key memory.Key) ([]memory.Event, error)
 }
 
+// LexicalDocs removes the lexical documents of erased messages (the index's
+// ports.LexicalDocs, of which erasure needs the deletion only).
+type LexicalDocs interface {
+	Delete(ctx context.Context, scope memory.Scope, refs []ports.LexicalRef) error
+}
+
 // Deps are the ports erasure works through. Vectors and Lexical may be nil (none
 // configured): there is then nothing derived to remove. Sessions, Conversations
 // and Histories are needed by DeleteSession only; Traces and Scrubber are
@@ -65,7 +71,7 @@ type Deps struct {
 	Traces        ports.TraceEraser
 	Scrubber      ports.Scrubber
 	Vectors       ports.VectorIndex
-	Lexical       ports.LexicalIndex
+	Lexical       LexicalDocs
 	Clock         ports.Clock
 	IDs           ports.IDs
 }
@@ -170,7 +176,7 @@ func (s *Service) forget(ctx context.Context, scope memory.Scope, memoryIDs []st
 		}
 	}
 	if s.deps.Lexical != nil {
-		if err := s.deps.Lexical.DeleteLexicalDocs(ctx, scope, refs); err != nil {
+		if err := s.deps.Lexical.Delete(ctx, scope, refs); err != nil {
 			return fmt.Errorf("delete lexical documents: %w", err)
 		}
 	}

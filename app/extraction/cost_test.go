@@ -15,7 +15,7 @@ import (
 	"engram/app/messages"
 	"engram/domain/conversation"
 	"engram/domain/memory"
-	"engram/ports"
+	"engram/test/contract"
 	"engram/test/fakeclock"
 	"engram/test/fakellm"
 	"engram/test/teststore"
@@ -239,7 +239,7 @@ func TestRunner_twoWorkersDrainWholeConversationsInParallel_Postgres(t *testing.
 // testTwoWorkers: two workers of four slots each drain 36 conversations of 12
 // users; every conversation is processed once and whole, no user twice at once,
 // and eight run at the same time.
-func testTwoWorkers(t *testing.T, msgs ports.MessageStore) {
+func testTwoWorkers(t *testing.T, msgs contract.MessageStore) {
 	clock := fakeclock.New(start)
 	ingest := messages.New(msgs, clock, ulids.New(), messages.Options{})
 	total := 0

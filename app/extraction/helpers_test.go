@@ -15,6 +15,7 @@ import (
 	"engram/domain/conversation"
 	"engram/domain/memory"
 	"engram/ports"
+	"engram/test/contract"
 	"engram/test/fakeclock"
 	"engram/test/teststore"
 )
@@ -71,7 +72,7 @@ type env struct {
 	t        *testing.T
 	clock    *fakeclock.Clock
 	memories ports.MemoryStore
-	messages ports.MessageStore
+	messages contract.MessageStore
 	ingest   *messages.Service
 	pipeline *extraction.Pipeline
 	runner   *extraction.Runner
@@ -90,7 +91,7 @@ type envOptions struct {
 	runner    extraction.RunnerOptions
 	opts      extraction.Options
 	memories  ports.MemoryStore
-	messages  ports.MessageStore
+	messages  contract.MessageStore
 	worker    string
 	summaries extraction.Summaries
 }

@@ -100,6 +100,8 @@ func (o Options) withDefaults() Options {
 
 // ContextReader is what the pipeline reads of a conversation.
 type ContextReader interface {
+	// ConversationBefore returns up to limit messages of the conversation that
+	// come before m (by CreatedAt, then Seq), the most recent ones, oldest first.
 	ConversationBefore(ctx context.Context, m conversation.Message, limit int) ([]conversation.Message, error)
 }
 

@@ -15,8 +15,22 @@ import (
 
 // Queue is what the runner needs of the message store.
 type Queue interface {
+	// ClaimDue claims the due messages of up to c.MaxConversations conversations
+	// (conversations, however many messages each has) for c.Worker until
+	// c.Now+c.Lease and returns them, each conversation's messages together and in
+	// conversation order, the earliest deadline first. A user has at most one
+	// conversation under a live claim, whichever worker holds it: a claim skips
+	// users with one and takes one conversation per user, so one user's memories
+	// are written by one run at a time, in the order their conversations fell due.
+	// See ports.Claim for what is due.
 	ClaimDue(ctx context.Context, c ports.Claim) ([]conversation.Message, error)
+	// Finish stores the outcome (status, skip reason, attempts, error, process
+	// after, processed at) of messages the worker claimed and releases them. A
+	// message no longer claimed by the worker is left alone; the result counts
+	// the messages stored.
 	Finish(ctx context.Context, worker string, msgs []conversation.Message) (int, error)
+	// Release gives claimed messages back unchanged (a worker shutting down), so
+	// they need not wait for the lease. Messages not claimed by worker are left alone.
 	Release(ctx context.Context, worker string, msgs []conversation.Message) error
 }
 

@@ -11,6 +11,7 @@ import (
 	"engram/domain/candidate"
 	"engram/domain/conversation"
 	"engram/ports"
+	"engram/test/contract"
 	"engram/test/fakeclock"
 	"engram/test/teststore"
 )
@@ -18,7 +19,7 @@ import (
 // testWorkerCrash: worker A claims a conversation and dies without a word; the
 // poll of worker B does not take the claim, its rescan after the lease does, and
 // the memories are written once.
-func testWorkerCrash(t *testing.T, memories ports.MemoryStore, msgs ports.MessageStore) {
+func testWorkerCrash(t *testing.T, memories ports.MemoryStore, msgs contract.MessageStore) {
 	a := newEnv(t, envOptions{memories: memories, messages: msgs, worker: "worker-a"})
 	a.post("c1", user("m1", "Please remember that I am allergic to peanuts."))
 	a.clock.Advance(debounce + time.Second)
@@ -72,7 +73,7 @@ func TestRunner_deadWorkersClaimIsProcessedByAnotherAfterTheLease_Postgres(t *te
 
 // testCrashAfterWrites: a worker wrote the memories and died before storing the
 // outcome; the rescan runs the same messages again and writes nothing new.
-func testCrashAfterWrites(t *testing.T, memories ports.MemoryStore, msgs ports.MessageStore) {
+func testCrashAfterWrites(t *testing.T, memories ports.MemoryStore, msgs contract.MessageStore) {
 	a := newEnv(t, envOptions{memories: memories, messages: msgs, worker: "worker-a"})
 	a.post("c1", user("m1", "I am allergic to peanuts and I love jazz."), user("m2", "记住，以后都用中文回复我。"))
 	a.clock.Advance(debounce + time.Second)

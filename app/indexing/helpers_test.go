@@ -140,7 +140,7 @@ type world struct {
 	clock    *fakeclock.Clock
 	mems     *sqlstore.MemoryStore
 	msgs     *sqlstore.MessageStore
-	sync     *sqlstore.VectorSyncStore
+	sync     *sqlstore.VectorQueue
 	embedder *countingEmbedder
 	vectors  *localvec.Index
 	index    *flakyIndex

@@ -108,7 +108,8 @@ func (o LexicalOptions) withDefaults() LexicalOptions {
 //     thousands of documents per transaction.
 type LexicalIndexer struct {
 	analyzer ports.TextAnalyzer
-	index    ports.LexicalIndex
+	docs     ports.LexicalDocs
+	cursors  ports.LexicalCursors // the message pass's position; unused without messages
 	memories ChangedMemories
 	messages MessageFeed // nil: no message pass
 	clock    ports.Clock
@@ -119,11 +120,12 @@ type LexicalIndexer struct {
 	repairID   string
 }
 
-// NewLexicalIndexer builds the lexical indexer; messages may be nil.
-func NewLexicalIndexer(analyzer ports.TextAnalyzer, index ports.LexicalIndex, memories ChangedMemories, messages MessageFeed,
-	clock ports.Clock, opts LexicalOptions,
+// NewLexicalIndexer builds the lexical indexer; messages may be nil, and cursors
+// with it.
+func NewLexicalIndexer(analyzer ports.TextAnalyzer, docs ports.LexicalDocs, cursors ports.LexicalCursors, memories ChangedMemories,
+	messages MessageFeed, clock ports.Clock, opts LexicalOptions,
 ) *LexicalIndexer {
-	return &LexicalIndexer{analyzer: analyzer, index: index, memories: memories, messages: messages, clock: clock, opts: opts.withDefaults()}
+	return &LexicalIndexer{analyzer: analyzer, docs: docs, cursors: cursors, memories: memories, messages: messages, clock: clock, opts: opts.withDefaults()}
 }
 
 func (ix *LexicalIndexer) observe(r LexicalReport) {

@@ -23,7 +23,7 @@ func (ix *LexicalIndexer) IndexImported(ctx context.Context, memories []memory.M
 		docs = append(docs, messageDoc(ix.analyzer, m))
 	}
 	for start := 0; start < len(docs); start += ix.opts.MessageBatch {
-		if err := ix.index.PutLexicalDocs(ctx, docs[start:min(start+ix.opts.MessageBatch, len(docs))]); err != nil {
+		if err := ix.docs.Put(ctx, docs[start:min(start+ix.opts.MessageBatch, len(docs))]); err != nil {
 			return err
 		}
 	}

@@ -13,9 +13,9 @@ import (
 // is indexable, removed otherwise.
 func (ix *LexicalIndexer) IndexMemory(ctx context.Context, m memory.Memory) error {
 	if indexable(m) {
-		return ix.index.PutLexicalDocs(ctx, []ports.LexicalDoc{memoryDoc(ix.analyzer, m)})
+		return ix.docs.Put(ctx, []ports.LexicalDoc{memoryDoc(ix.analyzer, m)})
 	}
-	return ix.index.DeleteLexicalDocs(ctx, m.Scope(), []ports.LexicalRef{{Kind: memory.KindMemory, ID: m.ID()}})
+	return ix.docs.Delete(ctx, m.Scope(), []ports.LexicalRef{{Kind: memory.KindMemory, ID: m.ID()}})
 }
 
 // RepairMemories compares the memories changed since the last repair (all of them
@@ -69,7 +69,7 @@ func (ix *LexicalIndexer) repairUser(ctx context.Context, scope memory.Scope, ms
 	for i, m := range ms {
 		ids[i] = m.ID()
 	}
-	versions, err := ix.index.LexicalVersions(ctx, scope, ids)
+	versions, err := ix.docs.Versions(ctx, scope, ids)
 	if err != nil {
 		return 0, 0, fmt.Errorf("read indexed versions: %w", err)
 	}
@@ -84,10 +84,10 @@ func (ix *LexicalIndexer) repairUser(ctx context.Context, scope memory.Scope, ms
 			dels = append(dels, ports.LexicalRef{Kind: memory.KindMemory, ID: m.ID()})
 		}
 	}
-	if err := ix.index.PutLexicalDocs(ctx, puts); err != nil {
+	if err := ix.docs.Put(ctx, puts); err != nil {
 		return 0, 0, fmt.Errorf("repair documents: %w", err)
 	}
-	if err := ix.index.DeleteLexicalDocs(ctx, scope, dels); err != nil {
+	if err := ix.docs.Delete(ctx, scope, dels); err != nil {
 		return len(puts), 0, fmt.Errorf("repair deletions: %w", err)
 	}
 	return len(puts), len(dels), nil

@@ -17,7 +17,7 @@ func (ix *LexicalIndexer) IndexMessages(ctx context.Context) (int, error) {
 	if ix.messages == nil {
 		return 0, nil
 	}
-	cursor, ok, err := ix.index.ClaimLexicalCursor(ctx, LexicalMessagesCursor, ix.opts.Holder, ix.clock.Now(), ix.opts.CursorLease)
+	cursor, ok, err := ix.cursors.Claim(ctx, LexicalMessagesCursor, ix.opts.Holder, ix.clock.Now(), ix.opts.CursorLease)
 	if err != nil {
 		return 0, fmt.Errorf("claim the message cursor: %w", err)
 	}
@@ -42,11 +42,11 @@ func (ix *LexicalIndexer) IndexMessages(ctx context.Context) (int, error) {
 		for i, m := range msgs {
 			docs[i] = messageDoc(ix.analyzer, m)
 		}
-		if err := ix.index.PutLexicalDocs(ctx, docs); err != nil {
+		if err := ix.docs.Put(ctx, docs); err != nil {
 			return done, fmt.Errorf("index messages: %w", err)
 		}
 		cursor = msgs[len(msgs)-1].Seq
-		if err := ix.index.SetLexicalCursor(ctx, LexicalMessagesCursor, cursor); err != nil {
+		if err := ix.cursors.Set(ctx, LexicalMessagesCursor, cursor); err != nil {
 			return done, fmt.Errorf("store the message cursor: %w", err)
 		}
 		done += len(msgs)
@@ -55,7 +55,7 @@ func (ix *LexicalIndexer) IndexMessages(ctx context.Context) (int, error) {
 			return done, nil
 		}
 		// A long catch-up renews the lease; a process that lost it stops.
-		if _, ok, err := ix.index.ClaimLexicalCursor(ctx, LexicalMessagesCursor, ix.opts.Holder, ix.clock.Now(), ix.opts.CursorLease); err != nil || !ok {
+		if _, ok, err := ix.cursors.Claim(ctx, LexicalMessagesCursor, ix.opts.Holder, ix.clock.Now(), ix.opts.CursorLease); err != nil || !ok {
 			return done, err
 		}
 	}

@@ -45,7 +45,7 @@ func (ix *LexicalIndexer) releaseCursor(ctx context.Context) {
 	}
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 	defer cancel()
-	if err := ix.index.ReleaseLexicalCursor(rctx, LexicalMessagesCursor, ix.opts.Holder); err != nil {
+	if err := ix.cursors.Release(rctx, LexicalMessagesCursor, ix.opts.Holder); err != nil {
 		ix.opts.Logger.Warn("lexical index: releasing the message pass's lease failed; it lapses by itself", "lease", ix.opts.CursorLease, "error", err)
 	}
 }

@@ -22,7 +22,8 @@ type lexicalEnv struct {
 	t        *testing.T
 	clock    *fakeclock.Clock
 	analyzer *textanalysis.Analyzer
-	index    *sqlstore.LexicalIndex
+	index    *sqlstore.LexicalDocs
+	cursors  *sqlstore.LexicalCursors
 	store    *sqlstore.MemoryStore
 	msgs     *sqlstore.MessageStore
 	indexer  *indexing.LexicalIndexer
@@ -33,8 +34,8 @@ func newLexicalEnv(t *testing.T) *lexicalEnv {
 	t.Helper()
 	e := &lexicalEnv{t: t, clock: fakeclock.New(start), analyzer: textanalysis.New(textanalysis.Options{})}
 	stores := teststore.New(t)
-	e.index, e.store, e.msgs = stores.Lexical, stores.Memories, stores.Messages
-	e.indexer = indexing.NewLexicalIndexer(e.analyzer, e.index, e.store, e.msgs, e.clock, indexing.LexicalOptions{MessageLag: -1})
+	e.index, e.cursors, e.store, e.msgs = stores.Lexical, stores.Cursors, stores.Memories, stores.Messages
+	e.indexer = indexing.NewLexicalIndexer(e.analyzer, e.index, e.cursors, e.store, e.msgs, e.clock, indexing.LexicalOptions{MessageLag: -1})
 	e.messages = messages.New(e.msgs, e.clock, ulids.New(), messages.Options{Debounce: time.Second})
 	return e
 }
@@ -42,7 +43,7 @@ func newLexicalEnv(t *testing.T) *lexicalEnv {
 // docs is the ids of the user's documents of one kind, as the index holds them.
 func (e *lexicalEnv) docs(kind memory.Kind) []string {
 	e.t.Helper()
-	changes, err := e.index.LexicalChangesSince(context.Background(), scope, 0)
+	changes, err := e.index.ChangesSince(context.Background(), scope, 0)
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -105,7 +106,7 @@ func TestLexicalIndexer_onlyTheLeaseHolderRunsTheMessagePass(t *testing.T) {
 	if n, err := e.indexer.IndexMessages(context.Background()); err != nil || n != 1 { // e.indexer holds the lease
 		t.Fatalf("first pass: %d, %v", n, err)
 	}
-	other := indexing.NewLexicalIndexer(e.analyzer, e.index, e.store, e.msgs, e.clock, indexing.LexicalOptions{MessageLag: -1, Holder: "other"})
+	other := indexing.NewLexicalIndexer(e.analyzer, e.index, e.cursors, e.store, e.msgs, e.clock, indexing.LexicalOptions{MessageLag: -1, Holder: "other"})
 	second := e.post("s1", conversation.Input{MessageID: "b", Content: "second", CreatedAt: start})
 	if n, err := other.IndexMessages(context.Background()); err != nil || n != 0 {
 		t.Fatalf("while the lease runs: %d, %v; want nothing done", n, err)
@@ -131,7 +132,7 @@ func TestLexicalIndexer_messageDocumentIsItsIndexText(t *testing.T) {
 	if _, err := e.indexer.IndexMessages(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	changes, err := e.index.LexicalChangesSince(context.Background(), scope, 0)
+	changes, err := e.index.ChangesSince(context.Background(), scope, 0)
 	if err != nil || len(changes.Docs) != 1 {
 		t.Fatalf("documents: %+v, %v", changes.Docs, err)
 	}
@@ -153,7 +154,7 @@ func TestLexicalIndexer_reportsEveryBatchOfBothPasses(t *testing.T) {
 	t.Parallel()
 	e := newLexicalEnv(t)
 	reports := &lexicalReports{}
-	ix := indexing.NewLexicalIndexer(e.analyzer, e.index, e.store, e.msgs, e.clock,
+	ix := indexing.NewLexicalIndexer(e.analyzer, e.index, e.cursors, e.store, e.msgs, e.clock,
 		indexing.LexicalOptions{MessageLag: -1, MessageBatch: 2, Observer: reports})
 	e.post("s1", conversation.Input{MessageID: "a", Content: "first", CreatedAt: start},
 		conversation.Input{MessageID: "b", Content: "second", CreatedAt: start}, conversation.Input{MessageID: "c", Content: "third", CreatedAt: start})

@@ -13,14 +13,14 @@ import (
 // embedding model, or of vector backend). It only queues the work; the indexers do
 // it in the background.
 type Reindexer struct {
-	store ports.VectorSyncStore
+	store ports.VectorRequeuer
 	clock ports.Clock
 	wake  func()
 }
 
 // NewReindexer builds the use case; wake (may be nil) tells an indexer in this
 // process to start at once.
-func NewReindexer(store ports.VectorSyncStore, clock ports.Clock, wake func()) *Reindexer {
+func NewReindexer(store ports.VectorRequeuer, clock ports.Clock, wake func()) *Reindexer {
 	return &Reindexer{store: store, clock: clock, wake: wake}
 }
 
@@ -39,7 +39,7 @@ func (r *Reindexer) ReindexAll(ctx context.Context) (ports.Requeued, error) {
 }
 
 func (r *Reindexer) requeue(ctx context.Context, tenant string) (ports.Requeued, error) {
-	n, err := r.store.RequeueVectors(ctx, tenant, r.clock.Now())
+	n, err := r.store.Requeue(ctx, tenant, r.clock.Now())
 	if err != nil {
 		return ports.Requeued{}, fmt.Errorf("reindex: %w", err)
 	}

@@ -141,7 +141,7 @@ func (r *Report) fail(stage string, n int) {
 
 // Indexer runs the sync use cases.
 type Indexer struct {
-	store    ports.VectorSyncStore
+	store    ports.VectorQueue
 	embedder ports.Embedder
 	index    ports.VectorIndex
 	clock    ports.Clock
@@ -150,7 +150,7 @@ type Indexer struct {
 }
 
 // New builds the indexer; observer may be nil.
-func New(store ports.VectorSyncStore, embedder ports.Embedder, index ports.VectorIndex, clock ports.Clock, opts Options, observer Observer) *Indexer {
+func New(store ports.VectorQueue, embedder ports.Embedder, index ports.VectorIndex, clock ports.Clock, opts Options, observer Observer) *Indexer {
 	return &Indexer{store: store, embedder: embedder, index: index, clock: clock, opts: opts.withDefaults(), observer: observer}
 }
 

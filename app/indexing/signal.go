@@ -61,17 +61,17 @@ func (n *notifyingMemories) Update(ctx context.Context, scope memory.Scope, key 
 
 // NotifyMessageIngest decorates a message store so that storing new messages wakes
 // the indexer.
-func NotifyMessageIngest(store ports.MessageStore, s *Signal) ports.MessageStore {
-	return &notifyingMessages{MessageStore: store, signal: s}
+func NotifyMessageIngest(store ports.MessageLog, s *Signal) ports.MessageLog {
+	return &notifyingMessages{MessageLog: store, signal: s}
 }
 
 type notifyingMessages struct {
-	ports.MessageStore
+	ports.MessageLog
 	signal *Signal
 }
 
 func (n *notifyingMessages) Ingest(ctx context.Context, scope memory.Scope, msgs []conversation.Message) ([]ports.Ingested, error) {
-	out, err := n.MessageStore.Ingest(ctx, scope, msgs)
+	out, err := n.MessageLog.Ingest(ctx, scope, msgs)
 	if err == nil {
 		for _, in := range out {
 			if in.Created {

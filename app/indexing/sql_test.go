@@ -25,7 +25,7 @@ import (
 // sqlWorld is the indexer over the SQL stores, as the indexer role runs it.
 type sqlWorld struct {
 	db       *sqlstore.DB
-	sync     *sqlstore.VectorSyncStore
+	sync     *sqlstore.VectorQueue
 	mems     *sqlstore.MemoryStore
 	msgs     *sqlstore.MessageStore
 	svc      *memories.Service
@@ -35,7 +35,7 @@ type sqlWorld struct {
 
 func openSQLWorld(t *testing.T, db *sqlstore.DB) *sqlWorld {
 	t.Helper()
-	w := &sqlWorld{db: db, sync: sqlstore.NewVectorSyncStore(db), mems: sqlstore.NewMemoryStore(db),
+	w := &sqlWorld{db: db, sync: sqlstore.NewVectorQueue(db), mems: sqlstore.NewMemoryStore(db),
 		msgs: sqlstore.NewMessageStore(db), embedder: newEmbedder(t, "test-model-v1"), clock: fakeclock.New(start)}
 	w.svc = memories.New(w.mems, w.clock, ulids.New(), memory.Policy{})
 	return w
@@ -137,7 +137,7 @@ func TestIndexers_Postgres_shareTheWorkWithoutDoingItTwice(t *testing.T) {
 	if want := users*perUser + convs*perConv; len(texts) != want {
 		t.Fatalf("%d texts embedded, want each of the %d exactly once", len(texts), want)
 	}
-	if b, err := w.sync.VectorBacklog(context.Background()); err != nil || b.DirtyMemories+b.FailedMemories+b.DirtyMessages+b.FailedMessages != 0 {
+	if b, err := w.sync.Backlog(context.Background()); err != nil || b.DirtyMemories+b.FailedMemories+b.DirtyMessages+b.FailedMessages != 0 {
 		t.Fatalf("backlog %+v, %v; want empty", b, err)
 	}
 	checkMessageVectors(t, w, index, users, convs)
@@ -163,7 +163,7 @@ func checkMessageVectors(t *testing.T, w *sqlWorld, index ports.VectorIndex, use
 	ctx := context.Background()
 	for c := range convs {
 		sc := memory.Scope{Tenant: "t1", User: fmt.Sprintf("user-%d", c%users)}
-		claim, err := w.sync.ClaimMessageVectors(ctx, ports.VectorClaim{Worker: "probe", Now: start, Lease: time.Minute, Limit: 1})
+		claim, err := w.sync.ClaimMessages(ctx, ports.VectorClaim{Worker: "probe", Now: start, Lease: time.Minute, Limit: 1})
 		if err != nil || len(claim) != 0 {
 			t.Fatalf("something still due: %d, %v", len(claim), err)
 		}

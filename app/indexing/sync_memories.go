@@ -28,7 +28,7 @@ import (
 func (ix *Indexer) SyncMemories(ctx context.Context) (Report, error) {
 	start := time.Now()
 	rep := Report{Kind: memory.KindMemory}
-	claimed, err := ix.store.ClaimMemoryVectors(ctx, ports.VectorClaim{
+	claimed, err := ix.store.ClaimMemories(ctx, ports.VectorClaim{
 		Worker: ix.opts.Worker, Now: ix.clock.Now(), Lease: ix.opts.Lease, Limit: ix.opts.BatchSize,
 	})
 	if err != nil {
@@ -159,7 +159,7 @@ func (ix *Indexer) SyncMemories(ctx context.Context) (Report, error) {
 	if err := ctx.Err(); err != nil {
 		return rep, ix.release(ctx, err)
 	}
-	stored, err := ix.store.FinishMemoryVectors(context.WithoutCancel(ctx), ix.opts.Worker, outcomes)
+	stored, err := ix.store.FinishMemories(context.WithoutCancel(ctx), ix.opts.Worker, outcomes)
 	if err != nil {
 		return rep, fmt.Errorf("store memory vector outcomes: %w", err)
 	}
@@ -236,7 +236,7 @@ func isZero(v []float32) bool {
 func (ix *Indexer) release(ctx context.Context, cause error) error {
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 	defer cancel()
-	if err := ix.store.ReleaseVectorClaims(rctx, ix.opts.Worker); err != nil {
+	if err := ix.store.Release(rctx, ix.opts.Worker); err != nil {
 		return fmt.Errorf("batch cut short (%w); releasing its claims failed, they return after the lease: %w", cause, err)
 	}
 	return cause

@@ -148,7 +148,7 @@ func TestSyncMemories_deletedExpiredAndNoiseMemoriesLoseTheirVectors(t *testing.
 
 	// Expired: marked DIRTY by whatever notices (here a requeue), then removed.
 	w.clock.Advance(48 * time.Hour)
-	if _, err := w.sync.RequeueVectors(context.Background(), scope.Tenant, w.clock.Now()); err != nil {
+	if _, err := w.sync.Requeue(context.Background(), scope.Tenant, w.clock.Now()); err != nil {
 		t.Fatal(err)
 	}
 	w.drain()
@@ -209,7 +209,7 @@ func TestSyncMemories_embedderFailureMarksFailedBacksOffAndRecovers(t *testing.T
 	if tot := w.drain(); tot.Memories.Claimed != 0 || w.embedder.calls != calls {
 		t.Fatalf("retried at once: %+v", tot.Memories)
 	}
-	bl, _ := w.sync.VectorBacklog(context.Background())
+	bl, _ := w.sync.Backlog(context.Background())
 	if bl.FailedMemories != 1 || !bl.OldestDirty.Equal(start) {
 		t.Fatalf("backlog %+v, want one FAILED memory waiting since %s", bl, start)
 	}

@@ -31,7 +31,7 @@ import (
 func (ix *Indexer) SyncMessages(ctx context.Context) (Report, error) {
 	start := time.Now()
 	rep := Report{Kind: memory.KindMessage}
-	claimed, err := ix.store.ClaimMessageVectors(ctx, ports.VectorClaim{
+	claimed, err := ix.store.ClaimMessages(ctx, ports.VectorClaim{
 		Worker: ix.opts.Worker, Now: ix.clock.Now(), Lease: ix.opts.Lease, Limit: ix.opts.BatchSize,
 	})
 	if err != nil {
@@ -116,7 +116,7 @@ func (ix *Indexer) SyncMessages(ctx context.Context) (Report, error) {
 			outcomes[i].Model, outcomes[i].TextHash, outcomes[i].Embedding = model, hashes[i], embedded[i]
 		}
 	}
-	stored, err := ix.store.FinishMessageVectors(context.WithoutCancel(ctx), ix.opts.Worker, outcomes)
+	stored, err := ix.store.FinishMessages(context.WithoutCancel(ctx), ix.opts.Worker, outcomes)
 	if err != nil {
 		return rep, fmt.Errorf("store message vector outcomes: %w", err)
 	}

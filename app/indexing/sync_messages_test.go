@@ -105,7 +105,7 @@ func TestSyncMessages_systemMessagesGetNoVectorAndAreNoNeighbours(t *testing.T) 
 		t.Fatal("a system message got a vector")
 	}
 	w.wantContext([]conversation.Message{msgs[0], msgs[2]})
-	bl, _ := w.sync.VectorBacklog(context.Background())
+	bl, _ := w.sync.Backlog(context.Background())
 	if bl.DirtyMessages != 0 || bl.FailedMessages != 0 {
 		t.Fatalf("backlog %+v after the drain", bl)
 	}
@@ -130,7 +130,7 @@ func TestSyncMessages_embedderFailureKeepsThemForLater(t *testing.T) {
 	if tot.Messages.Failed != 2 || tot.Messages.Failures["embed"] != 2 {
 		t.Fatalf("report %+v, want both FAILED by the embedder", tot.Messages)
 	}
-	bl, _ := w.sync.VectorBacklog(context.Background())
+	bl, _ := w.sync.Backlog(context.Background())
 	if bl.FailedMessages != 2 {
 		t.Fatalf("backlog %+v", bl)
 	}
@@ -184,7 +184,7 @@ func TestSyncMessages_unreadableTextGetsNoVectorAndMixesNothingIn(t *testing.T) 
 	if w.vectorOf(msgs[1].Seq) != nil {
 		t.Fatal("a message with an all-zero embedding got a vector")
 	}
-	bl, _ := w.sync.VectorBacklog(context.Background())
+	bl, _ := w.sync.Backlog(context.Background())
 	if bl.DirtyMessages+bl.FailedMessages != 0 {
 		t.Fatalf("backlog %+v", bl)
 	}

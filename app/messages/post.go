@@ -23,7 +23,7 @@ type Posted struct {
 // Post stores one message durably before it returns; a user message is extracted
 // after the debounce.
 func (s *Service) Post(ctx context.Context, cmd Post) (Posted, error) {
-	out, err := s.ingest(ctx, cmd.Scope, []conversation.Input{cmd.Message}, "")
+	out, err := s.ingest(ctx, cmd.Scope, []conversation.Input{cmd.Message}, "", s.opts.Debounce)
 	if err != nil {
 		return Posted{}, err
 	}

@@ -14,6 +14,10 @@ import (
 type PostBatch struct {
 	Scope    memory.Scope
 	Messages []conversation.Input
+	// Immediate makes the batch's user messages due at once, without the
+	// debounce: a client that posts a whole exchange in one call (mem0's add)
+	// has nothing more to wait for.
+	Immediate bool
 }
 
 // PostBatch stores every message or none: a message that fails validation, or an
@@ -23,19 +27,23 @@ func (s *Service) PostBatch(ctx context.Context, cmd PostBatch) ([]Posted, error
 	if n := len(cmd.Messages); n == 0 || n > MaxBatch {
 		return nil, invalid.Field("messages", "must hold 1 to %d messages, got %d", MaxBatch, n)
 	}
-	return s.ingest(ctx, cmd.Scope, cmd.Messages, "messages")
+	debounce := s.opts.Debounce
+	if cmd.Immediate {
+		debounce = 0
+	}
+	return s.ingest(ctx, cmd.Scope, cmd.Messages, "messages", debounce)
 }
 
 // ingest validates, stores and wakes the worker. field prefixes validation errors
 // ("messages" → "messages[3].content"); empty for a single message.
-func (s *Service) ingest(ctx context.Context, scope memory.Scope, inputs []conversation.Input, field string) ([]Posted, error) {
+func (s *Service) ingest(ctx context.Context, scope memory.Scope, inputs []conversation.Input, field string, debounce time.Duration) ([]Posted, error) {
 	now := s.clock.Now()
 	msgs := make([]conversation.Message, 0, len(inputs))
 	firstOf := make(map[string]int, len(inputs)) // message_id → index of its first occurrence
 	var errs []error
 	for i, in := range inputs {
 		in.Content = s.opts.Secrets.Stored(in.Content)
-		m, err := conversation.New(scope, in, s.ids.New(), now, s.opts.Debounce)
+		m, err := conversation.New(scope, in, s.ids.New(), now, debounce)
 		if err != nil {
 			errs = append(errs, prefix(field, i, err))
 			continue

@@ -34,13 +34,13 @@ type Options struct {
 
 // Service runs the ingestion use cases.
 type Service struct {
-	store ports.MessageStore
+	store ports.MessageLog
 	clock ports.Clock
 	ids   ports.IDs
 	opts  Options
 }
 
 // New builds the service.
-func New(store ports.MessageStore, clock ports.Clock, ids ports.IDs, opts Options) *Service {
+func New(store ports.MessageLog, clock ports.Clock, ids ports.IDs, opts Options) *Service {
 	return &Service{store: store, clock: clock, ids: ids, opts: opts}
 }

@@ -74,7 +74,7 @@ type env struct {
 	analyzer *textanalysis.Analyzer
 	embedder *localembed.Embedder
 	vectors  *flakyIndex
-	lexical  *sqlstore.LexicalIndex
+	lexical  *sqlstore.LexicalDocs
 	searcher *lexical.Searcher
 	store    *sqlstore.MemoryStore
 	msgStore *sqlstore.MessageStore
@@ -110,7 +110,7 @@ func newGuardedEnv(t *testing.T, opts retrieval.Options, guard retrieval.GuardOp
 	e.lexical, e.store, e.msgStore = stores.Lexical, stores.IndexLexically(e.analyzer), stores.Messages
 	ids := ulids.New()
 	e.searcher = lexical.New(e.lexical, lexical.Options{})
-	e.indexer = indexing.NewLexicalIndexer(e.analyzer, e.lexical, e.store, e.msgStore, e.clock, indexing.LexicalOptions{MessageLag: -1})
+	e.indexer = indexing.NewLexicalIndexer(e.analyzer, e.lexical, stores.Cursors, e.store, e.msgStore, e.clock, indexing.LexicalOptions{MessageLag: -1})
 	e.memories = memories.New(e.store, e.clock, ids, memory.Policy{DefaultTTLDays: 180})
 	e.messages = messages.New(e.msgStore, e.clock, ids, messages.Options{Debounce: time.Second})
 	e.access = retrieval.NewAccessTracker(e.store, retrieval.AccessOptions{FlushInterval: time.Hour})

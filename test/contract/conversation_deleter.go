@@ -16,7 +16,7 @@ import (
 // ConversationStores are one backend's message store and its conversation
 // deleter (the same rows).
 type ConversationStores struct {
-	Messages ports.MessageStore
+	Messages MessageStore
 	Deleter  ports.ConversationDeleter
 }
 

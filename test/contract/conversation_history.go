@@ -7,13 +7,12 @@ import (
 
 	"engram/domain/conversation"
 	"engram/domain/memory"
-	"engram/ports"
 )
 
 // ConversationHistory is what a profile refresh reads of a user's conversations
 // (app/profiles.ConversationHistory), served by the message stores.
 type ConversationHistory interface {
-	ports.MessageStore
+	MessageStore
 	ConversationSummary(ctx context.Context, scope memory.Scope) (int, time.Time, error)
 	RecentUserMessages(ctx context.Context, scope memory.Scope, since time.Time, limit int) ([]conversation.Message, error)
 }

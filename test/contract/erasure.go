@@ -28,7 +28,7 @@ type ErasureMemories interface {
 
 // ErasureMessages is what the erasure cases need of a message store.
 type ErasureMessages interface {
-	ports.MessageStore
+	MessageStore
 	ports.MessageDeleter
 	ports.MessageLister
 	ports.UserActivity
@@ -43,7 +43,7 @@ type ErasureStores struct {
 	Jobs     ports.JobStore
 	Memories ErasureMemories
 	Messages ErasureMessages
-	Sync     ports.VectorSyncStore
+	Sync     VectorQueue
 	Truth    ports.UserPurger
 	Org      ports.OrgStore
 	Activity ports.ActivityStore
@@ -254,11 +254,11 @@ func RunErasure(t *testing.T, open func(t *testing.T, clock ports.Clock) Erasure
 		if len(due) != 2 {
 			t.Errorf("extraction claimed %d messages, want bob's and the other tenant's", len(due))
 		}
-		mems, err := w.Sync.ClaimMemoryVectors(w.ctx, ports.VectorClaim{Worker: "x", Now: t0, Lease: lease, Limit: 100})
+		mems, err := w.Sync.ClaimMemories(w.ctx, ports.VectorClaim{Worker: "x", Now: t0, Lease: lease, Limit: 100})
 		if err != nil {
 			t.Fatal(err)
 		}
-		msgs, err := w.Sync.ClaimMessageVectors(w.ctx, ports.VectorClaim{Worker: "x", Now: t0, Lease: lease, Limit: 100})
+		msgs, err := w.Sync.ClaimMessages(w.ctx, ports.VectorClaim{Worker: "x", Now: t0, Lease: lease, Limit: 100})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -410,7 +410,7 @@ func RunErasure(t *testing.T, open func(t *testing.T, clock ports.Clock) Erasure
 		t.Parallel()
 		w := newWorld(t)
 		save(t, w, alice, "diet", "vegetarian")
-		if _, err := w.Sync.ClaimMemoryVectors(w.ctx, ports.VectorClaim{Worker: "indexer", Now: t0, Lease: lease, Limit: 10}); err != nil {
+		if _, err := w.Sync.ClaimMemories(w.ctx, ports.VectorClaim{Worker: "indexer", Now: t0, Lease: lease, Limit: 10}); err != nil {
 			t.Fatal(err)
 		}
 		begin(t, w, alice)
@@ -500,7 +500,7 @@ func RunErasure(t *testing.T, open func(t *testing.T, clock ports.Clock) Erasure
 		t.Parallel()
 		w := newWorld(t)
 		save(t, w, alice, "diet", "vegetarian")
-		if _, err := w.Sync.ClaimMemoryVectors(w.ctx, ports.VectorClaim{Worker: "indexer", Now: t0, Lease: lease, Limit: 10}); err != nil {
+		if _, err := w.Sync.ClaimMemories(w.ctx, ports.VectorClaim{Worker: "indexer", Now: t0, Lease: lease, Limit: 10}); err != nil {
 			t.Fatal(err)
 		}
 		purge := func(cur memory.Memory) memory.Event {
@@ -522,7 +522,7 @@ func RunErasure(t *testing.T, open func(t *testing.T, clock ports.Clock) Erasure
 			msgs = append(msgs, post(t, w, alice, "c1", fmt.Sprintf("m%d", i), fmt.Sprintf("line %d", i), t0.Add(time.Duration(i)*time.Second)))
 		}
 		post(t, w, bob, "c1", "m3", "bob's line", t0)
-		claimed, err := w.Sync.ClaimMessageVectors(w.ctx, ports.VectorClaim{Worker: "indexer", Now: t0, Lease: lease, Limit: 100})
+		claimed, err := w.Sync.ClaimMessages(w.ctx, ports.VectorClaim{Worker: "indexer", Now: t0, Lease: lease, Limit: 100})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -531,7 +531,7 @@ func RunErasure(t *testing.T, open func(t *testing.T, clock ports.Clock) Erasure
 			outcomes = append(outcomes, ports.MessageVectorOutcome{Seq: c.Message.Seq, Status: memory.VectorSynced, SyncedAt: t0,
 				Model: "m", TextHash: "h", Embedding: []float32{1, 0}})
 		}
-		if _, err := w.Sync.FinishMessageVectors(w.ctx, "indexer", outcomes); err != nil {
+		if _, err := w.Sync.FinishMessages(w.ctx, "indexer", outcomes); err != nil {
 			t.Fatal(err)
 		}
 		was, err := w.Messages.DeleteMessage(w.ctx, alice, "m3", 2, t0.Add(time.Minute))
@@ -550,7 +550,7 @@ func RunErasure(t *testing.T, open func(t *testing.T, clock ports.Clock) Erasure
 		if _, err := w.Messages.DeleteMessage(w.ctx, alice, "m3", 2, t0); !errors.Is(err, ports.ErrNotFound) {
 			t.Errorf("second delete: %v, want not found", err)
 		}
-		due, err := w.Sync.ClaimMessageVectors(w.ctx, ports.VectorClaim{Worker: "indexer", Now: t0.Add(2 * time.Minute), Lease: lease, Limit: 100})
+		due, err := w.Sync.ClaimMessages(w.ctx, ports.VectorClaim{Worker: "indexer", Now: t0.Add(2 * time.Minute), Lease: lease, Limit: 100})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -579,7 +579,7 @@ func RunErasure(t *testing.T, open func(t *testing.T, clock ports.Clock) Erasure
 		if _, err := w.Messages.DeleteMessage(w.ctx, alice, "m1", 2, t0.Add(lease)); err != nil {
 			t.Errorf("delete after the lease: %v", err)
 		}
-		if _, err := w.Sync.ClaimMessageVectors(w.ctx, ports.VectorClaim{Worker: "indexer", Now: t0.Add(lease), Lease: lease, Limit: 10}); err != nil {
+		if _, err := w.Sync.ClaimMessages(w.ctx, ports.VectorClaim{Worker: "indexer", Now: t0.Add(lease), Lease: lease, Limit: 10}); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := w.Messages.DeleteMessage(w.ctx, alice, "m2", 2, t0.Add(lease+time.Second)); !errors.Is(err, ports.ErrConflict) {

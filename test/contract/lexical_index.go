@@ -13,7 +13,14 @@ import (
 	"engram/ports"
 )
 
-// RunLexicalIndex is the contract every ports.LexicalIndex adapter must pass. open
+// LexicalIndex is one backend's lexical documents as the indexer writes them
+// (ports.LexicalDocs) and search reads them back (ports.LexicalFeed).
+type LexicalIndex interface {
+	ports.LexicalDocs
+	ports.LexicalFeed
+}
+
+// RunLexicalIndex is the contract every lexical index adapter must pass. open
 // returns an empty index; each case opens its own.
 //
 // Behaviour the suite pins down beyond the port's comments:
@@ -21,13 +28,13 @@ import (
 //     times in UTC to the microsecond.
 //   - Every put or delete advances the user's generation by one; other users'
 //     generations do not move.
-//   - LexicalChangesSince(g) returns each document changed after g once, in its
+//   - ChangesSince(g) returns each document changed after g once, in its
 //     latest state, and deletions after g as Deleted; since 0 returns only live
 //     documents and no deletions.
 //   - Another user's or tenant's documents never come back, whatever the ids.
 //   - Concurrent writers of one user get distinct generations, and a reader that
 //     catches up from any generation misses nothing.
-func RunLexicalIndex(t *testing.T, open func(t *testing.T) ports.LexicalIndex) {
+func RunLexicalIndex(t *testing.T, open func(t *testing.T) LexicalIndex) {
 	t.Helper()
 	alice := memory.Scope{Tenant: "t1", User: "alice"}
 	at := time.Date(2026, 11, 30, 17, 4, 5, 123456789, time.FixedZone("CST", 8*3600))
@@ -48,7 +55,7 @@ func RunLexicalIndex(t *testing.T, open func(t *testing.T) ports.LexicalIndex) {
 			mem(alice, "01K1", 3, "diet", "vegetarian"),
 			{Tenant: "t1", User: "alice", Kind: memory.KindMessage, ID: "01M2", At: at}, // no terms
 		}
-		if err := x.PutLexicalDocs(ctx, docs); err != nil {
+		if err := x.Put(ctx, docs); err != nil {
 			t.Fatalf("put: %v", err)
 		}
 		ch := lexChanges(t, ctx, x, alice, 0)
@@ -80,7 +87,7 @@ func RunLexicalIndex(t *testing.T, open func(t *testing.T) ports.LexicalIndex) {
 		}
 		mustPut(t, ctx, x, msg(alice, "a", "x"), msg(alice, "b", "y"), msg(bob, "c", "z"))
 		mustPut(t, ctx, x, msg(alice, "d", "x"))
-		if err := x.DeleteLexicalDocs(ctx, alice, []ports.LexicalRef{{Kind: memory.KindMessage, ID: "a"}}); err != nil {
+		if err := x.Delete(ctx, alice, []ports.LexicalRef{{Kind: memory.KindMessage, ID: "a"}}); err != nil {
 			t.Fatal(err)
 		}
 		if g := lexGen(t, ctx, x, alice); g != 3 {
@@ -97,7 +104,7 @@ func RunLexicalIndex(t *testing.T, open func(t *testing.T) ports.LexicalIndex) {
 		mustPut(t, ctx, x, mem(alice, "k1", 1, "tea"), mem(alice, "k2", 1, "coffee"), mem(alice, "k3", 1, "water"))
 		g := lexGen(t, ctx, x, alice)
 		mustPut(t, ctx, x, mem(alice, "k1", 2, "green", "tea"))
-		if err := x.DeleteLexicalDocs(ctx, alice, []ports.LexicalRef{{Kind: memory.KindMemory, ID: "k2"}, {Kind: memory.KindMemory, ID: "unknown"}}); err != nil {
+		if err := x.Delete(ctx, alice, []ports.LexicalRef{{Kind: memory.KindMemory, ID: "k2"}, {Kind: memory.KindMemory, ID: "unknown"}}); err != nil {
 			t.Fatal(err)
 		}
 		ch := lexChanges(t, ctx, x, alice, g)
@@ -140,7 +147,7 @@ func RunLexicalIndex(t *testing.T, open func(t *testing.T) ports.LexicalIndex) {
 		t.Parallel()
 		x, ctx := open(t), lexContext(t)
 		mustPut(t, ctx, x, mem(alice, "same", 1, "memory"), msg(alice, "same", "message"))
-		if err := x.DeleteLexicalDocs(ctx, alice, []ports.LexicalRef{{Kind: memory.KindMessage, ID: "same"}}); err != nil {
+		if err := x.Delete(ctx, alice, []ports.LexicalRef{{Kind: memory.KindMessage, ID: "same"}}); err != nil {
 			t.Fatal(err)
 		}
 		ch := lexChanges(t, ctx, x, alice, 0)
@@ -157,7 +164,7 @@ func RunLexicalIndex(t *testing.T, open func(t *testing.T) ports.LexicalIndex) {
 		mustPut(t, ctx, x, mem(alice, "k", 1, "tea"))
 		for _, o := range others {
 			mustPut(t, ctx, x, mem(o, "k", 7, "tea"), mem(o, "only-"+o.User, 7, "tea"))
-			if err := x.DeleteLexicalDocs(ctx, o, []ports.LexicalRef{{Kind: memory.KindMemory, ID: "k"}}); err != nil {
+			if err := x.Delete(ctx, o, []ports.LexicalRef{{Kind: memory.KindMemory, ID: "k"}}); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -165,7 +172,7 @@ func RunLexicalIndex(t *testing.T, open func(t *testing.T) ports.LexicalIndex) {
 		if len(ch.Docs) != 1 || ch.Docs[0].Version != 1 {
 			t.Errorf("alice sees %+v, want her one document", ch.Docs)
 		}
-		if v, err := x.LexicalVersions(ctx, alice, []string{"k", "only-bob"}); err != nil || len(v) != 1 || v["k"] != 1 {
+		if v, err := x.Versions(ctx, alice, []string{"k", "only-bob"}); err != nil || len(v) != 1 || v["k"] != 1 {
 			t.Errorf("versions = %v, %v; want k at 1 only", v, err)
 		}
 		if g := lexGen(t, ctx, x, alice); g != 1 {
@@ -177,10 +184,10 @@ func RunLexicalIndex(t *testing.T, open func(t *testing.T) ports.LexicalIndex) {
 		t.Parallel()
 		x, ctx := open(t), lexContext(t)
 		mustPut(t, ctx, x, mem(alice, "k1", 4, "a"), mem(alice, "k2", 9, "b"), msg(alice, "m1", "c"))
-		if err := x.DeleteLexicalDocs(ctx, alice, []ports.LexicalRef{{Kind: memory.KindMemory, ID: "k2"}}); err != nil {
+		if err := x.Delete(ctx, alice, []ports.LexicalRef{{Kind: memory.KindMemory, ID: "k2"}}); err != nil {
 			t.Fatal(err)
 		}
-		v, err := x.LexicalVersions(ctx, alice, []string{"k1", "k2", "m1", "nope"})
+		v, err := x.Versions(ctx, alice, []string{"k1", "k2", "m1", "nope"})
 		if err != nil || len(v) != 1 || v["k1"] != 4 {
 			t.Errorf("versions = %v, %v; want only k1 at 4 (deleted and message documents are not memories)", v, err)
 		}
@@ -190,7 +197,7 @@ func RunLexicalIndex(t *testing.T, open func(t *testing.T) ports.LexicalIndex) {
 		t.Parallel()
 		x, ctx := open(t), lexContext(t)
 		bob, carol := memory.Scope{Tenant: "t1", User: "bob"}, memory.Scope{Tenant: "t2", User: "carol"}
-		if users, err := x.LexicalUsers(ctx, 10); err != nil || len(users) != 0 {
+		if users, err := x.Users(ctx, 10); err != nil || len(users) != 0 {
 			t.Fatalf("empty index: %v, %v", users, err)
 		}
 		mustPut(t, ctx, x, msg(bob, "a", "x"))
@@ -199,81 +206,9 @@ func RunLexicalIndex(t *testing.T, open func(t *testing.T) ports.LexicalIndex) {
 		}
 		mustPut(t, ctx, x, msg(carol, "a", "x"))
 		mustPut(t, ctx, x, msg(carol, "b", "x"))
-		users, err := x.LexicalUsers(ctx, 2)
+		users, err := x.Users(ctx, 2)
 		if err != nil || len(users) != 2 || users[0] != alice || users[1] != carol {
 			t.Errorf("top 2 = %v, %v; want alice (3 changes), carol (2)", users, err)
-		}
-	})
-
-	t.Run("cursors", func(t *testing.T) {
-		t.Parallel()
-		x, ctx := open(t), lexContext(t)
-		if pos, err := x.LexicalCursor(ctx, "messages"); err != nil || pos != "" {
-			t.Fatalf("unset cursor = %q, %v", pos, err)
-		}
-		for _, want := range []string{"01A", "01B"} {
-			if err := x.SetLexicalCursor(ctx, "messages", want); err != nil {
-				t.Fatal(err)
-			}
-			if pos, err := x.LexicalCursor(ctx, "messages"); err != nil || pos != want {
-				t.Fatalf("cursor = %q, %v; want %q", pos, err, want)
-			}
-		}
-	})
-
-	t.Run("one holder of a cursor's lease at a time", func(t *testing.T) {
-		t.Parallel()
-		x, ctx := open(t), lexContext(t)
-		now := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
-		pos, ok, err := x.ClaimLexicalCursor(ctx, "messages", "a", now, time.Minute)
-		if err != nil || !ok || pos != "" {
-			t.Fatalf("first claim: %q %v %v; want the empty position, granted", pos, ok, err)
-		}
-		if err := x.SetLexicalCursor(ctx, "messages", "01X"); err != nil {
-			t.Fatal(err)
-		}
-		if _, ok, err := x.ClaimLexicalCursor(ctx, "messages", "b", now.Add(30*time.Second), time.Minute); err != nil || ok {
-			t.Fatalf("b while a holds it: %v %v; want refused", ok, err)
-		}
-		if pos, ok, err := x.ClaimLexicalCursor(ctx, "messages", "a", now.Add(50*time.Second), time.Minute); err != nil || !ok || pos != "01X" {
-			t.Fatalf("a renews: %q %v %v; want 01X, granted", pos, ok, err)
-		}
-		if _, ok, _ := x.ClaimLexicalCursor(ctx, "messages", "b", now.Add(100*time.Second), time.Minute); ok {
-			t.Fatal("b got the lease a renewed until 110 s")
-		}
-		if pos, ok, err := x.ClaimLexicalCursor(ctx, "messages", "b", now.Add(111*time.Second), time.Minute); err != nil || !ok || pos != "01X" {
-			t.Fatalf("b after the lease lapsed: %q %v %v; want 01X, granted", pos, ok, err)
-		}
-		if _, ok, _ := x.ClaimLexicalCursor(ctx, "other", "a", now, time.Minute); !ok {
-			t.Fatal("another cursor is another lease")
-		}
-	})
-
-	t.Run("a released lease can be claimed at once; only its holder releases it", func(t *testing.T) {
-		t.Parallel()
-		x, ctx := open(t), lexContext(t)
-		now := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
-		if _, ok, err := x.ClaimLexicalCursor(ctx, "messages", "a", now, time.Minute); err != nil || !ok {
-			t.Fatalf("a claims: %v %v", ok, err)
-		}
-		if err := x.SetLexicalCursor(ctx, "messages", "01Y"); err != nil {
-			t.Fatal(err)
-		}
-		if err := x.ReleaseLexicalCursor(ctx, "messages", "b"); err != nil {
-			t.Fatalf("b releases a lease it does not hold: %v", err)
-		}
-		if _, ok, _ := x.ClaimLexicalCursor(ctx, "messages", "b", now.Add(time.Second), time.Minute); ok {
-			t.Fatal("b's release ended a's lease")
-		}
-		if err := x.ReleaseLexicalCursor(ctx, "messages", "a"); err != nil {
-			t.Fatal(err)
-		}
-		pos, ok, err := x.ClaimLexicalCursor(ctx, "messages", "b", now.Add(2*time.Second), time.Minute)
-		if err != nil || !ok || pos != "01Y" {
-			t.Fatalf("b right after a released: %q %v %v; want 01Y, granted", pos, ok, err)
-		}
-		if err := x.ReleaseLexicalCursor(ctx, "never-claimed", "a"); err != nil {
-			t.Errorf("releasing a cursor nobody claimed: %v", err)
 		}
 	})
 
@@ -291,7 +226,7 @@ func RunLexicalIndex(t *testing.T, open func(t *testing.T) ports.LexicalIndex) {
 		go func() { // catches up over and over while the writers run
 			var g int64
 			for {
-				ch, err := x.LexicalChangesSince(ctx, alice, g)
+				ch, err := x.ChangesSince(ctx, alice, g)
 				if err != nil {
 					readerDone <- readerEnd{err: err}
 					return
@@ -314,7 +249,7 @@ func RunLexicalIndex(t *testing.T, open func(t *testing.T) ports.LexicalIndex) {
 			go func() {
 				defer wg.Done()
 				for i := range each {
-					if err := x.PutLexicalDocs(ctx, []ports.LexicalDoc{msg(alice, fmt.Sprintf("w%d-%d", w, i), "x")}); err != nil {
+					if err := x.Put(ctx, []ports.LexicalDoc{msg(alice, fmt.Sprintf("w%d-%d", w, i), "x")}); err != nil {
 						t.Errorf("put: %v", err)
 						return
 					}
@@ -344,7 +279,7 @@ func RunLexicalIndex(t *testing.T, open func(t *testing.T) ports.LexicalIndex) {
 		bad := []ports.LexicalDoc{{User: "u", Kind: memory.KindMemory, ID: "x"}, {Tenant: "t", Kind: memory.KindMemory, ID: "x"},
 			{Tenant: "t", User: "u", Kind: "other", ID: "x"}, {Tenant: "t", User: "u", Kind: memory.KindMemory}}
 		for _, d := range bad {
-			if err := x.PutLexicalDocs(ctx, []ports.LexicalDoc{d}); err == nil {
+			if err := x.Put(ctx, []ports.LexicalDoc{d}); err == nil {
 				t.Errorf("put %+v: no error", d)
 			}
 		}
@@ -364,25 +299,25 @@ func lexTime(t time.Time) time.Time {
 	return t.UTC().Truncate(time.Microsecond)
 }
 
-func mustPut(t *testing.T, ctx context.Context, x ports.LexicalIndex, docs ...ports.LexicalDoc) {
+func mustPut(t *testing.T, ctx context.Context, x LexicalIndex, docs ...ports.LexicalDoc) {
 	t.Helper()
-	if err := x.PutLexicalDocs(ctx, docs); err != nil {
+	if err := x.Put(ctx, docs); err != nil {
 		t.Fatalf("put: %v", err)
 	}
 }
 
-func lexGen(t *testing.T, ctx context.Context, x ports.LexicalIndex, sc memory.Scope) int64 {
+func lexGen(t *testing.T, ctx context.Context, x LexicalIndex, sc memory.Scope) int64 {
 	t.Helper()
-	g, err := x.LexicalGeneration(ctx, sc)
+	g, err := x.Generation(ctx, sc)
 	if err != nil {
 		t.Fatalf("generation: %v", err)
 	}
 	return g
 }
 
-func lexChanges(t *testing.T, ctx context.Context, x ports.LexicalIndex, sc memory.Scope, since int64) ports.LexicalChanges {
+func lexChanges(t *testing.T, ctx context.Context, x LexicalIndex, sc memory.Scope, since int64) ports.LexicalChanges {
 	t.Helper()
-	ch, err := x.LexicalChangesSince(ctx, sc, since)
+	ch, err := x.ChangesSince(ctx, sc, since)
 	if err != nil {
 		t.Fatalf("changes since %d: %v", since, err)
 	}
@@ -400,7 +335,7 @@ func lexIDs(docs []ports.LexicalDoc) []string {
 
 // LexicalPurgeIndex is a lexical index that an erasure can purge.
 type LexicalPurgeIndex interface {
-	ports.LexicalIndex
+	LexicalIndex
 	ports.UserPurger
 }
 
@@ -430,7 +365,7 @@ func RunLexicalCompaction(t *testing.T, open func(t *testing.T, window int64) Le
 		for i, id := range ids {
 			refs[i] = ports.LexicalRef{Kind: memory.KindMessage, ID: id}
 		}
-		if err := x.DeleteLexicalDocs(ctx, sc, refs); err != nil {
+		if err := x.Delete(ctx, sc, refs); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -497,7 +432,7 @@ func RunLexicalCompaction(t *testing.T, open func(t *testing.T, window int64) Le
 		if ch := lexChanges(t, ctx, x, alice, 0); len(ch.Docs) != 0 {
 			t.Errorf("alice's documents after the purge: %v", lexIDs(ch.Docs))
 		}
-		if users, err := x.LexicalUsers(ctx, 10); err != nil || len(users) != 1 || users[0] != bob {
+		if users, err := x.Users(ctx, 10); err != nil || len(users) != 1 || users[0] != bob {
 			t.Errorf("users after the purge = %v, %v; want bob", users, err)
 		}
 		if ch := lexChanges(t, ctx, x, bob, 0); !slices.Equal(lexIDs(ch.Docs), []string{"b1"}) {

@@ -9,12 +9,22 @@ import (
 	"testing"
 	"time"
 
+	"engram/app/extraction"
 	"engram/domain/conversation"
 	"engram/domain/memory"
 	"engram/ports"
 )
 
-// RunMessageStore is the contract every ports.MessageStore adapter must pass. open
+// MessageStore is a message store as the suite drives it: the message log, the
+// extraction worker's queue and context reader, and the counts its metrics show.
+type MessageStore interface {
+	ports.MessageLog
+	extraction.Queue
+	extraction.ContextReader
+	Stats(ctx context.Context, now time.Time) (ports.MessageStats, error)
+}
+
+// RunMessageStore is the contract every message store must pass. open
 // returns an empty message store and the memory store whose events it reports
 // (CausedEvents); each case opens its own.
 //
@@ -28,7 +38,7 @@ import (
 //     claims and FAILED messages past their backoff come back through Recover;
 //     FAILED messages without a ProcessAfter never come back.
 //   - Concurrent claimers never get the same message.
-func RunMessageStore(t *testing.T, open func(t *testing.T) (ports.MessageStore, ports.MemoryStore)) {
+func RunMessageStore(t *testing.T, open func(t *testing.T) (MessageStore, ports.MemoryStore)) {
 	t.Helper()
 	const debounce = 12 * time.Second
 
@@ -483,7 +493,7 @@ func RunMessageStore(t *testing.T, open func(t *testing.T) (ports.MessageStore, 
 		t.Parallel()
 		store, _ := open(t)
 		ctx := memTestContext(t)
-		st, err := store.MessageStats(ctx, memNow)
+		st, err := store.Stats(ctx, memNow)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -494,7 +504,7 @@ func RunMessageStore(t *testing.T, open func(t *testing.T) (ports.MessageStore, 
 			msgMust(t, msgUser("c1", "m1", "I like jazz."), memNow, debounce),
 			msgMust(t, conversation.Input{ConversationID: "c1", MessageID: "a1", Role: "assistant", Content: "ok"}, memNow, debounce))
 		msgIngest(t, ctx, store, msgMust(t, msgUser("c2", "m2", "I like tea."), memNow.Add(time.Minute), debounce))
-		st, err = store.MessageStats(ctx, memNow)
+		st, err = store.Stats(ctx, memNow)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -720,12 +730,12 @@ func msgMustFor(t *testing.T, scope memory.Scope, in conversation.Input, now tim
 	return m
 }
 
-func msgIngest(t *testing.T, ctx context.Context, store ports.MessageStore, msgs ...conversation.Message) []ports.Ingested {
+func msgIngest(t *testing.T, ctx context.Context, store MessageStore, msgs ...conversation.Message) []ports.Ingested {
 	t.Helper()
 	return msgIngestFor(t, ctx, store, memScope1, msgs...)
 }
 
-func msgIngestFor(t *testing.T, ctx context.Context, store ports.MessageStore, scope memory.Scope, msgs ...conversation.Message) []ports.Ingested {
+func msgIngestFor(t *testing.T, ctx context.Context, store MessageStore, scope memory.Scope, msgs ...conversation.Message) []ports.Ingested {
 	t.Helper()
 	res, err := store.Ingest(ctx, scope, msgs)
 	if err != nil {
@@ -737,7 +747,7 @@ func msgIngestFor(t *testing.T, ctx context.Context, store ports.MessageStore, s
 	return res
 }
 
-func msgGet(t *testing.T, ctx context.Context, store ports.MessageStore, id string) conversation.Message {
+func msgGet(t *testing.T, ctx context.Context, store MessageStore, id string) conversation.Message {
 	t.Helper()
 	m, err := store.Message(ctx, memScope1, id)
 	if err != nil {
@@ -746,7 +756,7 @@ func msgGet(t *testing.T, ctx context.Context, store ports.MessageStore, id stri
 	return m
 }
 
-func msgClaim(t *testing.T, ctx context.Context, store ports.MessageStore, c ports.Claim) []conversation.Message {
+func msgClaim(t *testing.T, ctx context.Context, store MessageStore, c ports.Claim) []conversation.Message {
 	t.Helper()
 	got, err := store.ClaimDue(ctx, c)
 	if err != nil {
@@ -756,7 +766,7 @@ func msgClaim(t *testing.T, ctx context.Context, store ports.MessageStore, c por
 }
 
 // msgFinish stores the claimed messages as processed.
-func msgFinish(t *testing.T, ctx context.Context, store ports.MessageStore, worker string, claimed []conversation.Message, at time.Time) {
+func msgFinish(t *testing.T, ctx context.Context, store MessageStore, worker string, claimed []conversation.Message, at time.Time) {
 	t.Helper()
 	done := make([]conversation.Message, len(claimed))
 	for i, m := range claimed {
@@ -768,7 +778,7 @@ func msgFinish(t *testing.T, ctx context.Context, store ports.MessageStore, work
 }
 
 // msgBatching sets the batching limits of a store under test.
-func msgBatching(t *testing.T, store ports.MessageStore, b conversation.Batching) {
+func msgBatching(t *testing.T, store MessageStore, b conversation.Batching) {
 	t.Helper()
 	s, ok := store.(interface{ SetBatching(conversation.Batching) })
 	if !ok {

@@ -21,8 +21,9 @@ const mcptsDir = "../mcpts"
 // nodeClient makes a Node client of dir runnable: node on the PATH, and the
 // locked dependencies installed with `npm ci` when node_modules does not hold
 // pkg at the version package.json pins. Without node the test skips, unless the
-// run requires every service.
-func nodeClient(t *testing.T, dir, pkg string) string {
+// run requires every service. npmFlags are added to `npm ci` (a client whose
+// packages declare peers it never loads installs with --legacy-peer-deps).
+func nodeClient(t *testing.T, dir, pkg string, npmFlags ...string) string {
 	t.Helper()
 	node, err := exec.LookPath("node")
 	if err != nil {
@@ -44,7 +45,7 @@ func nodeClient(t *testing.T, dir, pkg string) string {
 	if json.Unmarshal(b, &installed) != nil || installed.Version != manifest.Dependencies[pkg] {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 		defer cancel()
-		npm := exec.CommandContext(ctx, "npm", "ci", "--no-audit", "--no-fund")
+		npm := exec.CommandContext(ctx, "npm", append([]string{"ci", "--no-audit", "--no-fund"}, npmFlags...)...)
 		npm.Dir = dir
 		if out, err := npm.CombinedOutput(); err != nil {
 			t.Fatalf("npm ci in %s: %v\n%s", dir, err, out)

@@ -29,8 +29,9 @@ type Stores struct {
 	DB                 *sqlstore.DB
 	Memories           *sqlstore.MemoryStore
 	Messages           *sqlstore.MessageStore
-	Vectors            *sqlstore.VectorSyncStore
-	Lexical            *sqlstore.LexicalIndex
+	Vectors            *sqlstore.VectorQueue
+	Lexical            *sqlstore.LexicalDocs
+	Cursors            *sqlstore.LexicalCursors
 	Jobs               *sqlstore.JobStore
 	Erasures           *sqlstore.ErasureStore
 	APIKeys            *sqlstore.APIKeyStore
@@ -61,8 +62,9 @@ func For(db *sqlstore.DB) *Stores {
 		DB:                 db,
 		Memories:           sqlstore.NewMemoryStore(db),
 		Messages:           sqlstore.NewMessageStore(db),
-		Vectors:            sqlstore.NewVectorSyncStore(db),
-		Lexical:            sqlstore.NewLexicalIndex(db),
+		Vectors:            sqlstore.NewVectorQueue(db),
+		Lexical:            sqlstore.NewLexicalDocs(db),
+		Cursors:            sqlstore.NewLexicalCursors(db),
 		Jobs:               sqlstore.NewJobStore(db),
 		Erasures:           sqlstore.NewErasureStore(db),
 		APIKeys:            sqlstore.NewAPIKeyStore(db),

@@ -30,7 +30,7 @@ func TestNew_givesEachTestItsOwnMigratedDatabase(t *testing.T) {
 	if page, err := second.Memories.List(context.Background(), scope, ports.MemoryQuery{Limit: 10, Now: clock.Now()}); err != nil || len(page.Items) != 0 {
 		t.Fatalf("second database: %d memories, %v; want 0", len(page.Items), err)
 	}
-	if gen, err := first.Lexical.LexicalGeneration(context.Background(), scope); err != nil || gen == 0 {
+	if gen, err := first.Lexical.Generation(context.Background(), scope); err != nil || gen == 0 {
 		t.Errorf("the save did not write its lexical document in its transaction: generation %d, %v", gen, err)
 	}
 }

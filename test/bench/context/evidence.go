@@ -166,7 +166,7 @@ func extract(ctx context.Context, r *rig, clk *fakeclock.Clock, now time.Time) (
 			break
 		}
 	}
-	stats, err := r.messages.MessageStats(ctx, now)
+	stats, err := r.messages.Stats(ctx, now)
 	if err != nil {
 		return 0, err
 	}

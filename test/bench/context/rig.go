@@ -84,9 +84,9 @@ func newRig(ctx context.Context, o rigOptions) (*rig, error) {
 	}
 	r.memories, r.messages = sqlstore.NewMemoryStore(db), sqlstore.NewMessageStore(db)
 	r.memories.IndexLexically(func(m memory.Memory) (ports.LexicalDoc, bool) { return indexing.MemoryDocument(r.analyzer, m) })
-	lexIndex := sqlstore.NewLexicalIndex(db)
-	r.lexical = indexing.NewLexicalIndexer(r.analyzer, lexIndex, r.memories, r.messages, r.clock, indexing.LexicalOptions{MessageLag: -1})
-	r.vectors = indexing.New(sqlstore.NewVectorSyncStore(db), emb, vectors, r.clock, indexing.Options{BatchSize: 512, Lease: time.Hour}, nil)
+	lexIndex := sqlstore.NewLexicalDocs(db)
+	r.lexical = indexing.NewLexicalIndexer(r.analyzer, lexIndex, sqlstore.NewLexicalCursors(db), r.memories, r.messages, r.clock, indexing.LexicalOptions{MessageLag: -1})
+	r.vectors = indexing.New(sqlstore.NewVectorQueue(db), emb, vectors, r.clock, indexing.Options{BatchSize: 512, Lease: time.Hour}, nil)
 	guard := retrieval.NewVectorGuard(r.clock, retrieval.GuardOptions{})
 	r.search = retrieval.New(retrieval.Deps{
 		Analyzer: r.analyzer, Lexical: lexical.New(lexIndex, lexical.Options{}), Memories: r.memories, Messages: r.messages,

@@ -153,7 +153,7 @@ func runOne(c config, backend string, batch int) error {
 	}
 	timedEmb := &timedEmbedder{Embedder: emb}
 	timedIx := &timedIndex{VectorIndex: index}
-	ix := indexing.New(sqlstore.NewVectorSyncStore(db), timedEmb, timedIx, clk, indexing.Options{Worker: "bench", BatchSize: batch}, nil)
+	ix := indexing.New(sqlstore.NewVectorQueue(db), timedEmb, timedIx, clk, indexing.Options{Worker: "bench", BatchSize: batch}, nil)
 
 	for _, pass := range []struct {
 		kind string
@@ -190,7 +190,7 @@ func runOne(c config, backend string, batch int) error {
 	}
 
 	// A reindex with the same model: messages reuse their stored embeddings.
-	if _, err := sqlstore.NewVectorSyncStore(db).RequeueVectors(ctx, "", clk.Now()); err != nil {
+	if _, err := sqlstore.NewVectorQueue(db).Requeue(ctx, "", clk.Now()); err != nil {
 		return err
 	}
 	timedEmb.reset()

@@ -82,7 +82,7 @@ func replay(b *testing.B, days []memorybank.Day, ext ports.Extractor, ref, fallb
 			run.writes += len(h)
 		}
 	}
-	stats, err := msgs.MessageStats(ctx, clk.Now())
+	stats, err := msgs.Stats(ctx, clk.Now())
 	if err != nil {
 		b.Fatal(err)
 	}

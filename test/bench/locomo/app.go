@@ -72,12 +72,16 @@ type appStores struct {
 		indexing.ChangedMemories
 	}
 	messages interface {
-		ports.MessageStore
+		ports.MessageLog
 		retrieval.MessageReader
 		indexing.MessageFeed
 	}
-	lexical ports.LexicalIndex
-	sync    ports.VectorSyncStore
+	lexical interface {
+		ports.LexicalDocs
+		ports.LexicalFeed
+	}
+	cursors ports.LexicalCursors
+	sync    ports.VectorQueue
 	vectors ports.VectorIndex
 	close   func()
 }
@@ -107,8 +111,8 @@ func openAppStores(ctx context.Context, dim int) (appStores, error) {
 	appCleanups = append(appCleanups, closeDB)
 	appCleanupMu.Unlock()
 	return appStores{
-		memories: sqlstore.NewMemoryStore(db), messages: sqlstore.NewMessageStore(db), lexical: sqlstore.NewLexicalIndex(db),
-		sync: sqlstore.NewVectorSyncStore(db), vectors: vectors, close: closeDB,
+		memories: sqlstore.NewMemoryStore(db), messages: sqlstore.NewMessageStore(db), lexical: sqlstore.NewLexicalDocs(db), cursors: sqlstore.NewLexicalCursors(db),
+		sync: sqlstore.NewVectorQueue(db), vectors: vectors, close: closeDB,
 	}, nil
 }
 
@@ -169,7 +173,7 @@ func (a *appRetriever) Index(ctx context.Context, turns []Turn) error {
 	}
 
 	// The indexer role's work, run to completion: lexical documents, then vectors.
-	lexIndexer := indexing.NewLexicalIndexer(analyzer, lexical, mems, msgs, clock, indexing.LexicalOptions{MessageLag: -1})
+	lexIndexer := indexing.NewLexicalIndexer(analyzer, lexical, st.cursors, mems, msgs, clock, indexing.LexicalOptions{MessageLag: -1})
 	if _, err := lexIndexer.IndexMessages(ctx); err != nil {
 		return fmt.Errorf("lexical index: %w", err)
 	}

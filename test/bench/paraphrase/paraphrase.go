@@ -115,7 +115,7 @@ func NewRig(ctx context.Context, db *sqlstore.DB, set Set, c Config) (*Rig, erro
 	if err != nil {
 		return nil, err
 	}
-	mems, msgs, lexical := sqlstore.NewMemoryStore(db), sqlstore.NewMessageStore(db), sqlstore.NewLexicalIndex(db)
+	mems, msgs, lexical := sqlstore.NewMemoryStore(db), sqlstore.NewMessageStore(db), sqlstore.NewLexicalDocs(db)
 	vectors, err := localvec.New(localvec.Options{Dimension: embedder.Dimension()})
 	if err != nil {
 		return nil, err
@@ -130,11 +130,11 @@ func NewRig(ctx context.Context, db *sqlstore.DB, set Set, c Config) (*Rig, erro
 		}
 		r.ids[res.Memory.ID()] = m.ID
 	}
-	lexIndexer := indexing.NewLexicalIndexer(analyzer, lexical, mems, msgs, clock, indexing.LexicalOptions{MessageLag: -1})
+	lexIndexer := indexing.NewLexicalIndexer(analyzer, lexical, sqlstore.NewLexicalCursors(db), mems, msgs, clock, indexing.LexicalOptions{MessageLag: -1})
 	if _, err := lexIndexer.RepairMemories(ctx); err != nil {
 		return nil, fmt.Errorf("lexical index: %w", err)
 	}
-	vecIndexer := indexing.New(sqlstore.NewVectorSyncStore(db), embedder, vectors, clock, indexing.Options{BatchSize: 256, Lease: time.Hour}, nil)
+	vecIndexer := indexing.New(sqlstore.NewVectorQueue(db), embedder, vectors, clock, indexing.Options{BatchSize: 256, Lease: time.Hour}, nil)
 	for {
 		rep, err := vecIndexer.SyncMemories(ctx)
 		if err != nil {

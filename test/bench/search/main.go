@@ -126,8 +126,8 @@ func run(c config) error {
 func build(ctx context.Context, c config, db *sqlstore.DB, an ports.TextAnalyzer, emb ports.Embedder, vg *vocabulary) error {
 	clk := clock.System{}
 	ids := ulids.New()
-	memStore, msgStore, lexicalStore := sqlstore.NewMemoryStore(db), sqlstore.NewMessageStore(db), sqlstore.NewLexicalIndex(db)
-	lexIndexer := indexing.NewLexicalIndexer(an, lexicalStore, memStore, msgStore, clk, indexing.LexicalOptions{MessageLag: -1})
+	memStore, msgStore, lexicalStore := sqlstore.NewMemoryStore(db), sqlstore.NewMessageStore(db), sqlstore.NewLexicalDocs(db)
+	lexIndexer := indexing.NewLexicalIndexer(an, lexicalStore, sqlstore.NewLexicalCursors(db), memStore, msgStore, clk, indexing.LexicalOptions{MessageLag: -1})
 	mems := memories.New(memStore, clk, ids, memory.Policy{})
 	ingest := messages.New(msgStore, clk, ids, messages.Options{Debounce: 24 * time.Hour})
 	total := time.Now()
@@ -240,7 +240,7 @@ func build(ctx context.Context, c config, db *sqlstore.DB, an ports.TextAnalyzer
 	if err != nil {
 		return err
 	}
-	vix := indexing.New(sqlstore.NewVectorSyncStore(db), emb, vectors, clk, indexing.Options{BatchSize: 512, Lease: time.Hour}, nil)
+	vix := indexing.New(sqlstore.NewVectorQueue(db), emb, vectors, clk, indexing.Options{BatchSize: 512, Lease: time.Hour}, nil)
 	items := 0
 	for _, sync := range []func(context.Context) (indexing.Report, error){vix.SyncMemories, vix.SyncMessages} {
 		for {
@@ -301,7 +301,7 @@ func measure(ctx context.Context, c config, db *sqlstore.DB, an ports.TextAnalyz
 	actx, stop := context.WithCancel(ctx)
 	go access.Run(actx)
 	defer func() { stop(); <-access.Done() }()
-	deps := retrieval.Deps{Analyzer: an, Lexical: lexical.New(sqlstore.NewLexicalIndex(db), lexical.Options{}), Memories: memStore, Messages: msgStore,
+	deps := retrieval.Deps{Analyzer: an, Lexical: lexical.New(sqlstore.NewLexicalDocs(db), lexical.Options{}), Memories: memStore, Messages: msgStore,
 		Access: access, Clock: clk}
 	exactDeps := deps
 	if vectors != nil {

@@ -12,17 +12,25 @@ import (
 	"engram/ports"
 )
 
-// VectorSyncStores is what a VectorSyncStore case needs: the store and the truth
-// stores it reads, over the same data.
-type VectorSyncStores struct {
-	Sync     ports.VectorSyncStore
-	Memories ports.MemoryStore
-	Messages ports.MessageStore
+// VectorQueue is a backend's vector queue with its requeue and the backlog its
+// metrics show.
+type VectorQueue interface {
+	ports.VectorQueue
+	ports.VectorRequeuer
+	Backlog(ctx context.Context) (ports.VectorBacklog, error)
 }
 
-// RunVectorSyncStore is the contract of ports.VectorSyncStore. open returns empty
+// VectorQueueStores is what a vector queue case needs: the queue and the truth
+// stores it reads, over the same data.
+type VectorQueueStores struct {
+	Sync     VectorQueue
+	Memories ports.MemoryStore
+	Messages MessageStore
+}
+
+// RunVectorQueue is the contract of ports.VectorQueue and ports.VectorRequeuer. open returns empty
 // stores; each case opens its own.
-func RunVectorSyncStore(t *testing.T, open func(t *testing.T) VectorSyncStores) {
+func RunVectorQueue(t *testing.T, open func(t *testing.T) VectorQueueStores) {
 	t.Helper()
 	t0 := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
 	lease := time.Minute
@@ -71,7 +79,7 @@ func RunVectorSyncStore(t *testing.T, open func(t *testing.T) VectorSyncStores) 
 		m := vsSaveMemory(t, ctx, s, "t1", "u1", "drink", "likes tea", t0)
 		c := vsClaimMemories(t, ctx, s, claim("w1", t0, 10))[0]
 		synced := c.Memory.MarkVectorSynced("model-a", int(c.Memory.Version()), memory.TextHash(c.Memory.IndexText()), t0.Add(time.Second))
-		n, err := s.Sync.FinishMemoryVectors(ctx, "w1", []ports.MemoryVectorOutcome{{ID: m.ID(), Version: m.Version(), Vector: synced.Vector()}})
+		n, err := s.Sync.FinishMemories(ctx, "w1", []ports.MemoryVectorOutcome{{ID: m.ID(), Version: m.Version(), Vector: synced.Vector()}})
 		if err != nil || n != 1 {
 			t.Fatalf("Finish = %d, %v; want 1 stored", n, err)
 		}
@@ -100,7 +108,7 @@ func RunVectorSyncStore(t *testing.T, open func(t *testing.T) VectorSyncStores) 
 		c := vsClaimMemories(t, ctx, s, claim("w1", t0, 10))[0]
 		edited := vsSaveMemory(t, ctx, s, "t1", "u1", "drink", "likes coffee", t0.Add(time.Second))
 		synced := c.Memory.MarkVectorSynced("model-a", int(c.Memory.Version()), "hash", t0)
-		n, err := s.Sync.FinishMemoryVectors(ctx, "w1", []ports.MemoryVectorOutcome{{ID: m.ID(), Version: m.Version(), Vector: synced.Vector()}})
+		n, err := s.Sync.FinishMemories(ctx, "w1", []ports.MemoryVectorOutcome{{ID: m.ID(), Version: m.Version(), Vector: synced.Vector()}})
 		if err != nil || n != 0 {
 			t.Fatalf("Finish of a stale version = %d, %v; want nothing stored", n, err)
 		}
@@ -122,10 +130,10 @@ func RunVectorSyncStore(t *testing.T, open func(t *testing.T) VectorSyncStores) 
 		// w1's lease lapses and w2 takes over; w1 finishing late must not win.
 		vsClaimMemories(t, ctx, s, claim("w2", t0.Add(lease), 10))
 		late := m.MarkVectorSynced("model-a", int(m.Version()), "hash", t0)
-		if n, err := s.Sync.FinishMemoryVectors(ctx, "w1", []ports.MemoryVectorOutcome{{ID: m.ID(), Version: m.Version(), Vector: late.Vector()}}); err != nil || n != 0 {
+		if n, err := s.Sync.FinishMemories(ctx, "w1", []ports.MemoryVectorOutcome{{ID: m.ID(), Version: m.Version(), Vector: late.Vector()}}); err != nil || n != 0 {
 			t.Fatalf("Finish by a former holder = %d, %v; want nothing stored", n, err)
 		}
-		if n, err := s.Sync.FinishMemoryVectors(ctx, "w2", []ports.MemoryVectorOutcome{{ID: m.ID(), Version: m.Version(), Vector: late.Vector()}}); err != nil || n != 1 {
+		if n, err := s.Sync.FinishMemories(ctx, "w2", []ports.MemoryVectorOutcome{{ID: m.ID(), Version: m.Version(), Vector: late.Vector()}}); err != nil || n != 1 {
 			t.Fatalf("Finish by the holder = %d, %v; want 1", n, err)
 		}
 	})
@@ -137,7 +145,7 @@ func RunVectorSyncStore(t *testing.T, open func(t *testing.T) VectorSyncStores) 
 		vsClaimMemories(t, ctx, s, claim("w1", t0, 10))
 		failed := m.MarkVectorFailed("embedder: 503", t0)
 		retry := t0.Add(10 * time.Second)
-		n, err := s.Sync.FinishMemoryVectors(ctx, "w1", []ports.MemoryVectorOutcome{{ID: m.ID(), Version: m.Version(), Vector: failed.Vector(), Attempts: 1, NextAttempt: retry}})
+		n, err := s.Sync.FinishMemories(ctx, "w1", []ports.MemoryVectorOutcome{{ID: m.ID(), Version: m.Version(), Vector: failed.Vector(), Attempts: 1, NextAttempt: retry}})
 		if err != nil || n != 1 {
 			t.Fatalf("Finish = %d, %v", n, err)
 		}
@@ -164,7 +172,7 @@ func RunVectorSyncStore(t *testing.T, open func(t *testing.T) VectorSyncStores) 
 		vsPost(t, ctx, s, "t1", "u1", "c1", t0, "user: hello")
 		vsClaimMemories(t, ctx, s, claim("w1", t0, 10))
 		vsClaimMessages(t, ctx, s, claim("w1", t0, 10))
-		if err := s.Sync.ReleaseVectorClaims(ctx, "w1"); err != nil {
+		if err := s.Sync.Release(ctx, "w1"); err != nil {
 			t.Fatal(err)
 		}
 		if got := vsClaimMemories(t, ctx, s, claim("w2", t0, 10)); len(got) != 1 {
@@ -192,14 +200,14 @@ func RunVectorSyncStore(t *testing.T, open func(t *testing.T) VectorSyncStores) 
 			outs = append(outs, ports.MessageVectorOutcome{Seq: mv.Message.Seq, Status: memory.VectorSynced, SyncedAt: t0,
 				Model: "model-a", TextHash: "h", Embedding: []float32{1, 2}})
 		}
-		if _, err := s.Sync.FinishMessageVectors(ctx, "w1", outs); err != nil {
+		if _, err := s.Sync.FinishMessages(ctx, "w1", outs); err != nil {
 			t.Fatal(err)
 		}
 		vsPost(t, ctx, s, "t1", "u1", "c2", t0, "user: in flight")
 		vsClaimMessages(t, ctx, s, claim("w9", t0, 10)) // a claim the requeue must release
 
 		queued := t0.Add(time.Hour)
-		n, err := s.Sync.RequeueVectors(ctx, "t1", queued)
+		n, err := s.Sync.Requeue(ctx, "t1", queued)
 		if err != nil || n.Memories != 1 || n.Messages != 3 {
 			t.Fatalf("Requeue(t1) = %+v, %v; want 1 memory and 3 messages", n, err)
 		}
@@ -272,7 +280,7 @@ func RunVectorSyncStore(t *testing.T, open func(t *testing.T) VectorSyncStores) 
 			outs = append(outs, ports.MessageVectorOutcome{Seq: m.Seq, Status: memory.VectorSynced, SyncedAt: t0,
 				Model: "model-a", TextHash: fmt.Sprint(i), Embedding: []float32{float32(i), 1}})
 		}
-		if n, err := s.Sync.FinishMessageVectors(ctx, "w1", outs); err != nil || n != len(msgs) {
+		if n, err := s.Sync.FinishMessages(ctx, "w1", outs); err != nil || n != len(msgs) {
 			t.Fatalf("Finish = %d, %v", n, err)
 		}
 		win, err := s.Sync.MessageWindow(ctx, msgs[4], msgs[5], 2)
@@ -300,7 +308,7 @@ func RunVectorSyncStore(t *testing.T, open func(t *testing.T) VectorSyncStores) 
 		msgs := vsPost(t, ctx, s, "t1", "u1", "c", t0, "user: hello")
 		vsClaimMessages(t, ctx, s, claim("w1", t0, 10))
 		retry := t0.Add(time.Minute)
-		n, err := s.Sync.FinishMessageVectors(ctx, "w1", []ports.MessageVectorOutcome{{
+		n, err := s.Sync.FinishMessages(ctx, "w1", []ports.MessageVectorOutcome{{
 			Seq: msgs[0].Seq, Status: memory.VectorFailed, Error: "upsert: down", Attempts: 1, NextAttempt: retry,
 			Model: "model-a", TextHash: "h", Embedding: []float32{3, 4},
 		}})
@@ -341,12 +349,12 @@ func RunVectorSyncStore(t *testing.T, open func(t *testing.T) VectorSyncStores) 
 			go func() {
 				defer wg.Done()
 				for range 20 {
-					mems, err := s.Sync.ClaimMemoryVectors(ctx, claim(worker, t0, 3))
+					mems, err := s.Sync.ClaimMemories(ctx, claim(worker, t0, 3))
 					if err != nil {
 						t.Errorf("%s: claim memories: %v", worker, err)
 						return
 					}
-					msgs, err := s.Sync.ClaimMessageVectors(ctx, claim(worker, t0, 3))
+					msgs, err := s.Sync.ClaimMessages(ctx, claim(worker, t0, 3))
 					if err != nil {
 						t.Errorf("%s: claim messages: %v", worker, err)
 						return
@@ -390,7 +398,7 @@ func RunVectorSyncStore(t *testing.T, open func(t *testing.T) VectorSyncStores) 
 	})
 }
 
-func vsSaveMemory(t *testing.T, ctx context.Context, s VectorSyncStores, tenant, user, key, content string, at time.Time) memory.Memory {
+func vsSaveMemory(t *testing.T, ctx context.Context, s VectorQueueStores, tenant, user, key, content string, at time.Time) memory.Memory {
 	t.Helper()
 	scope := memory.Scope{Tenant: tenant, User: user}
 	k, err := memory.ParseKey(key)
@@ -430,7 +438,7 @@ func vsID(prefix string, _ ...string) string {
 
 // vsPost stores one conversation's messages, "role: content", one second apart
 // from at+1s.
-func vsPost(t *testing.T, ctx context.Context, s VectorSyncStores, tenant, user, conv string, at time.Time, lines ...string) []conversation.Message {
+func vsPost(t *testing.T, ctx context.Context, s VectorQueueStores, tenant, user, conv string, at time.Time, lines ...string) []conversation.Message {
 	t.Helper()
 	scope := memory.Scope{Tenant: tenant, User: user}
 	var msgs []conversation.Message
@@ -458,45 +466,45 @@ func cutLine(line string) (string, string, bool) {
 	return "user", line, false
 }
 
-func vsClaimMemories(t *testing.T, ctx context.Context, s VectorSyncStores, c ports.VectorClaim) []ports.ClaimedMemory {
+func vsClaimMemories(t *testing.T, ctx context.Context, s VectorQueueStores, c ports.VectorClaim) []ports.ClaimedMemory {
 	t.Helper()
-	got, err := s.Sync.ClaimMemoryVectors(ctx, c)
+	got, err := s.Sync.ClaimMemories(ctx, c)
 	if err != nil {
-		t.Fatalf("ClaimMemoryVectors: %v", err)
+		t.Fatalf("ClaimMemories: %v", err)
 	}
 	return got
 }
 
-func vsClaimMessages(t *testing.T, ctx context.Context, s VectorSyncStores, c ports.VectorClaim) []ports.MessageVector {
+func vsClaimMessages(t *testing.T, ctx context.Context, s VectorQueueStores, c ports.VectorClaim) []ports.MessageVector {
 	t.Helper()
-	got, err := s.Sync.ClaimMessageVectors(ctx, c)
+	got, err := s.Sync.ClaimMessages(ctx, c)
 	if err != nil {
-		t.Fatalf("ClaimMessageVectors: %v", err)
+		t.Fatalf("ClaimMessages: %v", err)
 	}
 	return got
 }
 
-func vsFinishMemory(t *testing.T, ctx context.Context, s VectorSyncStores, worker string, m memory.Memory, v memory.VectorState) {
+func vsFinishMemory(t *testing.T, ctx context.Context, s VectorQueueStores, worker string, m memory.Memory, v memory.VectorState) {
 	t.Helper()
-	if n, err := s.Sync.FinishMemoryVectors(ctx, worker, []ports.MemoryVectorOutcome{{ID: m.ID(), Version: m.Version(), Vector: v}}); err != nil || n != 1 {
-		t.Fatalf("FinishMemoryVectors = %d, %v", n, err)
+	if n, err := s.Sync.FinishMemories(ctx, worker, []ports.MemoryVectorOutcome{{ID: m.ID(), Version: m.Version(), Vector: v}}); err != nil || n != 1 {
+		t.Fatalf("FinishMemories = %d, %v", n, err)
 	}
 }
 
-func vsFinishMessages(t *testing.T, ctx context.Context, s VectorSyncStores, worker string, msgs []conversation.Message, status memory.VectorStatus) {
+func vsFinishMessages(t *testing.T, ctx context.Context, s VectorQueueStores, worker string, msgs []conversation.Message, status memory.VectorStatus) {
 	t.Helper()
 	var outs []ports.MessageVectorOutcome
 	for _, m := range msgs {
 		outs = append(outs, ports.MessageVectorOutcome{Seq: m.Seq, Status: status})
 	}
-	if n, err := s.Sync.FinishMessageVectors(ctx, worker, outs); err != nil || n != len(msgs) {
-		t.Fatalf("FinishMessageVectors = %d, %v; want %d", n, err, len(msgs))
+	if n, err := s.Sync.FinishMessages(ctx, worker, outs); err != nil || n != len(msgs) {
+		t.Fatalf("FinishMessages = %d, %v; want %d", n, err, len(msgs))
 	}
 }
 
-func vsBacklog(t *testing.T, ctx context.Context, s VectorSyncStores) ports.VectorBacklog {
+func vsBacklog(t *testing.T, ctx context.Context, s VectorQueueStores) ports.VectorBacklog {
 	t.Helper()
-	b, err := s.Sync.VectorBacklog(ctx)
+	b, err := s.Sync.Backlog(ctx)
 	if err != nil {
 		t.Fatalf("VectorBacklog: %v", err)
 	}

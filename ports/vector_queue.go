@@ -8,7 +8,7 @@ import (
 	"engram/domain/memory"
 )
 
-// VectorSyncStore is the indexer's side of the truth store: it hands out the
+// VectorQueue is the indexer's side of the truth store: it hands out the
 // memories and messages whose vectors must be built again, and stores the outcome.
 //
 // Claims: an indexer claims items for a lease. Until the lease ends no other
@@ -20,37 +20,28 @@ import (
 //
 // Due means: vector status DIRTY, or FAILED with its retry time reached, and not
 // claimed by a live lease.
-type VectorSyncStore interface {
-	// ClaimMemoryVectors claims up to c.Limit due memories, oldest change first.
-	ClaimMemoryVectors(ctx context.Context, c VectorClaim) ([]ClaimedMemory, error)
-	// FinishMemoryVectors stores outcomes of memories the worker claimed and
+type VectorQueue interface {
+	// ClaimMemories claims up to c.Limit due memories, oldest change first.
+	ClaimMemories(ctx context.Context, c VectorClaim) ([]ClaimedMemory, error)
+	// FinishMemories stores outcomes of memories the worker claimed and
 	// releases them. An outcome is stored only if the memory still has the claimed
 	// version: a memory edited meanwhile stays DIRTY (its claim is released). It
 	// returns how many outcomes were stored.
-	FinishMemoryVectors(ctx context.Context, worker string, outcomes []MemoryVectorOutcome) (int, error)
+	FinishMemories(ctx context.Context, worker string, outcomes []MemoryVectorOutcome) (int, error)
 
-	// ClaimMessageVectors claims the due messages of whole conversations, about
+	// ClaimMessages claims the due messages of whole conversations, about
 	// c.Limit messages in all, each conversation's messages together and in order.
-	ClaimMessageVectors(ctx context.Context, c VectorClaim) ([]MessageVector, error)
+	ClaimMessages(ctx context.Context, c VectorClaim) ([]MessageVector, error)
 	// MessageWindow returns the messages of first's conversation from margin
 	// messages before first to margin messages after last (first and last
 	// included), in conversation order, with their stored embeddings.
 	MessageWindow(ctx context.Context, first, last conversation.Message, margin int) ([]MessageVector, error)
-	// FinishMessageVectors stores outcomes (and raw embeddings) of messages the
+	// FinishMessages stores outcomes (and raw embeddings) of messages the
 	// worker claimed and releases them; it returns how many were stored.
-	FinishMessageVectors(ctx context.Context, worker string, outcomes []MessageVectorOutcome) (int, error)
+	FinishMessages(ctx context.Context, worker string, outcomes []MessageVectorOutcome) (int, error)
 
-	// ReleaseVectorClaims gives back every claim of the worker (shutting down).
-	ReleaseVectorClaims(ctx context.Context, worker string) error
-
-	// RequeueVectors marks every memory and message of the tenant ("" for all
-	// tenants) DIRTY and forgets what was embedded, so the indexer rebuilds every
-	// vector (a reindex, e.g. after a model change). Claims in flight are
-	// released, so their outcomes are not stored.
-	RequeueVectors(ctx context.Context, tenant string, now time.Time) (Requeued, error)
-
-	// VectorBacklog counts what is waiting for the indexer, for metrics.
-	VectorBacklog(ctx context.Context) (VectorBacklog, error)
+	// Release gives back every claim of the worker (shutting down).
+	Release(ctx context.Context, worker string) error
 }
 
 // VectorClaim says what an indexer asks for.
@@ -110,12 +101,6 @@ type MessageVectorOutcome struct {
 	SyncedAt    time.Time
 	Attempts    int
 	NextAttempt time.Time
-}
-
-// Requeued counts what a reindex queued.
-type Requeued struct {
-	Memories int64
-	Messages int64
 }
 
 // VectorBacklog is what the indexer has yet to do.

@@ -1,0 +1,133 @@
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"engram/test/wait"
+)
+
+// mem0tsDir holds mem0's npm clients (both generations) and their locked
+// dependencies.
+const mem0tsDir = "../mem0ts"
+
+const acmeMem0Key = "acme-mem0-key-0123456789abcdef"
+
+// mem0Story is what client.mjs prints.
+type mem0Story struct {
+	Generation string   `json:"generation"`
+	Failures   []string `json:"failures"`
+	HikingID   string   `json:"hikingId"`
+	DietID     string   `json:"dietId"`
+	CarolJob   string   `json:"carolJob"`
+}
+
+// runMem0Client runs client.mjs with telemetry off and HOME in a temporary
+// directory (the client writes ~/.mem0), and decodes what it printed.
+func runMem0Client(t *testing.T, node string, out any, args ...string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, node, append([]string{"client.mjs"}, args...)...)
+	cmd.Dir = mem0tsDir
+	cmd.Env = append(os.Environ(), "MEM0_TELEMETRY=false", "HOME="+t.TempDir())
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	stdout, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("node client.mjs %v: %v\nstdout: %s\nstderr: %s", args, err, stdout, stderr.String())
+	}
+	if err := json.Unmarshal(stdout, out); err != nil {
+		t.Fatalf("client.mjs printed %s: %v\nstderr: %s", stdout, err, stderr.String())
+	}
+}
+
+func mem0Node(t *testing.T) string {
+	return nodeClient(t, mem0tsDir, "mem0ai", "--ignore-scripts", "--legacy-peer-deps")
+}
+
+// mem0's own clients, both generations, given nothing but engram's /mem0 as
+// their host and an engram key, run a whole story unchanged (client.mjs
+// asserts each answer), on the embedded default and on PostgreSQL with Redis;
+// engram's native API then sees what the clients saw.
+func TestMem0Clients_bothGenerationsUnchanged(t *testing.T) {
+	runMem0Clients(t, false)
+}
+
+func TestMem0Clients_bothGenerationsUnchanged_Postgres_Redis(t *testing.T) {
+	runMem0Clients(t, true)
+}
+
+func runMem0Clients(t *testing.T, postgres bool) {
+	node := mem0Node(t)
+	env := append(backendEnv(t, postgres), "ENGRAM_API_KEYS=acme="+acmeMem0Key)
+	srv := Start(t, env...)
+	for _, generation := range []string{"v3", "v2"} {
+		t.Run(generation, func(t *testing.T) {
+			var story mem0Story
+			runMem0Client(t, node, &story, "story", generation, srv.Base+"/mem0", acmeMem0Key, generation)
+			for _, f := range story.Failures {
+				t.Error(f)
+			}
+			crossCheckMem0(t, srv, generation, story)
+		})
+	}
+	srv.Stop()
+}
+
+// crossCheckMem0 reads through engram's native API what the clients did: the
+// updated memory says the new text, the deleted ones are gone, bob's memories
+// are deleted, carol's erasure job is done and dave is erased.
+func crossCheckMem0(t *testing.T, srv *Server, prefix string, story mem0Story) {
+	t.Helper()
+	auth := bearer(acmeMem0Key)
+	var list struct {
+		Items []struct {
+			Key     string `json:"key"`
+			Content string `json:"content"`
+		} `json:"items"`
+	}
+	if code := srv.Do(http.MethodGet, "/v1/users/"+prefix+"-alice/memories", nil, &list, auth...); code != http.StatusOK {
+		t.Fatalf("alice's memories = %d", code)
+	}
+	var contents []string
+	for _, m := range list.Items {
+		contents = append(contents, m.Content)
+	}
+	if len(contents) != 1 || contents[0] != "I love hiking in the Dolomites" {
+		t.Errorf("alice's live memories through the native API = %q, want only the updated hiking memory", contents)
+	}
+	if code := srv.Do(http.MethodGet, "/v1/users/"+prefix+"-bob/memories", nil, &list, auth...); code != http.StatusOK || len(list.Items) != 0 {
+		t.Errorf("bob's memories after delete_all = %d %+v", code, list.Items)
+	}
+	if story.CarolJob != "" {
+		var job struct {
+			Status string `json:"status"`
+		}
+		wait.Until(t, 60*time.Second, "carol's erasure job to be done", func() bool {
+			return srv.Do(http.MethodGet, "/v1/jobs/"+story.CarolJob, nil, &job, auth...) == http.StatusOK && job.Status == "DONE"
+		})
+	}
+	wait.Until(t, 60*time.Second, "dave to be gone from the users", func() bool {
+		var users struct {
+			Items []struct {
+				UserID string `json:"user_id"`
+			} `json:"items"`
+		}
+		if srv.Do(http.MethodGet, "/v1/users", nil, &users, auth...) != http.StatusOK {
+			return false
+		}
+		for _, u := range users.Items {
+			if u.UserID == prefix+"-dave" || u.UserID == prefix+"-carol" {
+				return false
+			}
+		}
+		return true
+	})
+}

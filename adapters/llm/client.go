@@ -364,66 +364,131 @@ func (r retrier) do(ctx context.Context, what string, op func(ctx context.Contex
 		if err := ctx.Err(); err != nil {
 			return n - 1, fmt.Errorf("llm: %s: %w: %w", what, ports.ErrUnavailable, err)
 		}
-		at := &attempt{}
-		actx, cancel := context.WithTimeout(context.WithValue(ctx, attemptKey{}, at), r.timeout)
-		err := op(actx)
-		attemptTimedOut := errors.Is(actx.Err(), context.DeadlineExceeded)
-		cancel()
-		if err == nil {
+		f := r.try(ctx, op)
+		if f.err == nil {
 			return n, nil
 		}
-		sent, status, retryAfter := at.snapshot()
-		if perr := (permanentError{}); errors.As(err, &perr) {
-			return n, perr.err
+		f.what, f.n = what, n
+		if err := f.final(ctx); err != nil {
+			return n, err
 		}
-		if ctxErr := ctx.Err(); ctxErr != nil {
-			// The caller's deadline or cancellation, not ours: stop and say so.
-			return n, fmt.Errorf("llm: %s: %w: %w (attempt %d: %v)", what, ports.ErrUnavailable, ctxErr, n, err)
-		}
-		transient := attemptTimedOut || isTransientStatus(status) || (sent && status == 0) ||
-			(status == http.StatusOK) // a 200 whose body could not be read: a broken proxy or stream
-		if status >= 400 && !isTransientStatus(status) {
-			return n, fmt.Errorf("llm: %s: %w: %w: HTTP %d: %v", what, ports.ErrUnavailable, ErrRejected, status, err)
-		}
-		if !transient {
-			// Failed before anything was sent (bad options): retrying changes nothing.
-			return n, fmt.Errorf("llm: %s: %w: %v", what, ports.ErrUnavailable, err)
-		}
-		cause := describe(err, status, attemptTimedOut, r.timeout)
-		wait := r.backoff(n)
-		ra, hasRA := parseRetryAfter(retryAfter, time.Now())
-		if hasRA {
-			wait = max(ra, wait)
-		}
-		if status == http.StatusTooManyRequests {
-			// Slowing down is the endpoint's request, not a failure: past what this
-			// call may wait, the caller is told how long to hold back.
-			limited := func(why string) error {
-				return &ports.RateLimitedError{RetryAfter: max(wait, time.Second),
-					Cause: fmt.Errorf("llm: %s: %s: %s: %w", what, why, cause, err)}
-			}
-			switch deadline, ok := ctx.Deadline(); {
-			case n > r.maxRetries:
-				return n, limited(fmt.Sprintf("still rate limited after %d attempts", n))
-			case hasRA && ra > r.maxDelay:
-				return n, limited(fmt.Sprintf("the endpoint asks to retry after %s", ra))
-			case ok && time.Until(deadline) < wait:
-				return n, limited("no time left to wait for the retry")
-			}
-		}
-		if n > r.maxRetries {
-			return n, fmt.Errorf("llm: %s: %w after %d attempts: %s: %w", what, ports.ErrUnavailable, n, cause, err)
-		}
-		if hasRA && ra > r.maxDelay {
-			return n, fmt.Errorf("llm: %s: %w: the endpoint asks to retry after %s: %s: %w", what, ports.ErrUnavailable, ra, cause, err)
-		}
-		if deadline, ok := ctx.Deadline(); ok && time.Until(deadline) < wait {
-			return n, fmt.Errorf("llm: %s: %w: no time left to retry after %d attempts: %s: %w", what, ports.ErrUnavailable, n, cause, err)
+		cause := describe(f.err, f.status, f.timedOut, r.timeout)
+		wait, retryAfter, hasRetryAfter := r.wait(n, f.retryAfter)
+		if stop := r.whyNotRetry(ctx, n, wait, retryAfter, hasRetryAfter); stop != retryGoesOn {
+			return n, f.stopError(stop, cause, wait, retryAfter)
 		}
 		if err := r.sleep(ctx, wait); err != nil {
 			return n, fmt.Errorf("llm: %s: %w: %w (waiting to retry after: %s)", what, ports.ErrUnavailable, err, cause)
 		}
 	}
+}
+
+// failure is one attempt as the retry rules read it: its error and what the
+// transport saw of it.
+type failure struct {
+	what       string // the operation, for messages
+	n          int    // the attempt, from 1
+	err        error  // nil when the attempt succeeded
+	sent       bool   // the request reached the transport
+	status     int    // the HTTP status; 0 when none came back
+	retryAfter string // the Retry-After header
+	timedOut   bool   // the attempt's own timeout ended it
+}
+
+// try runs one attempt of op under the attempt timeout.
+func (r retrier) try(ctx context.Context, op func(ctx context.Context) error) failure {
+	at := &attempt{}
+	actx, cancel := context.WithTimeout(context.WithValue(ctx, attemptKey{}, at), r.timeout)
+	err := op(actx)
+	timedOut := errors.Is(actx.Err(), context.DeadlineExceeded)
+	cancel()
+	sent, status, retryAfter := at.snapshot()
+	return failure{err: err, sent: sent, status: status, retryAfter: retryAfter, timedOut: timedOut}
+}
+
+// final is the error that ends the call whatever the retries left, or nil when a
+// retry may help.
+func (f failure) final(ctx context.Context) error {
+	if perr := (permanentError{}); errors.As(f.err, &perr) {
+		return perr.err
+	}
+	if ctxErr := ctx.Err(); ctxErr != nil {
+		// The caller's deadline or cancellation, not ours: stop and say so.
+		return fmt.Errorf("llm: %s: %w: %w (attempt %d: %v)", f.what, ports.ErrUnavailable, ctxErr, f.n, f.err)
+	}
+	if f.status >= 400 && !isTransientStatus(f.status) {
+		return fmt.Errorf("llm: %s: %w: %w: HTTP %d: %v", f.what, ports.ErrUnavailable, ErrRejected, f.status, f.err)
+	}
+	if !f.transient() {
+		// Failed before anything was sent (bad options): retrying changes nothing.
+		return fmt.Errorf("llm: %s: %w: %v", f.what, ports.ErrUnavailable, f.err)
+	}
+	return nil
+}
+
+// transient: a timeout, a transient status, a connection dropped after sending, or a
+// 200 whose body could not be read (a broken proxy or stream).
+func (f failure) transient() bool {
+	return f.timedOut || isTransientStatus(f.status) || (f.sent && f.status == 0) || f.status == http.StatusOK
+}
+
+// wait is how long to wait before retry n: the backoff, or the endpoint's
+// Retry-After when it asks for longer.
+func (r retrier) wait(n int, header string) (wait, retryAfter time.Duration, hasRetryAfter bool) {
+	wait = r.backoff(n)
+	retryAfter, hasRetryAfter = parseRetryAfter(header, time.Now())
+	if hasRetryAfter {
+		wait = max(retryAfter, wait)
+	}
+	return wait, retryAfter, hasRetryAfter
+}
+
+// retryStop is why a failure that a retry could fix is not retried.
+type retryStop int
+
+const (
+	retryGoesOn       retryStop = iota
+	retriesUsedUp               // the attempts allowed are made
+	retryAfterTooLong           // the endpoint asks for a longer wait than a call may hold a worker
+	noTimeToWait                // the caller's deadline comes before the wait ends
+)
+
+func (r retrier) whyNotRetry(ctx context.Context, n int, wait, retryAfter time.Duration, hasRetryAfter bool) retryStop {
+	switch deadline, ok := ctx.Deadline(); {
+	case n > r.maxRetries:
+		return retriesUsedUp
+	case hasRetryAfter && retryAfter > r.maxDelay:
+		return retryAfterTooLong
+	case ok && time.Until(deadline) < wait:
+		return noTimeToWait
+	}
+	return retryGoesOn
+}
+
+// stopError is the error of a call that stops retrying. A 429 is the endpoint's
+// request to slow down, not a failure: the caller is told how long to hold back.
+func (f failure) stopError(stop retryStop, cause string, wait, retryAfter time.Duration) error {
+	if f.status == http.StatusTooManyRequests {
+		return &ports.RateLimitedError{RetryAfter: max(wait, time.Second),
+			Cause: fmt.Errorf("llm: %s: %s: %s: %w", f.what, rateLimitedWhy(stop, f.n, retryAfter), cause, f.err)}
+	}
+	switch stop {
+	case retriesUsedUp:
+		return fmt.Errorf("llm: %s: %w after %d attempts: %s: %w", f.what, ports.ErrUnavailable, f.n, cause, f.err)
+	case retryAfterTooLong:
+		return fmt.Errorf("llm: %s: %w: the endpoint asks to retry after %s: %s: %w", f.what, ports.ErrUnavailable, retryAfter, cause, f.err)
+	}
+	return fmt.Errorf("llm: %s: %w: no time left to retry after %d attempts: %s: %w", f.what, ports.ErrUnavailable, f.n, cause, f.err)
+}
+
+func rateLimitedWhy(stop retryStop, n int, retryAfter time.Duration) string {
+	switch stop {
+	case retriesUsedUp:
+		return fmt.Sprintf("still rate limited after %d attempts", n)
+	case retryAfterTooLong:
+		return fmt.Sprintf("the endpoint asks to retry after %s", retryAfter)
+	}
+	return "no time left to wait for the retry"
 }
 
 // backoff is the wait before retry n (from 1): exponential, capped, with half of it

@@ -228,62 +228,79 @@ func (e *Extractor) validate(items []json.RawMessage, sources []string, limit in
 	return out, rejected
 }
 
-// toCandidate validates one item field by field; problem says what is wrong.
+// toCandidate validates one item field by field; problem says what is wrong with
+// the first field that is.
 func toCandidate(raw rawCandidate, sources []string) (c candidate.Candidate, problem string) {
-	op, ok := raw.Op.text()
-	if !ok {
-		return c, "op " + raw.Op.rawText() + " is not a string"
+	if c.Op, problem = opOf(raw.Op); problem != "" {
+		return c, problem
 	}
-	switch c.Op = candidate.Op(strings.ToUpper(strings.TrimSpace(op))); c.Op {
-	case "":
-		c.Op = candidate.OpAdd
-	case candidate.OpAdd, candidate.OpUpdate, candidate.OpAppend, candidate.OpDelete:
-	default:
-		return c, fmt.Sprintf("op %q is not ADD, UPDATE, APPEND or DELETE", op)
+	if problem = keyAndContent(&c, raw); problem != "" {
+		return c, problem
 	}
+	if c.Importance, problem = wholeNumber(raw.Importance, "importance", memory.MinImportance, memory.MaxImportance, memory.DefaultImportance); problem != "" {
+		return c, problem
+	}
+	if c.Confidence, problem = fraction(raw.Confidence, "confidence", memory.DefaultConfidence); problem != "" {
+		return c, problem
+	}
+	if c.TTLDays, problem = wholeNumber(raw.TTLDays, "ttl_days", 0, memory.MaxTTLDays, 0); problem != "" {
+		return c, problem
+	}
+	c.SourceMessageID = sources[sourceIndex(raw.SourceMessage, len(sources))]
+	return c, ""
+}
 
+// opOf reads the op in any case; none means ADD.
+func opOf(f field) (candidate.Op, string) {
+	op, ok := f.text()
+	if !ok {
+		return "", "op " + f.rawText() + " is not a string"
+	}
+	switch o := candidate.Op(strings.ToUpper(strings.TrimSpace(op))); o {
+	case "":
+		return candidate.OpAdd, ""
+	case candidate.OpAdd, candidate.OpUpdate, candidate.OpAppend, candidate.OpDelete:
+		return o, ""
+	}
+	return "", fmt.Sprintf("op %q is not ADD, UPDATE, APPEND or DELETE", op)
+}
+
+// keyAndContent reads the type (memory_type, or type as older prompts named it)
+// and then the key and content that type calls for: an identity slot or a memory.
+func keyAndContent(c *candidate.Candidate, raw rawCandidate) (problem string) {
 	typeField := raw.MemoryType
 	if !typeField.set {
 		typeField = raw.Type
 	}
 	typ, _ := typeField.text()
 	if strings.EqualFold(strings.TrimSpace(typ), string(candidate.TypeProfile)) {
-		problem = slotKeyAndValue(&c, raw)
-	} else {
-		problem = memoryKeyAndContent(&c, raw, typ)
+		return slotKeyAndValue(c, raw)
 	}
-	if problem != "" {
-		return c, problem
-	}
+	return memoryKeyAndContent(c, raw, typ)
+}
 
-	c.Importance = memory.DefaultImportance
-	if raw.Importance.set {
-		n, ok := raw.Importance.integer()
-		if !ok || n < memory.MinImportance || n > memory.MaxImportance {
-			return c, fmt.Sprintf("importance %s is not a whole number from %d to %d", raw.Importance.rawText(), memory.MinImportance, memory.MaxImportance)
-		}
-		c.Importance = n
+// wholeNumber reads an optional whole number in [lo, hi]; absent, it is def.
+func wholeNumber(f field, name string, lo, hi, def int) (int, string) {
+	if !f.set {
+		return def, ""
 	}
-
-	c.Confidence = memory.DefaultConfidence
-	if raw.Confidence.set {
-		x, ok := raw.Confidence.number()
-		if !ok || x < 0 || x > 1 {
-			return c, fmt.Sprintf("confidence %s is not a number from 0 to 1", raw.Confidence.rawText())
-		}
-		c.Confidence = x
+	n, ok := f.integer()
+	if !ok || n < lo || n > hi {
+		return 0, fmt.Sprintf("%s %s is not a whole number from %d to %d", name, f.rawText(), lo, hi)
 	}
+	return n, ""
+}
 
-	if raw.TTLDays.set {
-		n, ok := raw.TTLDays.integer()
-		if !ok || n < 0 || n > memory.MaxTTLDays {
-			return c, fmt.Sprintf("ttl_days %s is not a whole number from 0 to %d", raw.TTLDays.rawText(), memory.MaxTTLDays)
-		}
-		c.TTLDays = n
+// fraction reads an optional number in [0, 1]; absent, it is def.
+func fraction(f field, name string, def float64) (float64, string) {
+	if !f.set {
+		return def, ""
 	}
-
-	c.SourceMessageID = sources[sourceIndex(raw.SourceMessage, len(sources))]
-	return c, ""
+	x, ok := f.number()
+	if !ok || x < 0 || x > 1 {
+		return 0, fmt.Sprintf("%s %s is not a number from 0 to 1", name, f.rawText())
+	}
+	return x, ""
 }
 
 // memoryKeyAndContent reads the type, key and content of a memory candidate.

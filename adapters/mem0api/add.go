@@ -24,11 +24,11 @@ type mem0EntityJSON struct {
 type mem0AddBody struct {
 	Messages json.RawMessage `json:"messages" doc:"The messages: a list of {role, content}, or one string (a user message)."`
 	mem0EntityJSON
-	Metadata       map[string]any `json:"metadata,omitempty" doc:"Metadata copied onto every memory the add writes."`
-	Infer          *bool          `json:"infer,omitempty" doc:"false: store each message as a memory as given; default true: extract memories from the messages."`
-	AsyncMode      *bool          `json:"async_mode,omitempty" doc:"false: wait for the extraction (up to 10 s) and answer its results."`
-	OutputFormat   string         `json:"output_format,omitempty" doc:"v1.1: the legacy route answers {results}; otherwise a list."`
-	ExpirationDate string         `json:"expiration_date,omitempty" doc:"YYYY-MM-DD: the memories expire then."`
+	Metadata       json.RawMessage `json:"metadata,omitempty" doc:"A JSON object (at most 16 KB) copied onto every memory the add writes."`
+	Infer          *bool           `json:"infer,omitempty" doc:"false: store each message as a memory as given; default true: extract memories from the messages."`
+	AsyncMode      *bool           `json:"async_mode,omitempty" doc:"false: wait for the extraction (up to 10 s) and answer its results."`
+	OutputFormat   string          `json:"output_format,omitempty" doc:"v1.1: the legacy route answers {results}; otherwise a list."`
+	ExpirationDate string          `json:"expiration_date,omitempty" doc:"YYYY-MM-DD: the memories expire then."`
 }
 
 // mem0AddJSON is what an add answers.
@@ -114,8 +114,12 @@ func (h *Handler) addFrom(c call, body mem0AddBody) (mem0AddJSON, error) {
 	if err != nil {
 		return mem0AddJSON{}, err
 	}
+	attrs := attributesOf(body.mem0EntityJSON, body.Metadata)
 	if body.Infer != nil && !*body.Infer {
-		return h.storeAsGiven(c.ctx(), scope, msgs, ttl)
+		return h.storeAsGiven(c.ctx(), scope, msgs, ttl, attrs)
+	}
+	for i := range msgs {
+		msgs[i].Attributes = attrs
 	}
 	out, err := h.postForExtraction(c.ctx(), scope, body.RunID, msgs)
 	if err != nil || body.AsyncMode == nil || *body.AsyncMode {
@@ -125,7 +129,7 @@ func (h *Handler) addFrom(c call, body mem0AddBody) (mem0AddJSON, error) {
 }
 
 // storeAsGiven writes each user and assistant message as a memory (infer:false).
-func (h *Handler) storeAsGiven(ctx context.Context, scope memory.Scope, msgs []conversation.Input, ttl *int) (mem0AddJSON, error) {
+func (h *Handler) storeAsGiven(ctx context.Context, scope memory.Scope, msgs []conversation.Input, ttl *int, attrs memory.AttributesInput) (mem0AddJSON, error) {
 	out := mem0AddJSON{Status: "SUCCEEDED", Results: []mem0ResultJSON{}}
 	for i, m := range msgs {
 		if strings.EqualFold(m.Role, string(conversation.RoleSystem)) || strings.TrimSpace(m.Content) == "" {
@@ -135,7 +139,7 @@ func (h *Handler) storeAsGiven(ctx context.Context, scope memory.Scope, msgs []c
 			return mem0AddJSON{}, err
 		}
 		saved, err := h.deps.Memories.Save(ctx, memories.Save{Scope: scope, Key: strings.ToLower(h.newID()),
-			Draft: memory.DraftInput{Type: string(memory.TypeFact), Content: m.Content, TTLDays: ttl}})
+			Draft: memory.DraftInput{Type: string(memory.TypeFact), Content: m.Content, TTLDays: ttl, Attributes: attrs}})
 		if err != nil {
 			return mem0AddJSON{}, err
 		}

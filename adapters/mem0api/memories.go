@@ -2,6 +2,7 @@ package mem0api
 
 import (
 	"context"
+	"encoding/json"
 	"strconv"
 
 	"engram/app/memories"
@@ -51,9 +52,9 @@ func (h *Handler) getMemory(c call) (any, error) {
 
 // mem0UpdateBody is an update: new text, metadata or expiry.
 type mem0UpdateBody struct {
-	Text           *string        `json:"text,omitempty" doc:"The memory's new text."`
-	Metadata       map[string]any `json:"metadata,omitempty" doc:"The memory's new metadata."`
-	ExpirationDate *string        `json:"expiration_date,omitempty" doc:"YYYY-MM-DD: when it expires; null: never."`
+	Text           *string         `json:"text,omitempty" doc:"The memory's new text."`
+	Metadata       json.RawMessage `json:"metadata,omitempty" doc:"The memory's new metadata, a JSON object (an empty object clears it)."`
+	ExpirationDate *string         `json:"expiration_date,omitempty" doc:"YYYY-MM-DD: when it expires; null: never."`
 }
 
 // updateMemory is PUT /v1/memories/{memory_id}/.
@@ -73,34 +74,59 @@ func (h *Handler) updateMemory(c call) (any, error) {
 	return toMemoryJSON(m), nil
 }
 
-// update replaces the text (keeping type, importance and pin) and the expiry.
+// update replaces the text (keeping type, importance and pin), the metadata
+// and the expiry.
 func (h *Handler) update(ctx context.Context, r memoryRef, body mem0UpdateBody) (memory.Memory, error) {
 	current, err := h.load(ctx, r)
 	if err != nil {
 		return memory.Memory{}, err
 	}
-	var ttl *int
-	if body.ExpirationDate != nil {
-		if ttl, err = ttlUntil(*body.ExpirationDate, h.deps.Clock.Now()); err != nil {
+	settings, err := h.settingsOf(body)
+	if err != nil {
+		return memory.Memory{}, err
+	}
+	if body.Text != nil {
+		importance, confidence, pinned := current.Importance(), current.Confidence(), current.Pinned()
+		saved, err := h.deps.Memories.Save(ctx, memories.Save{Scope: r.scope, Key: r.key, Draft: memory.DraftInput{
+			Type: string(current.Type()), Content: *body.Text, Importance: &importance, Confidence: &confidence,
+			Pinned: &pinned, TTLDays: settings.TTLDays}})
+		if err != nil {
 			return memory.Memory{}, err
+		}
+		current, settings.TTLDays = saved.Memory, nil
+	}
+	if settings == (memory.Settings{}) {
+		return current, nil
+	}
+	m, err := h.deps.Memories.Patch(ctx, memories.Patch{Scope: r.scope, Key: r.key, Settings: settings})
+	return m, r.missing(err)
+}
+
+// settingsOf are the expiry and metadata an update names.
+func (h *Handler) settingsOf(body mem0UpdateBody) (memory.Settings, error) {
+	var st memory.Settings
+	if body.ExpirationDate != nil {
+		ttl, err := ttlUntil(*body.ExpirationDate, h.deps.Clock.Now())
+		if err != nil {
+			return st, err
 		}
 		if ttl == nil {
 			never := 0
 			ttl = &never
 		}
+		st.TTLDays = ttl
 	}
-	if body.Text == nil {
-		if ttl == nil {
-			return current, nil
+	if len(body.Metadata) > 0 {
+		md, err := memory.ParseMetadata("metadata", body.Metadata)
+		if err != nil {
+			return st, err
 		}
-		m, err := h.deps.Memories.Patch(ctx, memories.Patch{Scope: r.scope, Key: r.key, Settings: memory.Settings{TTLDays: ttl}})
-		return m, r.missing(err)
+		if md.IsZero() {
+			md = memory.RestoreMetadata("{}") // null clears it, as an empty object does
+		}
+		st.Metadata = &md
 	}
-	importance, confidence, pinned := current.Importance(), current.Confidence(), current.Pinned()
-	saved, err := h.deps.Memories.Save(ctx, memories.Save{Scope: r.scope, Key: r.key, Draft: memory.DraftInput{
-		Type: string(current.Type()), Content: *body.Text, Importance: &importance, Confidence: &confidence,
-		Pinned: &pinned, TTLDays: ttl}})
-	return saved.Memory, err
+	return st, nil
 }
 
 // deleteMemory is DELETE /v1/memories/{memory_id}/.

@@ -4,6 +4,7 @@ import (
 	"crypto/md5"
 	"encoding/base64"
 	"encoding/hex"
+	"encoding/json"
 	"strconv"
 	"strings"
 	"time"
@@ -88,8 +89,10 @@ func strPtr(s string) *string {
 
 func toMemoryJSON(m memory.Memory) mem0MemoryJSON {
 	sum := md5.Sum([]byte(m.Content()))
+	attrs := m.Attributes()
 	out := mem0MemoryJSON{
 		ID: memoryID(m.Scope(), m.Key()), Memory: m.Content(), UserID: strPtr(m.Scope().User),
+		AgentID: strPtr(attrs.AgentID), AppID: strPtr(attrs.AppID), RunID: strPtr(attrs.RunID), Metadata: metadataOf(attrs),
 		Hash: hex.EncodeToString(sum[:]), Categories: []string{string(m.Type())},
 		CreatedAt: stamp(m.CreatedAt()), UpdatedAt: stamp(m.UpdatedAt()),
 	}
@@ -107,8 +110,16 @@ var _ memfilter.Subject = subject{}
 func (s subject) MemoryID() string { return memoryID(s.m.Scope(), s.m.Key()) }
 
 func (s subject) Entity(f memfilter.Field) string {
-	if f == memfilter.UserID {
+	attrs := s.m.Attributes()
+	switch f {
+	case memfilter.UserID:
 		return s.m.Scope().User
+	case memfilter.AgentID:
+		return attrs.AgentID
+	case memfilter.AppID:
+		return attrs.AppID
+	case memfilter.RunID:
+		return attrs.RunID
 	}
 	return ""
 }
@@ -126,7 +137,7 @@ func (s subject) Time(f memfilter.Field) time.Time {
 }
 
 func (s subject) Categories() []string     { return []string{string(s.m.Type())} }
-func (s subject) Metadata() map[string]any { return nil }
+func (s subject) Metadata() map[string]any { return metadataOf(s.m.Attributes()) }
 func (s subject) Text() string             { return s.m.Content() }
 
 // historyEvent is mem0's name for what an engram event did.
@@ -182,3 +193,21 @@ func toResultJSON(e memory.Event) mem0ResultJSON {
 }
 
 func itoa(i int) string { return strconv.Itoa(i) }
+
+// metadataOf is the memory's metadata as decoded JSON (numbers as float64, as
+// a filter's values are); nil when it has none.
+func metadataOf(a memory.Attributes) map[string]any {
+	if a.Metadata.IsZero() {
+		return nil
+	}
+	var out map[string]any
+	if json.Unmarshal([]byte(a.Metadata.JSON()), &out) != nil {
+		return nil
+	}
+	return out
+}
+
+// attributesOf are the attributes an add names.
+func attributesOf(e mem0EntityJSON, metadata json.RawMessage) memory.AttributesInput {
+	return memory.AttributesInput{AgentID: e.AgentID, AppID: e.AppID, RunID: e.RunID, Metadata: metadata}
+}

@@ -89,8 +89,10 @@ func crossCheckMem0(t *testing.T, srv *Server, prefix string, story mem0Story) {
 	auth := bearer(acmeMem0Key)
 	var list struct {
 		Items []struct {
-			Key     string `json:"key"`
-			Content string `json:"content"`
+			Key      string         `json:"key"`
+			Content  string         `json:"content"`
+			AgentID  string         `json:"agent_id"`
+			Metadata map[string]any `json:"metadata"`
 		} `json:"items"`
 	}
 	if code := srv.Do(http.MethodGet, "/v1/users/"+prefix+"-alice/memories", nil, &list, auth...); code != http.StatusOK {
@@ -102,6 +104,8 @@ func crossCheckMem0(t *testing.T, srv *Server, prefix string, story mem0Story) {
 	}
 	if len(contents) != 1 || contents[0] != "I love hiking in the Dolomites" {
 		t.Errorf("alice's live memories through the native API = %q, want only the updated hiking memory", contents)
+	} else if m := list.Items[0]; m.AgentID != "travel-agent" || m.Metadata["source"] != "onboarding" {
+		t.Errorf("the hiking memory through the native API: agent %q, metadata %v; want the add's travel-agent and source onboarding", m.AgentID, m.Metadata)
 	}
 	if code := srv.Do(http.MethodGet, "/v1/users/"+prefix+"-bob/memories", nil, &list, auth...); code != http.StatusOK || len(list.Items) != 0 {
 		t.Errorf("bob's memories after delete_all = %d %+v", code, list.Items)

@@ -88,14 +88,16 @@ async function story() {
   check(refused?.message?.includes("Invalid API key"), "a wrong key's message", refused?.message);
 
   // infer:false stores each message as given, at once.
-  const given = await add([{ role: "user", content: "I love hiking in the Alps" }], alice, { infer: false });
+  const given = await add([{ role: "user", content: "I love hiking in the Alps" }], alice,
+    { infer: false, agentId: "travel-agent", metadata: { source: "onboarding", priority: 2 } });
   check(given.status === "SUCCEEDED" && given.results?.length === 1, "add infer:false answers SUCCEEDED with one result", given);
   const hiking = given.results?.[0];
   check(hiking?.event === "ADD" && field(hiking, "data")?.memory === "I love hiking in the Alps", "add infer:false result", hiking);
   out.hikingId = hiking?.id;
 
   // An inferring add is an event that moves PENDING → SUCCEEDED with what it extracted.
-  const pending = await add([{ role: "user", content: "I am vegetarian." }, { role: "assistant", content: "Noted!" }], alice);
+  const pending = await add([{ role: "user", content: "I am vegetarian." }, { role: "assistant", content: "Noted!" }], alice,
+    { agentId: "diet-coach", runId: `${prefix}-run-1`, metadata: { channel: "chat" } });
   const eventId = field(pending, "event_id");
   check(pending.status === "PENDING" && eventId, "an inferring add answers PENDING with an event id", pending);
   const done = await until("the add's event to succeed", async () => {
@@ -114,7 +116,22 @@ async function story() {
   check(ids.includes(out.hikingId) && ids.includes(out.dietId), "alice's listing holds both memories", ids);
   const listedHiking = listed.find((m) => m.id === out.hikingId);
   check(field(listedHiking, "user_id") === alice && listedHiking?.memory === "I love hiking in the Alps", "a listed memory's fields", listedHiking);
+  check(field(listedHiking, "agent_id") === "travel-agent" && listedHiking?.metadata?.source === "onboarding" && listedHiking?.metadata?.priority === 2,
+    "a memory added as given keeps the add's agent_id and metadata", listedHiking);
+  const listedDiet = listed.find((m) => m.id === out.dietId);
+  check(field(listedDiet, "agent_id") === "diet-coach" && field(listedDiet, "run_id") === `${prefix}-run-1` && listedDiet?.metadata?.channel === "chat",
+    "an extracted memory carries every id and the metadata of its add", listedDiet);
   check((await list({ user_id: bob })).length === 1, "bob's listing holds his one memory");
+
+  // AND(user_id, agent_id) finds what it names, in a listing and a search.
+  const coached = await list({ AND: [{ user_id: alice }, { agent_id: "diet-coach" }] });
+  check(coached.length === 1 && coached[0].id === out.dietId, "AND(user_id, agent_id) lists the agent's memory", coached.map((m) => m.memory));
+  const coachedSearch = await search("vegetarian", { AND: [{ user_id: alice }, { agent_id: "diet-coach" }] });
+  check(coachedSearch[0]?.id === out.dietId, "AND(user_id, agent_id) searches the agent's memory", coachedSearch.map((m) => m.memory));
+  check((await search("vegetarian", { AND: [{ user_id: alice }, { agent_id: "travel-agent" }] })).length === 0,
+    "AND(user_id, another agent) finds nothing");
+  const tagged = await list({ AND: [{ user_id: alice }, { metadata: { source: "onboarding" } }] });
+  check(tagged.length === 1 && tagged[0].id === out.hikingId, "a metadata filter", tagged.map((m) => m.memory));
 
   // Search: the right memory first, scores in [0, 1] best first, nothing of
   // another user, nothing for an unrelated query.

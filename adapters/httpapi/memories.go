@@ -180,10 +180,16 @@ type Memories interface {
 
 // RegisterMemories adds the explicit tools channel: the long-term memory routes.
 func RegisterMemories(api *API, svc Memories) {
-	log := api.opts.Logger
 	tags := []string{"memories"}
 	describeTag(api.Root, "memories", "Long-term memories, one per key of a user: the explicit tools channel "+
 		"(memory_save, memory_append, memory_delete, memory_list) and each memory's history.")
+	registerMemoryWrites(api, svc, tags)
+	registerMemoryReads(api, svc, tags)
+}
+
+// registerMemoryWrites adds save, patch, append and delete.
+func registerMemoryWrites(api *API, svc Memories, tags []string) {
+	log := api.opts.Logger
 	register(api, huma.Operation{
 		OperationID: "memory_save", Method: http.MethodPut, Path: "/users/{user}/memories/{key}",
 		Summary: "Save a memory (create or overwrite by key)", Tags: tags, DefaultStatus: http.StatusOK,
@@ -278,7 +284,12 @@ func RegisterMemories(api *API, svc Memories) {
 		}
 		return nil, nil
 	})
+}
 
+// registerMemoryReads adds get, list and history, and revert, which reads the
+// history it returns to.
+func registerMemoryReads(api *API, svc Memories, tags []string) {
+	log := api.opts.Logger
 	register(api, huma.Operation{
 		OperationID: "memory_get", Method: http.MethodGet, Path: "/users/{user}/memories/{key}",
 		Summary: "Read a memory", Tags: tags, Errors: []int{http.StatusNotFound},

@@ -74,8 +74,7 @@ func TestHealthz_reportsTheVersion(t *testing.T) {
 	t.Parallel()
 	api := httpapi.New(http.NewServeMux(), httpapi.Options{MaxBodyBytes: 1 << 20, Version: "v1.2.3-test"}, auth.New(auth.Options{Open: true}, nil, nil, nil))
 	httpapi.RegisterOps(api, httpapi.Checks{SQL: func(context.Context) error { return nil }})
-	var body struct{ Status, Version string }
-	body = decode[struct{ Status, Version string }](t, humatest.Wrap(t, api.Root).Get("/healthz"))
+	body := decode[struct{ Status, Version string }](t, humatest.Wrap(t, api.Root).Get("/healthz"))
 	if body.Status != "ok" || body.Version != "v1.2.3-test" {
 		t.Errorf("healthz = %+v", body)
 	}

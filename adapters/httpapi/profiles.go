@@ -164,11 +164,17 @@ type Profiles interface {
 // organisation"): profiles, reports and
 // activity.
 func RegisterProfiles(api *API, svc Profiles) {
-	log := api.opts.Logger
 	tags := []string{"profiles"}
 	describeTag(api.Root, "profiles", "User profiles (declared and derived fields), activity events, manager-only evaluation reports and the audit of manager reads.")
 	readErrors := []int{http.StatusForbidden, http.StatusNotFound, http.StatusUnprocessableEntity}
+	registerProfileReadWrite(api, svc, tags, readErrors)
+	registerReports(api, svc, tags, readErrors)
+	registerActivity(api, svc, tags)
+}
 
+// registerProfileReadWrite adds the profile's read and its merge patch.
+func registerProfileReadWrite(api *API, svc Profiles, tags []string, readErrors []int) {
+	log := api.opts.Logger
 	register(api, huma.Operation{
 		OperationID: "profile_get", Method: http.MethodGet, Path: "/users/{user}/profile",
 		Summary: "Read a user's profile (the user, or a manager above them)", Tags: tags, Errors: readErrors,
@@ -210,7 +216,11 @@ func RegisterProfiles(api *API, svc Profiles) {
 		}
 		return &profileOutput{Body: fromProfile(p, readAs)}, nil
 	})
+}
 
+// registerReports adds the evaluation reports: write one, list them, read one.
+func registerReports(api *API, svc Profiles, tags []string, readErrors []int) {
+	log := api.opts.Logger
 	register(api, huma.Operation{
 		OperationID: "profile_report", Method: http.MethodPost, Path: "/users/{user}/profile/report",
 		Summary: "Write an evaluation report of a user (managers above them only)", Tags: tags, Errors: readErrors,
@@ -266,7 +276,11 @@ func RegisterProfiles(api *API, svc Profiles) {
 		}
 		return &reportOutput{Body: fromReport(r)}, nil
 	})
+}
 
+// registerActivity adds the activity feed the task statistics are derived from.
+func registerActivity(api *API, svc Profiles, tags []string) {
+	log := api.opts.Logger
 	register(api, huma.Operation{
 		OperationID: "activity_post", Method: http.MethodPost, Path: "/users/{user}/activity",
 		Summary: "Record an activity event (task or workflow run)", Tags: tags, DefaultStatus: http.StatusAccepted,

@@ -264,7 +264,7 @@ func (ix *Index) Delete(ctx context.Context, tenant string, ids []string) error 
 	if len(ids) == 0 {
 		return nil
 	}
-	_, err := ix.db.NewRaw("DELETE FROM ? WHERE tenant_id = ? AND id IN (?)", bun.Ident(ix.table), tenant, bun.In(ids)).Exec(ctx)
+	_, err := ix.db.NewRaw("DELETE FROM ? WHERE tenant_id = ? AND id IN (?)", bun.Ident(ix.table), tenant, bun.List(ids)).Exec(ctx)
 	return wrap("delete", err)
 }
 
@@ -366,11 +366,11 @@ func (ix *Index) filters(q ports.VectorQuery) (string, []any) {
 			kinds[i] = string(k)
 		}
 		clauses = append(clauses, "kind IN (?)")
-		args = append(args, bun.In(kinds))
+		args = append(args, bun.List(kinds))
 	}
 	if len(q.MemoryTypes) > 0 {
 		clauses = append(clauses, "memory_type IN (?)")
-		args = append(args, bun.In(q.MemoryTypes))
+		args = append(args, bun.List(q.MemoryTypes))
 	}
 	if q.ConversationID != "" {
 		clauses = append(clauses, "conversation_id = ?")

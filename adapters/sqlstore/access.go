@@ -20,7 +20,7 @@ func (s *MemoryStore) TouchMemories(ctx context.Context, tenant string, ids []st
 			_, err := tx.NewUpdate().Model((*memoryRow)(nil)).
 				Set("last_accessed_at = ?", at).
 				Where("tenant_id = ?", tenant).
-				Where("id IN (?)", bun.In(ids[start:min(start+lexicalBatch, len(ids))])).
+				Where("id IN (?)", bun.List(ids[start:min(start+lexicalBatch, len(ids))])).
 				Where("(last_accessed_at IS NULL OR last_accessed_at < ?)", at).
 				Exec(ctx)
 			if err != nil {

@@ -73,7 +73,7 @@ func (db *DB) refuseDeleted(ctx context.Context, tx bun.Tx, scope memory.Scope, 
 		DeletedAt      time.Time `bun:"deleted_at"`
 	}
 	err := tx.NewRaw(`SELECT conversation_id, deleted_at FROM conversation_deletions
-		WHERE tenant_id = ? AND user_id = ? AND conversation_id IN (?)`, scope.Tenant, scope.User, bun.In(convs)).Scan(ctx, &rows)
+		WHERE tenant_id = ? AND user_id = ? AND conversation_id IN (?)`, scope.Tenant, scope.User, bun.List(convs)).Scan(ctx, &rows)
 	if err != nil && classify(err) != classNotFound {
 		return wrapErr("read conversation deletions", err)
 	}
@@ -104,20 +104,9 @@ func (s *MessageStore) DeleteConversation(ctx context.Context, scope memory.Scop
 		if err := s.db.lockConversations(ctx, tx, scope, []string{conversationID}, true); err != nil {
 			return err
 		}
-		lock := ""
-		if s.db.dialect == DialectPostgres {
-			lock = " FOR UPDATE"
-		}
-		var claims []claimRow
-		err := tx.NewRaw(`SELECT id, claimed_by, claim_until, vector_claimed_by, vector_claim_until FROM conversation_messages
-			WHERE tenant_id = ? AND user_id = ? AND conversation_id = ?`+lock, scope.Tenant, scope.User, conversationID).Scan(ctx, &claims)
-		if err != nil && classify(err) != classNotFound {
-			return wrapErr("delete conversation: read its claims", err)
-		}
-		for _, c := range claims {
-			if c.busy(now) {
-				return errBusy("message", c.ID)
-			}
+		claims, err := s.unclaimedConversation(ctx, tx, scope, conversationID, now)
+		if err != nil {
+			return err
 		}
 		_, err = tx.NewRaw(`INSERT INTO conversation_deletions (tenant_id, user_id, conversation_id, deleted_at) VALUES (?, ?, ?, ?)
 			ON CONFLICT (tenant_id, user_id, conversation_id) DO UPDATE SET deleted_at = EXCLUDED.deleted_at`,
@@ -128,30 +117,60 @@ func (s *MessageStore) DeleteConversation(ctx context.Context, scope memory.Scop
 		if len(claims) == 0 {
 			return nil
 		}
-		var rows []messageRow
-		err = tx.NewSelect().Model(&rows).
-			Where("cm.tenant_id = ?", scope.Tenant).
-			Where("cm.user_id = ?", scope.User).
-			Where("cm.conversation_id = ?", conversationID).
-			Scan(ctx)
-		if err != nil {
-			return wrapErr("delete conversation: read its messages", err)
-		}
-		for _, batch := range slices.Collect(slices.Chunk(idsOf(claims), purgeBatch)) {
-			if _, err := tx.NewRaw("DELETE FROM message_embeddings WHERE id IN (?)", bun.In(batch)).Exec(ctx); err != nil {
-				return wrapErr("delete conversation embeddings", err)
-			}
-			if _, err := tx.NewRaw("DELETE FROM conversation_messages WHERE id IN (?)", bun.In(batch)).Exec(ctx); err != nil {
-				return wrapErr("delete conversation messages", err)
-			}
-		}
-		for i := range rows {
-			was = append(was, rows[i].toMessage())
-		}
-		return nil
+		was, err = deleteConversationRows(ctx, tx, scope, conversationID, idsOf(claims))
+		return err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("sqlstore: delete conversation %q: %w", conversationID, err)
+	}
+	return was, nil
+}
+
+// unclaimedConversation reads the claims on the conversation's messages (locked
+// on PostgreSQL), one row per message, and is errBusy while a worker or an
+// indexer holds a live one: it could write back what the deletion removes.
+func (s *MessageStore) unclaimedConversation(ctx context.Context, tx bun.Tx, scope memory.Scope, conversationID string, now time.Time) ([]claimRow, error) {
+	lock := ""
+	if s.db.dialect == DialectPostgres {
+		lock = " FOR UPDATE"
+	}
+	var claims []claimRow
+	err := tx.NewRaw(`SELECT id, claimed_by, claim_until, vector_claimed_by, vector_claim_until FROM conversation_messages
+		WHERE tenant_id = ? AND user_id = ? AND conversation_id = ?`+lock, scope.Tenant, scope.User, conversationID).Scan(ctx, &claims)
+	if err != nil && classify(err) != classNotFound {
+		return nil, wrapErr("delete conversation: read its claims", err)
+	}
+	for _, c := range claims {
+		if c.busy(now) {
+			return nil, errBusy("message", c.ID)
+		}
+	}
+	return claims, nil
+}
+
+// deleteConversationRows deletes the conversation's messages (ids) and their
+// embeddings in batches, and returns the messages as they were.
+func deleteConversationRows(ctx context.Context, tx bun.Tx, scope memory.Scope, conversationID string, ids []string) ([]conversation.Message, error) {
+	var rows []messageRow
+	err := tx.NewSelect().Model(&rows).
+		Where("cm.tenant_id = ?", scope.Tenant).
+		Where("cm.user_id = ?", scope.User).
+		Where("cm.conversation_id = ?", conversationID).
+		Scan(ctx)
+	if err != nil {
+		return nil, wrapErr("delete conversation: read its messages", err)
+	}
+	for _, batch := range slices.Collect(slices.Chunk(ids, purgeBatch)) {
+		if _, err := tx.NewRaw("DELETE FROM message_embeddings WHERE id IN (?)", bun.List(batch)).Exec(ctx); err != nil {
+			return nil, wrapErr("delete conversation embeddings", err)
+		}
+		if _, err := tx.NewRaw("DELETE FROM conversation_messages WHERE id IN (?)", bun.List(batch)).Exec(ctx); err != nil {
+			return nil, wrapErr("delete conversation messages", err)
+		}
+	}
+	var was []conversation.Message
+	for i := range rows {
+		was = append(was, rows[i].toMessage())
 	}
 	return was, nil
 }

@@ -112,7 +112,9 @@ func IsStorageFull(err error) bool {
 // Readiness uses it to say "degraded" while the disk is full and "up" again with
 // the first write that succeeds. Call it before the store is used.
 func (db *DB) ObserveWrites(fn func(err error)) {
-	db.bun.AddQueryHook(writeObserver{fn: fn})
+	// A copy with the hook: every store reads db.bun when it queries, so all of
+	// them see it from here on.
+	db.bun = db.bun.WithQueryHook(writeObserver{fn: fn})
 }
 
 type writeObserver struct{ fn func(error) }

@@ -21,13 +21,13 @@ func (l *writeLog) observe(err error) {
 	l.mu.Unlock()
 }
 
-func (l *writeLog) last() (error, int) {
+func (l *writeLog) last() (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if len(l.errs) == 0 {
-		return nil, 0
+		return 0, nil
 	}
-	return l.errs[len(l.errs)-1], len(l.errs)
+	return len(l.errs), l.errs[len(l.errs)-1]
 }
 
 // TestObserveWrites_SQLiteFullThenFreed fills a SQLite file to its page limit:
@@ -58,7 +58,7 @@ func TestObserveWrites_SQLiteFullThenFreed(t *testing.T) {
 	if !IsStorageFull(full) {
 		t.Fatalf("the file never filled up: last error %v", full)
 	}
-	got, n := log.last()
+	n, got := log.last()
 	if got == nil || !IsStorageFull(got) || !strings.Contains(got.Error(), "full") {
 		t.Fatalf("after %d observed writes the last is %v, want storage full", n, got)
 	}
@@ -72,7 +72,7 @@ func TestObserveWrites_SQLiteFullThenFreed(t *testing.T) {
 	if _, err := db.Bun().NewRaw("INSERT INTO filler (data) VALUES (zeroblob(?))", 4096).Exec(ctx); err != nil {
 		t.Fatalf("write after freeing room: %v", err)
 	}
-	if got, _ := log.last(); got != nil {
+	if _, got := log.last(); got != nil {
 		t.Errorf("after a write that fits the last observation is %v, want success", got)
 	}
 }
@@ -89,7 +89,7 @@ func TestObserveWrites_readsAndOtherFailuresAreNotReported(t *testing.T) {
 	if _, err := db.Bun().ExecContext(ctx, "INSERT INTO no_such_table VALUES (1)"); err == nil {
 		t.Fatal("insert into a missing table succeeded")
 	}
-	if _, n := log.last(); n != 0 {
+	if n, _ := log.last(); n != 0 {
 		t.Errorf("%d observations for a read and a failure that is not about space", n)
 	}
 }

@@ -227,7 +227,7 @@ func (s *ErasureStore) ErasingUsers(ctx context.Context, tenant string, users []
 		}
 		err := s.db.bun.NewSelect().TableExpr("jobs AS j").Column("j.id", "j.user_id").
 			Where("j.tenant_id = ?", tenant).
-			Where("j.user_id IN (?)", bun.In(users[start:min(start+lexicalBatch, len(users))])).
+			Where("j.user_id IN (?)", bun.List(users[start:min(start+lexicalBatch, len(users))])).
 			Where(openErasure).
 			Scan(ctx, &rows)
 		if err != nil {

@@ -59,13 +59,6 @@ func nullable[T comparable](v T) any {
 	return v
 }
 
-func nullTime(t time.Time) any {
-	if t.IsZero() {
-		return nil
-	}
-	return dbTime(t)
-}
-
 // memoryClaimRow is a claimed memory with the indexer's bookkeeping.
 type memoryClaimRow struct {
 	memoryRow      `bun:",extend"`
@@ -158,7 +151,7 @@ func (s *VectorQueue) FinishMemories(ctx context.Context, worker string, outcome
 		}
 		if len(stale) > 0 {
 			_, err := tx.NewRaw(`UPDATE long_term_memories SET vector_claimed_by = NULL, vector_claim_until = NULL
-				WHERE id IN (?) AND vector_claimed_by = ?`, bun.In(stale), worker).Exec(ctx)
+				WHERE id IN (?) AND vector_claimed_by = ?`, bun.List(stale), worker).Exec(ctx)
 			return wrapErr("release memory vector claims", err)
 		}
 		return nil
@@ -209,7 +202,7 @@ func (s *VectorQueue) finishMemoryVectorsPostgres(ctx context.Context, worker st
 		}
 		// The rest were edited or taken over meanwhile: release what is still ours.
 		_, err = tx.NewRaw(`UPDATE long_term_memories SET vector_claimed_by = NULL, vector_claim_until = NULL
-			WHERE id IN (?) AND vector_claimed_by = ?`, bun.In(ids), worker).Exec(ctx)
+			WHERE id IN (?) AND vector_claimed_by = ?`, bun.List(ids), worker).Exec(ctx)
 		return wrapErr("release memory vector claims", err)
 	})
 	return stored, err

@@ -170,7 +170,7 @@ func (s *VectorQueue) attachEmbeddings(ctx context.Context, rows []messageVector
 		ids[i] = rows[i].ID
 	}
 	var embs []embeddingRow
-	if err := s.db.bun.NewSelect().Model(&embs).Where("me.id IN (?)", bun.In(ids)).Scan(ctx); err != nil && classify(err) != classNotFound {
+	if err := s.db.bun.NewSelect().Model(&embs).Where("me.id IN (?)", bun.List(ids)).Scan(ctx); err != nil && classify(err) != classNotFound {
 		return wrapErr("read message embeddings", err)
 	}
 	byID := make(map[string]*embeddingRow, len(embs))

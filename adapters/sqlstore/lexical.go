@@ -182,7 +182,7 @@ func (db *DB) deleteLexicalDocs(ctx context.Context, tx bun.Tx, scope memory.Sco
 				Where("tenant_id = ?", scope.Tenant).
 				Where("user_id = ?", scope.User).
 				Where("kind = ?", string(kind)).
-				Where("doc_id IN (?)", bun.In(ids[start:min(start+lexicalBatch, len(ids))])).
+				Where("doc_id IN (?)", bun.List(ids[start:min(start+lexicalBatch, len(ids))])).
 				Where("deleted = ?", false).
 				Exec(ctx)
 			if err != nil {
@@ -329,7 +329,7 @@ func (x *LexicalDocs) Versions(ctx context.Context, scope memory.Scope, memoryID
 			Where("ld.tenant_id = ?", scope.Tenant).
 			Where("ld.user_id = ?", scope.User).
 			Where("ld.kind = ?", string(memory.KindMemory)).
-			Where("ld.doc_id IN (?)", bun.In(memoryIDs[start:min(start+lexicalBatch, len(memoryIDs))])).
+			Where("ld.doc_id IN (?)", bun.List(memoryIDs[start:min(start+lexicalBatch, len(memoryIDs))])).
 			Where("ld.deleted = ?", false).
 			Scan(ctx)
 		if err != nil {

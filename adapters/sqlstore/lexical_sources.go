@@ -22,7 +22,7 @@ func (s *MemoryStore) MemoriesByID(ctx context.Context, scope memory.Scope, ids 
 		// unique across scopes, and the scope is checked on each row.
 		var rows []memoryRow
 		q := s.db.bun.NewSelect().Model(&rows).
-			Where("m.id IN (?)", bun.In(ids[start:min(start+lexicalBatch, len(ids))]))
+			Where("m.id IN (?)", bun.List(ids[start:min(start+lexicalBatch, len(ids))]))
 		err := visible(q, scope).Scan(ctx)
 		if err != nil {
 			return nil, wrapErr("memories by id", err)
@@ -52,7 +52,7 @@ func (s *MemoryStore) TopMemories(ctx context.Context, scope memory.Scope, types
 		for i, t := range types {
 			names[i] = string(t)
 		}
-		q = q.Where("m.memory_type IN (?)", bun.In(names))
+		q = q.Where("m.memory_type IN (?)", bun.List(names))
 	}
 	err := q.OrderExpr("m.importance DESC, m.updated_at DESC, m.id DESC").Limit(int64(limit)).Scan(ctx)
 	if err != nil {
@@ -96,7 +96,7 @@ func (s *MessageStore) MessagesBySeq(ctx context.Context, scope memory.Scope, se
 		// By primary key alone, as MemoriesByID, with the scope checked on each row.
 		var rows []messageRow
 		q := s.db.bun.NewSelect().Model(&rows).
-			Where("cm.id IN (?)", bun.In(seqs[start:min(start+lexicalBatch, len(seqs))]))
+			Where("cm.id IN (?)", bun.List(seqs[start:min(start+lexicalBatch, len(seqs))]))
 		err := visible(q, scope).Scan(ctx)
 		if err != nil {
 			return nil, wrapErr("messages by seq", err)

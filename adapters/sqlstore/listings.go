@@ -162,7 +162,7 @@ func activity(ctx context.Context, db *DB, rows userRows, tenant string, users [
 			N      int64     `bun:"n"`
 			Last   time.Time `bun:"last"`
 		}
-		args := append([]any{tenant, bun.In(users[start:min(start+lexicalBatch, len(users))])}, rows.args...)
+		args := append([]any{tenant, bun.List(users[start:min(start+lexicalBatch, len(users))])}, rows.args...)
 		err := db.bun.NewRaw("SELECT user_id, count(*) AS n, max("+rows.changed+") AS last FROM "+rows.table+
 			" WHERE tenant_id = ? AND user_id IN (?)"+rows.condition()+" GROUP BY user_id", args...).Scan(ctx, &counted)
 		if err != nil && classify(err) != classNotFound {

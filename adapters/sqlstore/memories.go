@@ -162,7 +162,7 @@ func (s *MemoryStore) List(ctx context.Context, scope memory.Scope, q ports.Memo
 		for i, t := range q.Types {
 			types[i] = string(t)
 		}
-		sel = sel.Where("m.memory_type IN (?)", bun.In(types))
+		sel = sel.Where("m.memory_type IN (?)", bun.List(types))
 	}
 	if q.Contains != "" {
 		pattern := "%" + escapeLike(q.Contains) + "%"
@@ -234,7 +234,7 @@ func (db *DB) eventsWhere(ctx context.Context, scope memory.Scope, column, op st
 	q := db.bun.NewSelect().Model(&rows).
 		Where("e.tenant_id = ?", scope.Tenant).
 		Where("e.user_id = ?", scope.User).
-		Where("e.? IN (?)", bun.Ident(column), bun.In(values))
+		Where("e.? IN (?)", bun.Ident(column), bun.List(values))
 	if err := visible(q, scope).OrderExpr("e.id ASC").Scan(ctx); err != nil {
 		return nil, wrapErr(op, err)
 	}

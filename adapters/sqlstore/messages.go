@@ -56,7 +56,7 @@ func (s *MessageStore) Ingest(ctx context.Context, scope memory.Scope, msgs []co
 		err := tx.NewSelect().Model(&existing).
 			Where("cm.tenant_id = ?", scope.Tenant).
 			Where("cm.user_id = ?", scope.User).
-			Where("cm.message_id IN (?)", bun.In(ids)).
+			Where("cm.message_id IN (?)", bun.List(ids)).
 			Scan(ctx)
 		if err != nil {
 			return wrapErr("find stored messages", err)
@@ -135,7 +135,7 @@ func (s *MessageStore) deadlines(ctx context.Context, tx bun.Tx, scope memory.Sc
 		ColumnExpr("cm.conversation_id, count(*) AS n, min(cm.received_at) AS oldest, max(cm.received_at) AS newest").
 		Where("cm.tenant_id = ?", scope.Tenant).
 		Where("cm.user_id = ?", scope.User).
-		Where("cm.conversation_id IN (?)", bun.In(convs)).
+		Where("cm.conversation_id IN (?)", bun.List(convs)).
 		// Literal conditions, so SQLite and PostgreSQL read the partial index of
 		// waiting messages (migration 20261201070001).
 		Where("cm.status = 'PENDING'").
@@ -172,7 +172,7 @@ func pushDebounce(ctx context.Context, tx bun.Tx, scope memory.Scope, deadlines 
 			Set("process_after = ?", at).
 			Where("tenant_id = ?", scope.Tenant).
 			Where("user_id = ?", scope.User).
-			Where("conversation_id IN (?)", bun.In(convs)).
+			Where("conversation_id IN (?)", bun.List(convs)).
 			// COALESCE keeps SQLite on the conversation index: the status
 			// index would visit every PENDING message of every user.
 			Where("COALESCE(status, '') = ?", string(conversation.StatusPending)).
@@ -379,7 +379,7 @@ func (s *MessageStore) Release(ctx context.Context, worker string, msgs []conver
 		_, err := tx.NewUpdate().Model((*messageRow)(nil)).
 			Set("claimed_by = NULL").
 			Set("claim_until = NULL").
-			Where("id IN (?)", bun.In(seqs)).
+			Where("id IN (?)", bun.List(seqs)).
 			Where("claimed_by = ?", worker).
 			Exec(ctx)
 		return wrapErr("release messages", err)

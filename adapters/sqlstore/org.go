@@ -127,7 +127,7 @@ func (s *OrgStore) MembersOf(ctx context.Context, tenant string, users []string)
 		return out, nil
 	}
 	var rows []memberRow
-	if err := s.db.bun.NewSelect().Model(&rows).Where("om.tenant_id = ?", tenant).Where("om.user_id IN (?)", bun.In(users)).Scan(ctx); err != nil {
+	if err := s.db.bun.NewSelect().Model(&rows).Where("om.tenant_id = ?", tenant).Where("om.user_id IN (?)", bun.List(users)).Scan(ctx); err != nil {
 		return nil, wrapErr("get members", err)
 	}
 	for i := range rows {
@@ -205,7 +205,7 @@ func (s *OrgStore) FindByNameKeys(ctx context.Context, tenant string, keys []str
 		Strength int    `bun:"strength"`
 	}
 	err := s.db.bun.NewRaw(`SELECT k.user_id, k.name_key, k.strength FROM org_name_keys AS k
-		WHERE k.tenant_id = ? AND k.name_key IN (?)`, tenant, bun.In(keys)).Scan(ctx, &rows)
+		WHERE k.tenant_id = ? AND k.name_key IN (?)`, tenant, bun.List(keys)).Scan(ctx, &rows)
 	if err != nil && classify(err) != classNotFound {
 		return nil, wrapErr("find name keys", err)
 	}

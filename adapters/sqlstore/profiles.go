@@ -50,7 +50,7 @@ func (s *ProfileStore) ProfilesOf(ctx context.Context, tenant string, users []st
 	var rows []profileRow
 	err := s.db.bun.NewSelect().Model(&rows).
 		Where("up.tenant_id = ?", tenant).
-		Where("up.user_id IN (?)", bun.In(users)).
+		Where("up.user_id IN (?)", bun.List(users)).
 		Scan(ctx)
 	if err != nil {
 		return nil, wrapErr("get profiles", err)

@@ -164,13 +164,13 @@ func (p *UserPurger) messageBatch(ctx context.Context, tx bun.Tx, scope memory.S
 		}
 	}
 	ids := idsOf(rows)
-	res, err := tx.NewRaw("DELETE FROM message_embeddings WHERE id IN (?)", bun.In(ids)).Exec(ctx)
+	res, err := tx.NewRaw("DELETE FROM message_embeddings WHERE id IN (?)", bun.List(ids)).Exec(ctx)
 	if err != nil {
 		return false, wrapErr("purge message embeddings", err)
 	}
 	n, _ := res.RowsAffected()
 	removed[PurgedMessageEmbeddings] += n
-	res, err = tx.NewRaw("DELETE FROM conversation_messages WHERE id IN (?)", bun.In(ids)).Exec(ctx)
+	res, err = tx.NewRaw("DELETE FROM conversation_messages WHERE id IN (?)", bun.List(ids)).Exec(ctx)
 	if err != nil {
 		return false, wrapErr("purge messages", err)
 	}
@@ -191,7 +191,7 @@ func (p *UserPurger) memoryBatch(ctx context.Context, tx bun.Tx, scope memory.Sc
 			return false, errBusy("memory", r.ID)
 		}
 	}
-	res, err := tx.NewRaw("DELETE FROM long_term_memories WHERE id IN (?)", bun.In(idsOf(rows))).Exec(ctx)
+	res, err := tx.NewRaw("DELETE FROM long_term_memories WHERE id IN (?)", bun.List(idsOf(rows))).Exec(ctx)
 	if err != nil {
 		return false, wrapErr("purge memories", err)
 	}
@@ -233,38 +233,15 @@ func (s *MemoryStore) PurgeMemory(ctx context.Context, scope memory.Scope, key m
 		if current == nil {
 			return fmt.Errorf("sqlstore: purge memory: %w", ports.ErrNotFound)
 		}
-		var claim []claimRow
-		err = tx.NewRaw("SELECT id, vector_claimed_by, vector_claim_until FROM long_term_memories WHERE id = ?", current.ID()).Scan(ctx, &claim)
-		if err != nil {
-			return wrapErr("purge memory: read its claim", err)
-		}
-		if len(claim) == 1 && claim[0].busy(now) {
-			return errBusy("memory", current.ID())
-		}
-		ev := purge(*current)
-		purged := memory.PurgedKey(scope, key)
-		if ev.Op != memory.OpPurge || ev.Before != nil || ev.After.Content != "" || ev.Scope != scope || ev.Key != purged ||
-			ev.After.Key != purged || ev.MemoryID != current.ID() || ev.ID == "" {
-			return fmt.Errorf("sqlstore: purge memory: the event must be a content-free PURGE of memory %s", current.ID())
-		}
-		if _, err := tx.NewRaw("DELETE FROM memory_events WHERE tenant_id = ? AND user_id = ? AND memory_key IN (?, ?)",
-			scope.Tenant, scope.User, key.String(), purged.String()).Exec(ctx); err != nil {
-			return wrapErr("purge memory events", err)
-		}
-		if _, err := tx.NewRaw("DELETE FROM long_term_memories WHERE id = ?", current.ID()).Exec(ctx); err != nil {
-			return wrapErr("purge memory", err)
-		}
-		row, err := toEventRow(ev)
-		if err != nil {
+		if err := refuseClaimedMemory(ctx, tx, current.ID(), now); err != nil {
 			return err
 		}
-		if _, err := tx.NewInsert().Model(&row).Exec(ctx); err != nil {
-			return wrapErr("insert purge event", err)
+		ev := purge(*current)
+		if err := checkPurgeEvent(ev, scope, key, current.ID()); err != nil {
+			return err
 		}
-		if s.lexical != nil {
-			if err := s.db.deleteLexicalDocs(ctx, tx, scope, []ports.LexicalRef{{Kind: memory.KindMemory, ID: current.ID()}}); err != nil {
-				return err
-			}
+		if err := s.purgeMemoryRows(ctx, tx, scope, key, current.ID(), ev); err != nil {
+			return err
 		}
 		was = *current
 		return nil
@@ -275,6 +252,54 @@ func (s *MemoryStore) PurgeMemory(ctx context.Context, scope memory.Scope, key m
 	return was, nil
 }
 
+// refuseClaimedMemory is errBusy while an indexer holds a live claim on the
+// memory: its sync could write the vector back after the purge.
+func refuseClaimedMemory(ctx context.Context, tx bun.Tx, id string, now time.Time) error {
+	var claim []claimRow
+	err := tx.NewRaw("SELECT id, vector_claimed_by, vector_claim_until FROM long_term_memories WHERE id = ?", id).Scan(ctx, &claim)
+	if err != nil {
+		return wrapErr("purge memory: read its claim", err)
+	}
+	if len(claim) == 1 && claim[0].busy(now) {
+		return errBusy("memory", id)
+	}
+	return nil
+}
+
+// checkPurgeEvent refuses an event that is not the content-free PURGE of this
+// memory under its purged key: it is the one trace the purge leaves.
+func checkPurgeEvent(ev memory.Event, scope memory.Scope, key memory.Key, id string) error {
+	purged := memory.PurgedKey(scope, key)
+	if ev.Op != memory.OpPurge || ev.Before != nil || ev.After.Content != "" || ev.Scope != scope || ev.Key != purged ||
+		ev.After.Key != purged || ev.MemoryID != id || ev.ID == "" {
+		return fmt.Errorf("sqlstore: purge memory: the event must be a content-free PURGE of memory %s", id)
+	}
+	return nil
+}
+
+// purgeMemoryRows deletes the memory, its history under both keys and its lexical
+// document, and records ev.
+func (s *MemoryStore) purgeMemoryRows(ctx context.Context, tx bun.Tx, scope memory.Scope, key memory.Key, id string, ev memory.Event) error {
+	if _, err := tx.NewRaw("DELETE FROM memory_events WHERE tenant_id = ? AND user_id = ? AND memory_key IN (?, ?)",
+		scope.Tenant, scope.User, key.String(), ev.Key.String()).Exec(ctx); err != nil {
+		return wrapErr("purge memory events", err)
+	}
+	if _, err := tx.NewRaw("DELETE FROM long_term_memories WHERE id = ?", id).Exec(ctx); err != nil {
+		return wrapErr("purge memory", err)
+	}
+	row, err := toEventRow(ev)
+	if err != nil {
+		return err
+	}
+	if _, err := tx.NewInsert().Model(&row).Exec(ctx); err != nil {
+		return wrapErr("insert purge event", err)
+	}
+	if s.lexical == nil {
+		return nil
+	}
+	return s.db.deleteLexicalDocs(ctx, tx, scope, []ports.LexicalRef{{Kind: memory.KindMemory, ID: id}})
+}
+
 // DeleteMessage deletes the message and its embedding and marks its neighbours'
 // vectors DIRTY, in one transaction.
 func (s *MessageStore) DeleteMessage(ctx context.Context, scope memory.Scope, messageID string, neighbours int, now time.Time) (conversation.Message, error) {
@@ -283,54 +308,16 @@ func (s *MessageStore) DeleteMessage(ctx context.Context, scope memory.Scope, me
 		if err := s.db.guardWrite(ctx, tx, scope); err != nil {
 			return err
 		}
-		var rows []messageRow
-		q := tx.NewSelect().Model(&rows).
-			Where("cm.tenant_id = ?", scope.Tenant).
-			Where("cm.user_id = ?", scope.User).
-			Where("cm.message_id = ?", messageID)
-		if s.db.dialect == DialectPostgres {
-			q = q.For("UPDATE")
-		}
-		if err := q.Scan(ctx); err != nil && classify(err) != classNotFound {
-			return wrapErr("delete message: read it", err)
-		}
-		if len(rows) == 0 {
-			return fmt.Errorf("sqlstore: delete message: %w", ports.ErrNotFound)
-		}
-		m := rows[0].toMessage()
-		if rows[0].ClaimedBy != "" && rows[0].ClaimUntil.After(now) {
-			return errBusy("message", m.ID)
-		}
-		held, err := tx.NewSelect().Model((*messageRow)(nil)).
-			Where("cm.tenant_id = ?", scope.Tenant).
-			Where("cm.user_id = ?", scope.User).
-			Where("cm.conversation_id = ?", m.ConversationID).
-			Where("cm.vector_claimed_by IS NOT NULL").
-			Where("cm.vector_claim_until > ?", dbTime(now)).
-			Exists(ctx)
+		m, err := s.messageToDelete(ctx, tx, scope, messageID, now)
 		if err != nil {
-			return wrapErr("delete message: read vector claims", err)
-		}
-		if held {
-			return errBusy("conversation", m.ConversationID)
+			return err
 		}
 		around, err := s.neighbours(ctx, tx, m, neighbours)
 		if err != nil {
 			return err
 		}
-		if _, err := tx.NewRaw("DELETE FROM message_embeddings WHERE id = ?", m.Seq).Exec(ctx); err != nil {
-			return wrapErr("delete message embedding", err)
-		}
-		if _, err := tx.NewRaw("DELETE FROM conversation_messages WHERE id = ?", m.Seq).Exec(ctx); err != nil {
-			return wrapErr("delete message", err)
-		}
-		if len(around) > 0 {
-			_, err := tx.NewRaw(`UPDATE conversation_messages SET vector_status = 'DIRTY', vector_error = NULL,
-					vector_attempts = 0, vector_next_attempt_at = NULL, vector_queued_at = ?
-				WHERE id IN (?)`, dbTime(now), bun.In(around)).Exec(ctx)
-			if err != nil {
-				return wrapErr("delete message: requeue its neighbours", err)
-			}
+		if err := deleteMessageRows(ctx, tx, m.Seq, around, now); err != nil {
+			return err
 		}
 		was = m
 		return nil
@@ -339,6 +326,62 @@ func (s *MessageStore) DeleteMessage(ctx context.Context, scope memory.Scope, me
 		return conversation.Message{}, err
 	}
 	return was, nil
+}
+
+// messageToDelete reads the message (locked on PostgreSQL), and is errBusy while
+// a worker holds a live claim on it or an indexer on a message of its
+// conversation: either could write back what the deletion removes.
+func (s *MessageStore) messageToDelete(ctx context.Context, tx bun.Tx, scope memory.Scope, messageID string, now time.Time) (conversation.Message, error) {
+	var rows []messageRow
+	q := tx.NewSelect().Model(&rows).
+		Where("cm.tenant_id = ?", scope.Tenant).
+		Where("cm.user_id = ?", scope.User).
+		Where("cm.message_id = ?", messageID)
+	if s.db.dialect == DialectPostgres {
+		q = q.For("UPDATE")
+	}
+	if err := q.Scan(ctx); err != nil && classify(err) != classNotFound {
+		return conversation.Message{}, wrapErr("delete message: read it", err)
+	}
+	if len(rows) == 0 {
+		return conversation.Message{}, fmt.Errorf("sqlstore: delete message: %w", ports.ErrNotFound)
+	}
+	m := rows[0].toMessage()
+	if rows[0].ClaimedBy != "" && rows[0].ClaimUntil.After(now) {
+		return conversation.Message{}, errBusy("message", m.ID)
+	}
+	held, err := tx.NewSelect().Model((*messageRow)(nil)).
+		Where("cm.tenant_id = ?", scope.Tenant).
+		Where("cm.user_id = ?", scope.User).
+		Where("cm.conversation_id = ?", m.ConversationID).
+		Where("cm.vector_claimed_by IS NOT NULL").
+		Where("cm.vector_claim_until > ?", dbTime(now)).
+		Exists(ctx)
+	if err != nil {
+		return conversation.Message{}, wrapErr("delete message: read vector claims", err)
+	}
+	if held {
+		return conversation.Message{}, errBusy("conversation", m.ConversationID)
+	}
+	return m, nil
+}
+
+// deleteMessageRows deletes the message and its embedding, and queues its
+// neighbours (around) for new vectors: their context windows held its text.
+func deleteMessageRows(ctx context.Context, tx bun.Tx, seq string, around []string, now time.Time) error {
+	if _, err := tx.NewRaw("DELETE FROM message_embeddings WHERE id = ?", seq).Exec(ctx); err != nil {
+		return wrapErr("delete message embedding", err)
+	}
+	if _, err := tx.NewRaw("DELETE FROM conversation_messages WHERE id = ?", seq).Exec(ctx); err != nil {
+		return wrapErr("delete message", err)
+	}
+	if len(around) == 0 {
+		return nil
+	}
+	_, err := tx.NewRaw(`UPDATE conversation_messages SET vector_status = 'DIRTY', vector_error = NULL,
+			vector_attempts = 0, vector_next_attempt_at = NULL, vector_queued_at = ?
+		WHERE id IN (?)`, dbTime(now), bun.List(around)).Exec(ctx)
+	return wrapErr("delete message: requeue its neighbours", err)
 }
 
 // neighbours returns the arrival ids of up to n messages on each side of m in its

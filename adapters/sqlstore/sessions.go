@@ -54,14 +54,8 @@ func (s *SessionStore) appendTx(ctx context.Context, tx bun.Tx, a ports.SessionA
 	if err != nil {
 		return ports.SessionAppended{}, err
 	}
-	if !row.metaLive(now) {
-		if found {
-			if err := deleteSessionParts(ctx, tx, x.Ref, false); err != nil {
-				return ports.SessionAppended{}, err
-			}
-		}
-		row.clearMeta()
-		row.CreatedAt = dbTime(x.At)
+	if err := restartExpired(ctx, tx, &row, found, x, now); err != nil {
+		return ports.SessionAppended{}, err
 	}
 	msgs := x.Messages()
 	// The exchange id first: taken already means a retry, and nothing is written.
@@ -88,6 +82,33 @@ func (s *SessionStore) appendTx(ctx context.Context, tx bun.Tx, a ports.SessionA
 		return ports.SessionAppended{}, err
 	}
 	row.Held += len(msgs) - trimmed
+	queued := s.touch(&row, x, a.FoldAt, now)
+	if err := saveRow(ctx, tx, &row, found); err != nil {
+		return ports.SessionAppended{}, err
+	}
+	return ports.SessionAppended{Meta: row.meta(now), FoldQueued: queued}, nil
+}
+
+// restartExpired starts the session afresh when its meta has expired: what is
+// left of it goes, and it is created at this exchange.
+func restartExpired(ctx context.Context, tx bun.Tx, row *sessionRow, found bool, x session.Exchange, now time.Time) error {
+	if row.metaLive(now) {
+		return nil
+	}
+	if found {
+		if err := deleteSessionParts(ctx, tx, x.Ref, false); err != nil {
+			return err
+		}
+	}
+	row.clearMeta()
+	row.CreatedAt = dbTime(x.At)
+	return nil
+}
+
+// touch records an appended exchange in the session's row: last activity, the
+// lifetimes it renews, the flow's name, the revision, and the fold due once the
+// session holds foldAt messages (0: never). It reports whether a fold is queued.
+func (s *SessionStore) touch(row *sessionRow, x session.Exchange, foldAt int, now time.Time) bool {
 	row.LastActiveAt, row.MetaExpiresAt = dbTime(x.At), now.Add(s.limits.MessageTTL)
 	if x.FlowName != "" {
 		row.FlowName = x.FlowName
@@ -96,14 +117,11 @@ func (s *SessionStore) appendTx(ctx context.Context, tx bun.Tx, a ports.SessionA
 		row.SummaryExpiresAt = now.Add(s.limits.SummaryTTL)
 	}
 	row.Rev++
-	queued := a.FoldAt > 0 && row.Held >= a.FoldAt
+	queued := foldAt > 0 && row.Held >= foldAt
 	if queued && row.FoldDueAt.IsZero() {
 		row.FoldDueAt = dbTime(x.At)
 	}
-	if err := saveRow(ctx, tx, &row, found); err != nil {
-		return ports.SessionAppended{}, err
-	}
-	return ports.SessionAppended{Meta: row.meta(now), FoldQueued: queued}, nil
+	return queued
 }
 
 // lockRow reads the session row for update; a missing row comes back new.

@@ -69,7 +69,7 @@ func (s *SessionStore) ApplyFold(ctx context.Context, f session.Fold) error {
 		removed := int64(0)
 		if len(f.MessageIDs) > 0 {
 			res, err := tx.NewDelete().Model((*shortTermMessageRow)(nil)).Where(refWhere("stm"), refArgs(f.Ref)...).
-				Where("stm.message_id IN (?)", bun.In(f.MessageIDs)).Exec(ctx)
+				Where("stm.message_id IN (?)", bun.List(f.MessageIDs)).Exec(ctx)
 			if err != nil {
 				return wrapErr("delete folded messages", err)
 			}

@@ -85,7 +85,7 @@ func (s *TraceStore) DeleteSessionTraces(ctx context.Context, scope memory.Scope
 		if len(doomed) == 0 {
 			return nil
 		}
-		res, err := tx.NewDelete().TableExpr("context_traces").Where("id IN (?)", bun.In(doomed)).Exec(ctx)
+		res, err := tx.NewDelete().TableExpr("context_traces").Where("id IN (?)", bun.List(doomed)).Exec(ctx)
 		if err != nil {
 			return wrapErr("delete session traces", err)
 		}

@@ -120,7 +120,7 @@ func (s *LocalVectorStore) DeleteVectors(ctx context.Context, tenant string, ids
 			Where("model = ?", s.model).
 			Where("dim = ?", s.dim).
 			Where("tenant_id = ?", tenant).
-			Where("id IN (?)", bun.In(ids)).
+			Where("id IN (?)", bun.List(ids)).
 			Exec(ctx)
 		return wrapErr("delete vectors", err)
 	})

@@ -1,5 +1,5 @@
-// Package indexing keeps the retrieval indexes in step with the truth store, both
-// of them:
+// Package indexing keeps the retrieval indexes, vector and lexical, in step with
+// the truth store:
 //
 //   - the vector index: it embeds memories and conversation messages
 //     whose vectors are out of date, writes them to the vector index and records

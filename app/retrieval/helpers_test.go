@@ -223,13 +223,3 @@ func memoriesDelete(scope memory.Scope, key string) memories.Delete {
 func memoriesSaveImportance(scope memory.Scope, key, content string, importance int) memories.Save {
 	return memories.Save{Scope: scope, Key: key, Draft: memory.DraftInput{Type: "fact", Content: content, Importance: &importance}}
 }
-
-func messagesBatch(scope memory.Scope, conv string, msgs ...conversation.Input) messages.PostBatch {
-	for i := range msgs {
-		msgs[i].ConversationID = conv
-		if msgs[i].Role == "" {
-			msgs[i].Role = "user"
-		}
-	}
-	return messages.PostBatch{Scope: scope, Messages: msgs}
-}

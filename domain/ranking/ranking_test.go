@@ -46,7 +46,7 @@ func TestBM25TermScore(t *testing.T) {
 		want               float64
 	}{
 		{"absent term scores nothing", 0, 10, 10, 0},
-		{"one occurrence at average length", 1, 10, 10, 2.2 / 2.2},
+		{"one occurrence at average length", 1, 10, 10, 1 * 2.2 / (1 + 1.2)},
 		{"repeats saturate", 3, 10, 10, 3 * 2.2 / (3 + 1.2)},
 		{"long texts are held back", 1, 20, 10, 2.2 / (1 + 1.2*(0.25+0.75*2))},
 		{"fractional tf from weighted fields", 0.5, 10, 10, 0.5 * 2.2 / (0.5 + 1.2)},

@@ -69,7 +69,7 @@ func RunMessageStore(t *testing.T, open func(t *testing.T) (MessageStore, ports.
 		}
 
 		a := msgMust(t, conversation.Input{ConversationID: "c-1", Role: "assistant", Content: "好的，以后用中文。"}, memNow, debounce)
-		res = msgIngest(t, ctx, store, a)
+		msgIngest(t, ctx, store, a)
 		got, err = store.Message(ctx, memScope1, a.ID)
 		if err != nil {
 			t.Fatalf("get assistant message by its generated id: %v", err)

@@ -41,7 +41,6 @@ func TestFunctionCalling_anAgentLoopSavesWhatTheModelAsks(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	conversation := []llms.MessageContent{llms.TextParts(llms.ChatMessageTypeHuman, "I'm vegetarian, please remember that. Call me Ali.")}
-	var toolResults []string
 	for turn := 0; turn < 5; turn++ {
 		resp, err := llm.GenerateContent(ctx, conversation, llms.WithTools(tools))
 		if err != nil {
@@ -61,7 +60,6 @@ func TestFunctionCalling_anAgentLoopSavesWhatTheModelAsks(t *testing.T) {
 		conversation = append(conversation, assistant)
 		for _, call := range choice.ToolCalls {
 			result := postToolCall(t, srv, "alice", call.FunctionCall.Name, call.FunctionCall.Arguments)
-			toolResults = append(toolResults, result)
 			conversation = append(conversation, llms.MessageContent{Role: llms.ChatMessageTypeTool,
 				Parts: []llms.ContentPart{llms.ToolCallResponse{ToolCallID: call.ID, Name: call.FunctionCall.Name, Content: result}}})
 		}

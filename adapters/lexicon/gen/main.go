@@ -1,5 +1,7 @@
 // Command gen writes the concept lexicon that adapters/lexicon embeds
-// (data/lexicon.bin.gz) from two public sources read from disk:
+// (data/lexicon.bin.gz) from WordNet and CC-CEDICT, read from disk.
+//
+// The sources:
 //
 //   - WordNet 3.0 (Princeton University; Debian package wordnet-base 1:3.0-37, files
 //     /usr/share/wordnet/{index,data}.{noun,verb,adj}), licence "WordNet 3.0";

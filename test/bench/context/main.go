@@ -1,5 +1,7 @@
-// Command context measures the context call (docs/BENCHMARKS.md "The context
-// call"), in three modes:
+// Command context measures the context call in three modes (docs/BENCHMARKS.md
+// "The context call").
+//
+// The modes:
 //
 // latency — server-side (the use cases called in process, as the HTTP handler
 // calls them): the context call's p50/p95/p99 and its stages for one user holding

@@ -34,24 +34,23 @@ import (
 // sessions, profiles, the context call and its trace writer) plus what the
 // worker and indexer roles do, as calls the benchmark makes itself.
 type rig struct {
-	db        *sqlstore.DB
-	clock     ports.Clock
-	ids       ports.IDs
-	analyzer  ports.TextAnalyzer
-	memories  *sqlstore.MemoryStore
-	messages  *sqlstore.MessageStore
-	ingest    *messages.Service
-	store     ports.SessionStore
-	folds     []ports.SessionFolds
-	sessions  *sessions.Service
-	lexical   *indexing.LexicalIndexer
-	vectors   *indexing.Indexer
-	search    *retrieval.Service
-	context   *contextbuild.Service
-	recorder  *contextbuild.TraceRecorder
-	shape     string
-	stopRelay func()
-	close     []func()
+	db       *sqlstore.DB
+	clock    ports.Clock
+	ids      ports.IDs
+	analyzer ports.TextAnalyzer
+	memories *sqlstore.MemoryStore
+	messages *sqlstore.MessageStore
+	ingest   *messages.Service
+	store    ports.SessionStore
+	folds    []ports.SessionFolds
+	sessions *sessions.Service
+	lexical  *indexing.LexicalIndexer
+	vectors  *indexing.Indexer
+	search   *retrieval.Service
+	context  *contextbuild.Service
+	recorder *contextbuild.TraceRecorder
+	shape    string
+	close    []func()
 }
 
 type rigOptions struct {

@@ -40,15 +40,14 @@ import (
 )
 
 type config struct {
-	db            string
-	memories      int
-	messages      int
-	convLen       int
-	users         int
-	batches       []int
-	dim           int
-	backends      []string
-	keepOpenFiles bool
+	db       string
+	memories int
+	messages int
+	convLen  int
+	users    int
+	batches  []int
+	dim      int
+	backends []string
 }
 
 func main() {

@@ -1,4 +1,4 @@
-// Package main measures how often a natural question finds the memory it asks
+// Command paraphrase measures how often a natural question finds the memory it asks
 // for when the two share no content word ("which medicine must I avoid?" →
 // "User is allergic to penicillin."), through the product's search use case on
 // the offline default (local embedder, lexical search, mode auto, min_score 0.12).

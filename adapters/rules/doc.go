@@ -14,6 +14,10 @@
 // first and every candidate through candidate.Boundaries last, so "Remind me to
 // bring an umbrella tomorrow" yields nothing.
 //
+// Patterns (patterns/en.yaml, patterns/zh.yaml, rules as data): one list per script,
+// most specific first; each names its key rule, content and builder from the tables
+// in patterns.go, and the files are checked when the package loads.
+//
 // Stance (stance/*.yaml, rules as data): fillers, intensifiers and hedges are
 // taken out before any pattern reads a sentence ("I am allergic to peanuts,
 // seriously." → allergy.peanuts, never allergy.seriously; "我真的对花生过敏"), and a

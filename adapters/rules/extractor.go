@@ -354,9 +354,10 @@ type clauseAt struct {
 func matchPatterns(rest, restLow string, at clauseAt) ([]draft, int, carryMode) {
 	r0 := firstRune(restLow)
 	zh := candidate.IsCJK(r0)
-	for pi := range patterns {
-		p := &patterns[pi]
-		if !p.canStart(r0, zh) || !p.allowedAt(at) {
+	ps := patternsFor(zh)
+	for pi := range ps {
+		p := &ps[pi]
+		if !p.canStart(r0) || !p.allowedAt(at) {
 			continue
 		}
 		loc := p.re.FindStringSubmatchIndex(restLow)
@@ -378,10 +379,10 @@ func matchPatterns(rest, restLow string, at clauseAt) ([]draft, int, carryMode) 
 	return nil, 0, carryNone
 }
 
-// canStart is the cheap test first: a pattern of the other script, or one whose
-// first rune cannot be r0, cannot match.
-func (p *pattern) canStart(r0 rune, zh bool) bool {
-	return (p.first == nil || p.first[r0]) && p.zh == zh
+// canStart is the cheap test first: a pattern whose first rune cannot be r0 cannot
+// match.
+func (p *pattern) canStart(r0 rune) bool {
+	return p.first == nil || p.first[r0]
 }
 
 // allowedAt says whether the pattern may apply to a clause in this position.

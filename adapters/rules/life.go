@@ -492,7 +492,7 @@ func relativeNamedZH(m *match, rest string, loc []int) ([]draft, int, bool) {
 // validNameZH accepts a given name after 叫: "安娜", "小美"; not "我早点睡" (叫 as
 // "tell to") or "个不停" (叫 as "bark").
 func validNameZH(name string) bool {
-	if _, ok := nameKey("name")(&match{item: name}); !ok || name == "" {
+	if _, ok := nameValue(&match{item: name}); !ok || name == "" {
 		return false
 	}
 	for _, p := range []string{"我", "你", "他", "她", "它", "个", "不", "一", "了", "声", "着", "得", "什么"} {
@@ -809,4 +809,33 @@ func splitAll(obj string, zh bool) []string {
 		}
 	}
 	return out
+}
+
+// hiIAmEN: "Hi, I'm Gary", "Hi! I'm Priya, a UX designer from Pune" (a name, and a
+// role given as an apposition).
+func hiIAmEN(m *match, rest string, loc []int) ([]draft, int, bool) {
+	after := rest[loc[1]:]
+	name, n := nameWordsEN(after)
+	if name == "" {
+		return nil, 0, false
+	}
+	if _, ok := greetedNameEN(&match{item: name}); !ok {
+		return nil, 0, false
+	}
+	out := []draft{{typ: memory.TypeFact, key: "name", content: "User's name is " + name + ".", importance: 4, confidence: 0.85}}
+	consumed := loc[1] + n
+	tail := after[n:]
+	low := strings.ToLower(tail)
+	for _, art := range []string{", a ", ", an "} {
+		if !strings.HasPrefix(low, art) {
+			continue
+		}
+		obj, on := cutObject(tail[len(art):], false, false)
+		role, place, origin := splitRoleEN(obj)
+		if ok, student := isProfessionEN(role); ok {
+			out = append(out, roleDrafts(sentenceEN("User is "+strings.TrimSpace(art[2:])+" "+role), role, place, origin, student)...)
+			consumed += len(art) + on
+		}
+	}
+	return out, consumed, true
 }

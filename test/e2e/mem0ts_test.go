@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"net/http"
 	"os"
 	"os/exec"
@@ -78,7 +79,30 @@ func runMem0Clients(t *testing.T, postgres bool) {
 			crossCheckMem0(t, srv, generation, story)
 		})
 	}
+	observedByOperation(t, srv)
 	srv.Stop()
+}
+
+// observedByOperation: the facade's requests are counted in the HTTP metrics by
+// facade operation, and logged with the version the client states.
+func observedByOperation(t *testing.T, srv *Server) {
+	t.Helper()
+	resp, err := http.Get(srv.Base + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	metrics, _ := io.ReadAll(resp.Body)
+	for _, op := range []string{"mem0_ping", "mem0_add", "mem0_add_v1", "mem0_list", "mem0_list_v1", "mem0_list_v2", "mem0_search",
+		"mem0_search_v2", "mem0_get", "mem0_update", "mem0_history", "mem0_delete", "mem0_delete_all", "mem0_entities",
+		"mem0_entity_delete", "mem0_entity_delete_v1", "mem0_batch_update", "mem0_batch_delete", "mem0_event", "mem0_unsupported"} {
+		if !strings.Contains(string(metrics), `operation="`+op+`"`) {
+			t.Errorf("/metrics counts no request of %s", op)
+		}
+	}
+	if !strings.Contains(srv.Logs(), "client=mem0-js/3.3.1") {
+		t.Errorf("no access line names the client's X-Mem0-Client version mem0-js/3.3.1")
+	}
 }
 
 // crossCheckMem0 reads through engram's native API what the clients did: the

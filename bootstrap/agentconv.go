@@ -26,8 +26,6 @@ import (
 // routes, so with sessions), and the store's share of a user's erasure.
 var agentConversationsModule = fx.Module("agent-conversations",
 	fx.Provide(
-		func(s *storage) *sqlstore.AgentConversationStore { return sqlstore.NewAgentConversationStore(s.db) },
-		func(s *sqlstore.AgentConversationStore) ports.AgentConversationStore { return s },
 		newAgentConversations,
 		AsRoute(agentConversationRoutes),
 	),

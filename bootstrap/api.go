@@ -13,6 +13,7 @@ import (
 
 	"engram/adapters/httpapi"
 	"engram/adapters/metrics"
+	"engram/adapters/sqlstore"
 	"engram/app/auth"
 	"engram/app/health"
 	"engram/app/memories"
@@ -45,13 +46,23 @@ var apiModule = fx.Module("api",
 
 // newAPIAuthenticator decides between open mode and keys, and refuses open mode on
 // an address other machines can reach.
-func newAPIAuthenticator(cfg config.Config, s *storage, clk ports.Clock, ids ports.IDs, log *slog.Logger) (*auth.Authenticator, error) {
+type authenticatorParams struct {
+	fx.In
+	Config config.Config
+	Keys   *sqlstore.APIKeyStore
+	Clock  ports.Clock
+	IDs    ports.IDs
+	Log    *slog.Logger
+}
+
+func newAPIAuthenticator(p authenticatorParams) (*auth.Authenticator, error) {
+	cfg, log := p.Config, p.Log
 	configured, _ := config.ParseAPIKeys(cfg.Auth.APIKeys)
 	open := false
 	if len(configured) == 0 {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		stored, err := s.hasAPIKeys(ctx)
+		stored, err := p.Keys.HasActiveAPIKeys(ctx)
 		if err != nil {
 			return nil, fmt.Errorf("check stored API keys: %w", err)
 		}
@@ -66,7 +77,7 @@ func newAPIAuthenticator(cfg config.Config, s *storage, clk ports.Clock, ids por
 	} else {
 		log.Info("auth: API keys required", "configured", len(configured), "stored_key_lookup_ttl", ttl)
 	}
-	return auth.New(auth.Options{Configured: configured, Open: open, CacheTTL: ttl, Logger: log}, s.apiKeys, clk, ids), nil
+	return auth.New(auth.Options{Configured: configured, Open: open, CacheTTL: ttl, Logger: log}, p.Keys, p.Clock, p.IDs), nil
 }
 
 type httpAPIParams struct {
@@ -96,9 +107,19 @@ func memoryRoutes(svc *memories.Service) Route {
 	return func(api *httpapi.API) { httpapi.RegisterMemories(api, svc) }
 }
 
-func opsRoutes(cfg config.Config, s *storage, v vectorChecks, rec *health.Recorder, redis redisCheck) Route {
+type opsParams struct {
+	fx.In
+	Config   config.Config
+	DB       *sqlstore.DB
+	Vectors  vectorChecks
+	Recorder *health.Recorder
+	Redis    redisCheck
+}
+
+func opsRoutes(p opsParams) Route {
 	return func(api *httpapi.API) {
-		httpapi.RegisterOps(api, httpapi.Checks{SQL: sqlCheck(s, rec), Redis: httpapi.Check(redis), Vector: v.Vector, LLM: llmCheck(cfg, rec), Embedder: v.Embedder})
+		httpapi.RegisterOps(api, httpapi.Checks{SQL: sqlCheck(p.DB, p.Recorder), Redis: httpapi.Check(p.Redis), Vector: p.Vectors.Vector,
+			LLM: llmCheck(p.Config, p.Recorder), Embedder: p.Vectors.Embedder})
 	}
 }
 

@@ -8,10 +8,8 @@ import (
 
 	"go.uber.org/fx"
 
-	"engram/adapters/contextsearch"
 	"engram/adapters/httpapi"
 	"engram/adapters/metrics"
-	"engram/adapters/sqlstore"
 	"engram/app/contextbuild"
 	"engram/app/profiles"
 	"engram/app/retrieval"
@@ -27,13 +25,8 @@ import (
 // the scheduler role, the sweep of traces past their retention.
 var contextModule = fx.Module("context",
 	fx.Provide(
-		fx.Private,
-		func(s *storage) ports.TraceStore { return sqlstore.NewTraceStore(s.db) },
-		func(s *storage) contextbuild.StandingReader { return s.memories },
-	),
-	fx.Provide(
 		newTraceRecorder,
-		fx.Annotate(newContextService, fx.ParamTags("", "", "", `optional:"true"`, "", "", "", "", "", "", "")),
+		newContextService,
 		AsRoute(contextRoutes),
 		AsTool(func(svc metrics.ContextService) httpapi.Tool { return httpapi.MemoryContextTool(svc) }),
 	),
@@ -53,11 +46,21 @@ func newTraceRecorder(store ports.TraceStore, m *metrics.Metrics, log *slog.Logg
 func startTraceRecorder(lc fx.Lifecycle, r *contextbuild.TraceRecorder) { runWhileUp(lc, r.Run) }
 
 // startTraceSweep runs the sweep of old traces in the scheduler role.
-func startTraceSweep(lc fx.Lifecycle, cfg config.Config, store ports.TraceStore, clk ports.Clock, log *slog.Logger) {
+type traceSweepParams struct {
+	fx.In
+	Lifecycle fx.Lifecycle
+	Config    config.Config
+	Store     ports.TraceStore
+	Clock     ports.Clock
+	Log       *slog.Logger
+}
+
+func startTraceSweep(p traceSweepParams) {
+	lc, cfg, log := p.Lifecycle, p.Config, p.Log
 	if !cfg.HasRole(config.RoleScheduler) {
 		return
 	}
-	sw := contextbuild.NewSweeper(store, clk, contextbuild.SweepOptions{
+	sw := contextbuild.NewSweeper(p.Store, p.Clock, contextbuild.SweepOptions{
 		Retention: traceRetention(cfg), Interval: time.Duration(cfg.Traces.SweepIntervalSec) * time.Second, Logger: log,
 	})
 	runWhileUp(lc, sw.Run)
@@ -70,15 +73,29 @@ func traceRetention(cfg config.Config) time.Duration {
 // newContextService is the context use case with its metrics. Sessions are
 // optional: a process without the api or scheduler role (`engram mcp --roles
 // worker`) has no session store, and its context calls read no session.
-func newContextService(cfg config.Config, search *retrieval.Service, recorder *contextbuild.TraceRecorder, store ports.SessionStore,
-	prof *profiles.Service, an ports.TextAnalyzer, erasures ports.ErasureStore, clk ports.Clock, ids ports.IDs, m *metrics.Metrics,
-	standing contextbuild.StandingReader,
-) metrics.ContextService {
+type contextParams struct {
+	fx.In
+	Config   config.Config
+	Search   *retrieval.Service
+	Recorder *contextbuild.TraceRecorder
+	Sessions ports.SessionStore `optional:"true"` // the sessions module's
+	Profiles *profiles.Service
+	Analyzer ports.TextAnalyzer
+	Erasures ports.ErasureStore
+	Clock    ports.Clock
+	IDs      ports.IDs
+	Metrics  *metrics.Metrics
+	Standing contextbuild.StandingReader
+}
+
+func newContextService(p contextParams) metrics.ContextService {
+	cfg, recorder := p.Config, p.Recorder
 	x := cfg.Context
 	lang, _ := promptctx.ParseLanguage(x.Language)
 	deps := contextbuild.Deps{
-		Retriever: contextsearch.Retriever{Search: search, MessagesMode: contextsearch.MessagesModeFor(cfg.Memory.RetrieveMode)}, Sessions: store, Profiles: prof, Analyzer: an, Standing: standing,
-		Traces: recorder, Reader: recorder, Erasures: erasures, Clock: clk, IDs: ids,
+		Retriever: ContextRetriever{Search: p.Search, MessagesMode: MessagesModeFor(cfg.Memory.RetrieveMode)},
+		Sessions:  p.Sessions, Profiles: p.Profiles, Analyzer: p.Analyzer, Standing: p.Standing,
+		Traces: recorder, Reader: recorder, Erasures: p.Erasures, Clock: p.Clock, IDs: p.IDs,
 	}
 	svc := contextbuild.New(deps, contextbuild.Options{
 		Layout:      promptctx.Layout{Header: x.Header, Language: lang},
@@ -87,7 +104,7 @@ func newContextService(cfg config.Config, search *retrieval.Service, recorder *c
 		Shares: contextShares(x), StandingMinImportance: x.StandingMinImportance, QueryMaxChars: x.QueryMaxChars,
 		Secrets: cfg.Secrets.ScreenMode(),
 	})
-	return m.ContextCalls(svc)
+	return p.Metrics.ContextCalls(svc)
 }
 
 // contextShares are the packer's shares with the configured standing share.

@@ -1,12 +1,11 @@
 package bootstrap
 
 import (
-	"context"
-
 	"go.uber.org/fx"
 
 	"engram/adapters/clock"
 	"engram/adapters/metrics"
+	"engram/adapters/textanalysis"
 	"engram/adapters/ulids"
 	"engram/app/memories"
 	"engram/bootstrap/config"
@@ -14,17 +13,16 @@ import (
 	"engram/ports"
 )
 
-// coreModule is what every role needs: logging, time, ids, metrics, the truth store
-// and the memory use cases.
+// coreModule is what every role needs: logging, time, ids, metrics, the text
+// analyser, and the memory use cases over the truth store (bootstrap/storage.go).
 var coreModule = fx.Module("core",
 	fx.Provide(
 		newLogger,
 		systemClock,
 		newIDs,
 		metrics.New,
-		provideStorage,
-		newMemoryStore, // bootstrap/retrieval.go: metrics and the lexical index around the SQL store
-		func(s *storage) ports.APIKeyStore { return s.apiKeys },
+		// The analyser of every indexed text and every query (docs/BENCHMARKS.md).
+		func() ports.TextAnalyzer { return textanalysis.New(textanalysis.Options{}) },
 		newMemoriesService,
 	),
 )
@@ -40,15 +38,4 @@ func newMemoriesService(store ports.MemoryStore, clk ports.Clock, ids ports.IDs,
 // memoryPolicy is the lifecycle of memories every write path follows.
 func memoryPolicy(cfg config.Config) memory.Policy {
 	return memory.Policy{DefaultTTLDays: cfg.Memory.DefaultTTLDays, ConstraintTTLDays: cfg.Memory.ConstraintTTLDays, Secrets: cfg.Secrets.ScreenMode()}
-}
-
-// provideStorage opens the database when the process starts and closes it last.
-func provideStorage(lc fx.Lifecycle, cfg config.Config, m *metrics.Metrics) (*storage, error) {
-	s, err := openStorage(context.Background(), cfg, cfg.Database.AutoMigrate || !cfg.IsPostgres())
-	if err != nil {
-		return nil, err
-	}
-	m.GaugeFunc("engram_memories_active", "Active memories across all tenants.", s.countActive)
-	lc.Append(fx.StopHook(s.Close))
-	return s, nil
 }

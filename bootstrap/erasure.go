@@ -29,14 +29,11 @@ import (
 // summaries, traces, profiles, org entries) plug in the same way from their own
 // modules, without this file changing.
 var erasureModule = fx.Module("erasure",
-	fx.Provide(func(s *storage) ports.ErasureStore { return sqlstore.NewErasureStore(s.db) }),
-	AsPurger("sql", erasure.PhaseTruth, func(s *storage, clk ports.Clock) ports.UserPurger {
-		return sqlstore.NewUserPurger(s.db, clk)
-	}),
-	AsPurger("lexical", erasure.PhaseDerived, func(s *storage) ports.UserPurger { return sqlstore.NewLexicalDocs(s.db) }),
+	AsPurger("sql", erasure.PhaseTruth, func(p *sqlstore.UserPurger) ports.UserPurger { return p }),
+	AsPurger("lexical", erasure.PhaseDerived, func(x *sqlstore.LexicalDocs) ports.UserPurger { return x }),
 	AsPurger("vectors", erasure.PhaseDerived, func(v *vectorStore) ports.UserPurger { return v.purger }),
-	AsUserSource(users.KindMemories, func(s *storage) ports.UserActivity { return s.memories }),
-	AsUserSource(users.KindMessages, func(s *storage) ports.UserActivity { return s.messages }),
+	AsUserSource(users.KindMemories, func(s *sqlstore.MemoryStore) ports.UserActivity { return s }),
+	AsUserSource(users.KindMessages, func(s *sqlstore.MessageStore) ports.UserActivity { return s }),
 	AsJobHandler(ports.JobEraseUser, func(e metrics.Eraser) lifecycle.JobHandler { return e }),
 	fx.Provide(newEraser, newUsersService, AsRoute(erasureRoutes)),
 )
@@ -83,7 +80,11 @@ func AsJobHandler(kind ports.JobKind, constructor any) fx.Option {
 
 type eraserParams struct {
 	fx.In
-	Storage  *storage
+	Memories *sqlstore.MemoryStore
+	Messages *sqlstore.MessageStore
+	Lexical  *sqlstore.LexicalDocs
+	TraceDB  *sqlstore.TraceStore
+	Scrubber *sqlstore.Scrubber
 	Erasures ports.ErasureStore
 	Jobs     ports.JobStore
 	Purgers  []apperasure.Purger `group:"purgers"`
@@ -104,11 +105,11 @@ type eraserParams struct {
 func newEraser(p eraserParams) (metrics.Eraser, error) {
 	deps := apperasure.Deps{
 		Erasures: p.Erasures, Jobs: p.Jobs, Purgers: p.Purgers,
-		Memories: p.Storage.memories, Messages: p.Storage.messages,
-		Conversations: p.Storage.messages, Histories: p.Storage.memories,
-		Traces:   contextbuild.TraceEraser{Recorder: p.Traces, Store: sqlstore.NewTraceStore(p.Storage.db)},
-		Scrubber: sqlstore.NewScrubber(p.Storage.db),
-		Vectors:  p.Vectors, Lexical: sqlstore.NewLexicalDocs(p.Storage.db),
+		Memories: p.Memories, Messages: p.Messages,
+		Conversations: p.Messages, Histories: p.Memories,
+		Traces:   contextbuild.TraceEraser{Recorder: p.Traces, Store: p.TraceDB},
+		Scrubber: p.Scrubber,
+		Vectors:  p.Vectors, Lexical: p.Lexical,
 		Clock: p.Clock, IDs: p.IDs,
 	}
 	if p.Sessions != nil {
@@ -123,13 +124,13 @@ func newEraser(p eraserParams) (metrics.Eraser, error) {
 
 type usersParams struct {
 	fx.In
-	Storage  *storage
+	Messages *sqlstore.MessageStore
 	Erasures ports.ErasureStore
 	Sources  []users.Source `group:"user_sources"`
 }
 
 func newUsersService(p usersParams) *users.Service {
-	return users.New(p.Sources, p.Erasures, p.Storage.messages)
+	return users.New(p.Sources, p.Erasures, p.Messages)
 }
 
 func erasureRoutes(e metrics.Eraser, u *users.Service) Route {

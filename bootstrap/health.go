@@ -9,6 +9,7 @@ import (
 	"go.uber.org/fx"
 
 	"engram/adapters/httpapi"
+	"engram/adapters/sqlstore"
 	"engram/app/health"
 	"engram/bootstrap/config"
 	"engram/ports"
@@ -19,8 +20,8 @@ import (
 // reported by decorators into one recorder.
 var healthModule = fx.Options(
 	fx.Provide(newHealthRecorder),
-	fx.Invoke(func(s *storage, rec *health.Recorder) {
-		s.db.ObserveWrites(func(err error) { rec.Observe(health.SQL, err) })
+	fx.Invoke(func(db *sqlstore.DB, rec *health.Recorder) {
+		db.ObserveWrites(func(err error) { rec.Observe(health.SQL, err) })
 	}),
 	// Every caller of the embedder reports through it: the indexer, search,
 	// extraction's similarity, the readiness probe.
@@ -62,9 +63,9 @@ func statusCheck(rec *health.Recorder, dep string) error {
 
 // sqlCheck: down when the database does not answer a ping, degraded while writes
 // fail for want of space.
-func sqlCheck(s *storage, rec *health.Recorder) httpapi.Check {
+func sqlCheck(db *sqlstore.DB, rec *health.Recorder) httpapi.Check {
 	return func(ctx context.Context) error {
-		if err := s.ping(ctx); err != nil {
+		if err := db.Ping(ctx); err != nil {
 			return err
 		}
 		return statusCheck(rec, health.SQL)

@@ -8,6 +8,7 @@ import (
 
 	"engram/adapters/httpapi"
 	"engram/adapters/metrics"
+	"engram/adapters/sqlstore"
 	"engram/app/health"
 	"engram/bootstrap/config"
 )
@@ -23,7 +24,7 @@ type metricsServerParams struct {
 	Config   config.Config
 	Metrics  *metrics.Metrics
 	Log      *slog.Logger
-	Storage  *storage
+	DB       *sqlstore.DB
 	Vectors  vectorChecks
 	Recorder *health.Recorder
 	Redis    redisCheck `optional:"true"` // the indexer reads no sessions
@@ -33,7 +34,7 @@ func startMetricsServer(lc fx.Lifecycle, p metricsServerParams) {
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", p.Metrics.Handler())
 	httpapi.ProbeHandlers(mux, readBuildInfo().Version, httpapi.Checks{
-		SQL: sqlCheck(p.Storage, p.Recorder), Redis: httpapi.Check(p.Redis),
+		SQL: sqlCheck(p.DB, p.Recorder), Redis: httpapi.Check(p.Redis),
 		Vector: p.Vectors.Vector, LLM: llmCheck(p.Config, p.Recorder), Embedder: p.Vectors.Embedder,
 	})
 	serveHTTP(lc, "ENGRAM_METRICS_ADDR", p.Config.HTTP.MetricsAddr, mux, p.Config, p.Log)

@@ -27,7 +27,11 @@ type sessionTransfer struct {
 
 type portabilityParams struct {
 	fx.In
-	Storage  *storage
+	Records  *sqlstore.UserRecords
+	Org      *sqlstore.OrgStore
+	Reports  *sqlstore.ReportStore
+	Memories *sqlstore.MemoryStore
+	Messages *sqlstore.MessageStore
 	Sessions *sessionStores
 	Erasures ports.ErasureStore
 	Indexer  *indexing.LexicalIndexer
@@ -40,15 +44,14 @@ func newPortability(p portabilityParams) *users.Portability {
 	if p.Sessions.redis != nil {
 		importer = p.Sessions.redis
 	}
-	db := p.Storage.db
 	return users.NewPortability(users.PortabilityDeps{
-		Records:  sqlstore.NewUserRecords(db, p.Clock),
+		Records:  p.Records,
 		Sessions: sessionTransfer{SessionStore: p.Sessions.store, SessionImporter: importer},
-		Managers: sqlstore.NewOrgStore(db),
-		Audit:    sqlstore.NewReportStore(db),
+		Managers: p.Org,
+		Audit:    p.Reports,
 		Erasing:  p.Erasures,
-		Memories: p.Storage.memories,
-		Messages: p.Storage.messages,
+		Memories: p.Memories,
+		Messages: p.Messages,
 		Indexer:  p.Indexer,
 		Clock:    p.Clock,
 		IDs:      p.IDs,

@@ -32,7 +32,6 @@ import (
 var profilesModule = fx.Module("profiles",
 	fx.Provide(
 		fx.Private,
-		newProfileStores,
 		func() ports.NameRomanizer { return pinyin.New() },
 		newReportWriter,
 	),
@@ -48,31 +47,10 @@ var profilesModule = fx.Module("profiles",
 	),
 	AsPurger("profiles", erasure.PhaseTruth, func(svc *profiles.Service) ports.UserPurger { return svc }),
 	// GET /v1/users lists a user with only a profile, an org entry or activity too.
-	AsUserSource(users.KindProfile, func(s *storage) ports.UserActivity { return sqlstore.ProfileActivity(s.db) }),
-	AsUserSource(users.KindOrg, func(s *storage) ports.UserActivity { return sqlstore.OrgActivity(s.db) }),
-	AsUserSource(users.KindActivity, func(s *storage) ports.UserActivity { return sqlstore.EventActivity(s.db) }),
+	AsUserSource(users.KindProfile, func(db *sqlstore.DB) ports.UserActivity { return sqlstore.ProfileActivity(db) }),
+	AsUserSource(users.KindOrg, func(db *sqlstore.DB) ports.UserActivity { return sqlstore.OrgActivity(db) }),
+	AsUserSource(users.KindActivity, func(db *sqlstore.DB) ports.UserActivity { return sqlstore.EventActivity(db) }),
 )
-
-// profileWorkerModule is the worker role's share: the refresh loop.
-var profileWorkerModule = fx.Module("profile-worker",
-	fx.Provide(fx.Private, newRefresher),
-	fx.Invoke(func(lc fx.Lifecycle, r *profiles.Refresher) { runWhileUp(lc, r.Run) }),
-)
-
-// profileStores are the SQL stores of profiles, served from the truth store.
-type profileStores struct {
-	profiles *sqlstore.ProfileStore
-	activity *sqlstore.ActivityStore
-	org      *sqlstore.OrgStore
-	reports  *sqlstore.ReportStore
-}
-
-func newProfileStores(s *storage) profileStores {
-	return profileStores{
-		profiles: sqlstore.NewProfileStore(s.db), activity: sqlstore.NewActivityStore(s.db),
-		org: sqlstore.NewOrgStore(s.db), reports: sqlstore.NewReportStore(s.db),
-	}
-}
 
 // newReportWriter is the model that writes evaluation reports, its cost counted
 // (stage report); nil offline (ENGRAM_LLM_PROVIDER=rules), when reports are
@@ -99,8 +77,11 @@ func newReportWriter(cfg config.Config, m *metrics.Metrics) (ports.ReportWriter,
 type profilesParams struct {
 	fx.In
 	Config    config.Config
-	Stores    profileStores
-	Storage   *storage
+	Profiles  *sqlstore.ProfileStore
+	Activity  *sqlstore.ActivityStore
+	Org       *sqlstore.OrgStore
+	Reports   *sqlstore.ReportStore
+	Messages  *sqlstore.MessageStore
 	Memories  ports.MemoryStore
 	Sessions  ports.SessionStore `optional:"true"` // absent in a process without the session store
 	Analyzer  ports.TextAnalyzer
@@ -113,12 +94,12 @@ type profilesParams struct {
 }
 
 func newProfilesService(p profilesParams) *profiles.Service {
-	st, c := p.Stores, p.Config.Profiles
+	c := p.Config.Profiles
 	return profiles.New(profiles.Deps{
-		Profiles: st.profiles, Refreshes: st.profiles, Activity: st.activity, Org: st.org, Reports: st.reports, Audit: st.reports,
-		Memories: p.Memories, Messages: p.Storage.messages, Sessions: p.Sessions, Analyzer: p.Analyzer, Romanizer: p.Romanizer, Writer: p.Writer,
+		Profiles: p.Profiles, Refreshes: p.Profiles, Activity: p.Activity, Org: p.Org, Reports: p.Reports, Audit: p.Reports,
+		Memories: p.Memories, Messages: p.Messages, Sessions: p.Sessions, Analyzer: p.Analyzer, Romanizer: p.Romanizer, Writer: p.Writer,
 		Clock: p.Clock, IDs: p.IDs, Erasures: p.Erasures,
-		Purgers: []profiles.UserPurger{st.profiles, st.activity, st.reports, st.org},
+		Purgers: []profiles.UserPurger{p.Profiles, p.Activity, p.Reports, p.Org},
 	}, profiles.Options{
 		RefreshDebounce:   time.Duration(c.RefreshDebounceSec) * time.Second,
 		RefreshMaxWait:    time.Duration(c.RefreshMaxWaitSec) * time.Second,
@@ -129,8 +110,17 @@ func newProfilesService(p profilesParams) *profiles.Service {
 	})
 }
 
-func newOrgService(st profileStores, romanizer ports.NameRomanizer, clk ports.Clock, erasures ports.ErasureStore) *apporg.Service {
-	return apporg.New(apporg.Deps{Graph: st.org, Profiles: st.profiles, Romanizer: romanizer, Clock: clk, Erasures: erasures})
+type orgParams struct {
+	fx.In
+	Org       *sqlstore.OrgStore
+	Profiles  *sqlstore.ProfileStore
+	Romanizer ports.NameRomanizer
+	Clock     ports.Clock
+	Erasures  ports.ErasureStore
+}
+
+func newOrgService(p orgParams) *apporg.Service {
+	return apporg.New(apporg.Deps{Graph: p.Org, Profiles: p.Profiles, Romanizer: p.Romanizer, Clock: p.Clock, Erasures: p.Erasures})
 }
 
 func profileRoutes(p *profiles.Service, o *apporg.Service) Route {
@@ -139,10 +129,6 @@ func profileRoutes(p *profiles.Service, o *apporg.Service) Route {
 		httpapi.RegisterOrg(api, o)
 		httpapi.RegisterAudit(api, p)
 	}
-}
-
-func newRefresher(svc *profiles.Service, log *slog.Logger) *profiles.Refresher {
-	return profiles.NewRefresher(svc, profiles.RefresherOptions{Worker: workerName(), Logger: log})
 }
 
 // profileMarkingQueue is the extraction runner's message queue: once a
@@ -155,8 +141,8 @@ type profileMarkingQueue struct {
 	log      *slog.Logger
 }
 
-func newProfileMarkingQueue(s *storage, svc *profiles.Service, log *slog.Logger) extraction.Queue {
-	return profileMarkingQueue{Queue: s.messages, profiles: svc, log: log}
+func newProfileMarkingQueue(messages *sqlstore.MessageStore, svc *profiles.Service, log *slog.Logger) extraction.Queue {
+	return profileMarkingQueue{Queue: messages, profiles: svc, log: log}
 }
 
 // Finish stores the outcomes, then marks each user of the finished messages.

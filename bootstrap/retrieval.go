@@ -15,12 +15,10 @@ import (
 	"engram/adapters/metrics"
 	"engram/adapters/oplog"
 	"engram/adapters/sqlstore"
-	"engram/adapters/textanalysis"
 	"engram/app/extraction"
 	"engram/app/indexing"
 	"engram/app/retrieval"
 	"engram/bootstrap/config"
-	"engram/domain/memory"
 	"engram/domain/ranking"
 	"engram/ports"
 )
@@ -32,15 +30,9 @@ import (
 var retrievalModule = fx.Module("retrieval",
 	fx.Provide(
 		fx.Private,
-		func(s *storage) *sqlstore.LexicalDocs { return sqlstore.NewLexicalDocs(s.db) },
-		func(s *storage) ports.LexicalCursors { return sqlstore.NewLexicalCursors(s.db) },
-		func(store *sqlstore.LexicalDocs) *lexical.Searcher { return lexical.New(store, lexical.Options{}) },
+		func(feed ports.LexicalFeed) *lexical.Searcher { return lexical.New(feed, lexical.Options{}) },
 		newVectorGuard,
 		newAccessTracker,
-	),
-	fx.Provide(
-		// The analyser of every indexed text and every query (docs/BENCHMARKS.md).
-		func() ports.TextAnalyzer { return textanalysis.New(textanalysis.Options{}) },
 	),
 	fx.Provide(
 		newLexicalIndexer,
@@ -64,32 +56,44 @@ var indexerRetrieval = fx.Options(
 // duplicate and merge thresholds compare the stored vectors' cosines when a model
 // embeds; the offline embedder's cosines measure word overlap on another scale,
 // so without a model the lexical similarity decides (measured in BENCHMARKS.md).
-func newSimilarMemories(cfg config.Config, s *storage, mem ports.MemoryStore, h *indexing.Handoff, vectors ports.VectorIndex, log *slog.Logger) extraction.SimilarMemories {
-	return &extraction.VectorSimilar{Embedder: h.Producer(), Vectors: vectors, Store: mem, Reader: s.memories,
-		Fallback: &extraction.LexicalSimilar{Store: mem}, Cosine: cfg.Embedding.Provider != "local", Logger: log}
+type similarParams struct {
+	fx.In
+	Config   config.Config
+	Memories ports.MemoryStore
+	Reader   *sqlstore.MemoryStore
+	Handoff  *indexing.Handoff
+	Vectors  ports.VectorIndex
+	Log      *slog.Logger
 }
 
-// newMemoryStore is the memory store every use case writes through: metrics
-// outside, and the memory's lexical document written in the transaction of every
-// change, so a memory saved through the API is found by the next search (the
-// repair pass of the indexer role stays as the safety net).
-func newMemoryStore(s *storage, m *metrics.Metrics, an ports.TextAnalyzer) ports.MemoryStore {
-	s.memories.IndexLexically(func(mem memory.Memory) (ports.LexicalDoc, bool) { return indexing.MemoryDocument(an, mem) })
-	return m.MemoryStore(s.memories)
+func newSimilarMemories(p similarParams) extraction.SimilarMemories {
+	return &extraction.VectorSimilar{Embedder: p.Handoff.Producer(), Vectors: p.Vectors, Store: p.Memories, Reader: p.Reader,
+		Fallback: &extraction.LexicalSimilar{Store: p.Memories}, Cosine: p.Config.Embedding.Provider != "local", Logger: p.Log}
 }
 
-func newLexicalIndexer(s *storage, an ports.TextAnalyzer, docs *sqlstore.LexicalDocs, cursors ports.LexicalCursors, clk ports.Clock, log *slog.Logger) *indexing.LexicalIndexer {
+type lexicalIndexerParams struct {
+	fx.In
+	Analyzer ports.TextAnalyzer
+	Docs     ports.LexicalDocs
+	Cursors  ports.LexicalCursors
+	Memories *sqlstore.MemoryStore
+	Messages *sqlstore.MessageStore
+	Clock    ports.Clock
+	Log      *slog.Logger
+}
+
+func newLexicalIndexer(p lexicalIndexerParams) *indexing.LexicalIndexer {
 	host, _ := os.Hostname()
-	return indexing.NewLexicalIndexer(an, docs, cursors, s.memories, s.messages, clk, indexing.LexicalOptions{
+	return indexing.NewLexicalIndexer(p.Analyzer, p.Docs, p.Cursors, p.Memories, p.Messages, p.Clock, indexing.LexicalOptions{
 		Holder:   fmt.Sprintf("%s-%d", host, os.Getpid()), // the message pass's lease, one holder per process
-		Logger:   log,
-		Observer: oplog.Lexical(log, nil), // a line per batch that wrote documents
+		Logger:   p.Log,
+		Observer: oplog.Lexical(p.Log, nil), // a line per batch that wrote documents
 	})
 }
 
 // newAccessTracker writes last_accessed_at in the background while the process runs.
-func newAccessTracker(lc fx.Lifecycle, s *storage, log *slog.Logger) *retrieval.AccessTracker {
-	a := retrieval.NewAccessTracker(s.memories, retrieval.AccessOptions{Logger: log})
+func newAccessTracker(lc fx.Lifecycle, memories *sqlstore.MemoryStore, log *slog.Logger) *retrieval.AccessTracker {
+	a := retrieval.NewAccessTracker(memories, retrieval.AccessOptions{Logger: log})
 	runWhileUp(lc, a.Run)
 	return a
 }
@@ -110,7 +114,8 @@ func newVectorGuard(cfg config.Config, clk ports.Clock, log *slog.Logger) *retri
 type retrievalParams struct {
 	fx.In
 	Config   config.Config
-	Storage  *storage
+	Memories *sqlstore.MemoryStore
+	Messages *sqlstore.MessageStore
 	Analyzer ports.TextAnalyzer
 	Lexical  *lexical.Searcher
 	Guard    *retrieval.VectorGuard
@@ -123,7 +128,7 @@ type retrievalParams struct {
 func newRetrievalService(p retrievalParams) *retrieval.Service {
 	c := p.Config
 	deps := retrieval.Deps{
-		Analyzer: p.Analyzer, Lexical: p.Lexical, Memories: p.Storage.memories, Messages: p.Storage.messages,
+		Analyzer: p.Analyzer, Lexical: p.Lexical, Memories: p.Memories, Messages: p.Messages,
 		Access: p.Access, Clock: p.Clock,
 	}
 	if p.Embedder != nil && p.Vectors != nil {
@@ -157,7 +162,18 @@ func denseScale(e config.Embedding) ranking.DenseScale {
 
 // newSearcher is the search use case as the API serves it: with its metrics, and
 // the busiest users' lexical indexes loaded in the background at start.
-func newSearcher(lc fx.Lifecycle, svc *retrieval.Service, lex *lexical.Searcher, guard *retrieval.VectorGuard, m *metrics.Metrics, log *slog.Logger) metrics.Searcher {
+type searcherParams struct {
+	fx.In
+	Lifecycle fx.Lifecycle
+	Service   *retrieval.Service
+	Lexical   *lexical.Searcher
+	Guard     *retrieval.VectorGuard
+	Metrics   *metrics.Metrics
+	Log       *slog.Logger
+}
+
+func newSearcher(p searcherParams) metrics.Searcher {
+	lc, svc, lex, guard, m, log := p.Lifecycle, p.Service, p.Lexical, p.Guard, p.Metrics, p.Log
 	ctx, cancel := context.WithCancel(context.Background())
 	lc.Append(fx.Hook{
 		OnStart: func(context.Context) error {

@@ -6,6 +6,7 @@ import (
 
 	"go.uber.org/fx"
 
+	"engram/adapters/sqlstore"
 	"engram/app/lifecycle"
 	"engram/bootstrap/config"
 	"engram/ports"
@@ -19,10 +20,20 @@ var schedulerModule = fx.Module("scheduler",
 	fx.Invoke(startScheduler),
 )
 
-func newSweeper(cfg config.Config, s *storage, mem ports.MemoryStore, clk ports.Clock, ids ports.IDs, log *slog.Logger) *lifecycle.Sweeper {
-	return lifecycle.NewSweeper(s.memories, mem, clk, ids, lifecycle.SweepOptions{
-		Interval: time.Duration(cfg.Scheduler.ExpirySweepIntervalSec) * time.Second,
-		Logger:   log,
+type sweeperParams struct {
+	fx.In
+	Config   config.Config
+	Expiring *sqlstore.MemoryStore
+	Memories ports.MemoryStore
+	Clock    ports.Clock
+	IDs      ports.IDs
+	Log      *slog.Logger
+}
+
+func newSweeper(p sweeperParams) *lifecycle.Sweeper {
+	return lifecycle.NewSweeper(p.Expiring, p.Memories, p.Clock, p.IDs, lifecycle.SweepOptions{
+		Interval: time.Duration(p.Config.Scheduler.ExpirySweepIntervalSec) * time.Second,
+		Logger:   p.Log,
 	})
 }
 

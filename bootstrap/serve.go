@@ -1,7 +1,6 @@
 package bootstrap
 
 import (
-	"context"
 	"log/slog"
 	"os"
 	"strings"
@@ -34,11 +33,11 @@ func appOptions(cfg config.Config) fx.Option {
 		fx.Supply(cfg),
 		fx.WithLogger(fxLogger), // fx's own events only at debug
 		coreModule,
+		storageModule, // bootstrap/storage.go
 		healthModule,
 		conversationsModule,
 		vectorsModule,
 		indexingModule,
-		writeSignals,
 		retrievalModule,
 		profilesModule,
 		erasureModule,
@@ -83,17 +82,4 @@ func newLogger(cfg config.Config) *slog.Logger {
 	log := slog.New(httpapi.WithRequestIDs(h)) // a line logged with a request's context names the request
 	slog.SetDefault(log)
 	return log
-}
-
-// withDatabase opens the truth store for a one-shot command.
-func withDatabase(ctx context.Context, cfg config.Config, migrate bool, fn func(context.Context, *storage) error) error {
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	s, err := openStorage(ctx, cfg, migrate)
-	if err != nil {
-		return err
-	}
-	defer s.Close()
-	return fn(ctx, s)
 }

@@ -7,17 +7,14 @@ import (
 	"go.uber.org/fx"
 
 	"engram/adapters/httpapi"
-	"engram/adapters/llm"
 	"engram/adapters/metrics"
 	"engram/adapters/redisstore"
-	"engram/adapters/rules"
 	"engram/adapters/sqlstore"
 	"engram/app/extraction"
 	"engram/app/messages"
 	"engram/app/sessions"
 	"engram/app/users"
 	"engram/bootstrap/config"
-	"engram/configs/prompts"
 	"engram/domain/erasure"
 	"engram/domain/session"
 	"engram/ports"
@@ -32,7 +29,7 @@ var sessionsModule = fx.Module("sessions",
 		newSessionStores,
 		func(s *sessionStores) ports.SessionStore { return s.store },
 		func(m *metrics.Metrics) *metrics.SessionEvents { return m.SessionEvents() },
-		fx.Annotate(newSessionsService, fx.ParamTags("", "", "", "", "", "", `optional:"true"`, "")),
+		newSessionsService,
 		func(s *sessionStores) redisCheck { return s.check },
 		AsRoute(sessionRoutes),
 		// Extraction judges a session's turns with its summary (bootstrap/worker.go).
@@ -44,16 +41,6 @@ var sessionsModule = fx.Module("sessions",
 	AsPurger("sessions", erasure.PhaseTruth, func(store ports.SessionStore) ports.UserPurger { return store }),
 	// GET /v1/users counts each user's live sessions (Redis and SQL merged).
 	AsUserSource(users.KindSessions, func(s *sessionStores) ports.UserActivity { return s.activity }),
-)
-
-// sessionsSchedulerModule is the scheduler role's share: the folder (which a
-// record in this process wakes at once) and the sweep of expired SQL sessions.
-var sessionsSchedulerModule = fx.Module("sessions-scheduler",
-	fx.Provide(
-		newFolder,
-		func(f *sessions.Folder) sessions.Notifier { return f },
-	),
-	fx.Invoke(startSessionScheduler),
 )
 
 // redisCheck is Redis' probe for /readyz; nil when sessions are in SQL.
@@ -83,9 +70,20 @@ func sessionPolicy(cfg config.Config) session.Policy {
 // newSessionStores opens the SQL session store, and Redis in front of it when
 // ENGRAM_REDIS_ADDR is set. Redis being down at start is no error: the fallback
 // serves from SQL until it answers.
-func newSessionStores(lc fx.Lifecycle, cfg config.Config, s *storage, clk ports.Clock, ev *metrics.SessionEvents, log *slog.Logger) (*sessionStores, error) {
+type sessionStoresParams struct {
+	fx.In
+	Lifecycle fx.Lifecycle
+	Config    config.Config
+	DB        *sqlstore.DB
+	Clock     ports.Clock
+	Events    *metrics.SessionEvents
+	Log       *slog.Logger
+}
+
+func newSessionStores(p sessionStoresParams) (*sessionStores, error) {
+	lc, cfg, ev, log := p.Lifecycle, p.Config, p.Events, p.Log
 	limits := sessionLimits(cfg)
-	sql := sqlstore.NewSessionStore(s.db, clk, limits)
+	sql := sqlstore.NewSessionStore(p.DB, p.Clock, limits)
 	out := &sessionStores{store: sql, activity: sql, folds: []ports.SessionFolds{sql}, sql: sql}
 	if cfg.Redis.Addr == "" {
 		return out, nil
@@ -108,12 +106,26 @@ func newSessionStores(lc fx.Lifecycle, cfg config.Config, s *storage, clk ports.
 	return out, nil
 }
 
-func newSessionsService(cfg config.Config, store ports.SessionStore, msgs *messages.Service, clk ports.Clock, ids ports.IDs,
-	m *metrics.Metrics, notifier sessions.Notifier, erasures ports.ErasureStore, exchanges sessions.ExchangeObserver,
-) metrics.SessionService {
-	svc := sessions.New(sessions.Deps{Store: store, Conversations: msgs, Clock: clk, IDs: ids, Notifier: notifier, Erasures: erasures,
-		Exchanges: exchanges}, sessions.Options{Policy: sessionPolicy(cfg), Secrets: cfg.Secrets.ScreenMode()})
-	return m.SessionRecords(svc)
+type sessionsParams struct {
+	fx.In
+	Config   config.Config
+	Store    ports.SessionStore
+	Messages *messages.Service
+	Clock    ports.Clock
+	IDs      ports.IDs
+	Metrics  *metrics.Metrics
+	// Notifier is the sessions scheduler module's folder, woken by a record in
+	// this process; without the scheduler role the folder polls elsewhere.
+	Notifier  sessions.Notifier `optional:"true"`
+	Erasures  ports.ErasureStore
+	Exchanges sessions.ExchangeObserver
+}
+
+func newSessionsService(p sessionsParams) metrics.SessionService {
+	cfg := p.Config
+	svc := sessions.New(sessions.Deps{Store: p.Store, Conversations: p.Messages, Clock: p.Clock, IDs: p.IDs, Notifier: p.Notifier, Erasures: p.Erasures,
+		Exchanges: p.Exchanges}, sessions.Options{Policy: sessionPolicy(cfg), Secrets: cfg.Secrets.ScreenMode()})
+	return p.Metrics.SessionRecords(svc)
 }
 
 func sessionRoutes(svc metrics.SessionService) Route {
@@ -122,9 +134,19 @@ func sessionRoutes(svc metrics.SessionService) Route {
 
 // startSessionFailover runs the fallback's probe and drain, and the relay of
 // queued turns into the extraction channel, while the app runs.
-func startSessionFailover(lc fx.Lifecycle, s *sessionStores, cfg config.Config, msgs *messages.Service, ev *metrics.SessionEvents,
-	m *metrics.Metrics, log *slog.Logger,
-) {
+type failoverStart struct {
+	fx.In
+	Lifecycle fx.Lifecycle
+	Stores    *sessionStores
+	Config    config.Config
+	Messages  *messages.Service
+	Events    *metrics.SessionEvents
+	Metrics   *metrics.Metrics
+	Log       *slog.Logger
+}
+
+func startSessionFailover(p failoverStart) {
+	lc, s, cfg, msgs, ev, m, log := p.Lifecycle, p.Stores, p.Config, p.Messages, p.Events, p.Metrics, p.Log
 	if s.failover == nil {
 		return
 	}
@@ -135,35 +157,4 @@ func startSessionFailover(lc fx.Lifecycle, s *sessionStores, cfg config.Config, 
 	})
 	runWhileUp(lc, relay.Run)
 	m.GaugeFunc("engram_session_relay_backlog", "Turns queued in Redis, not yet written to the extraction channel.", s.redis.TurnBacklog)
-}
-
-// newFolder folds the queued sessions of every session store with the summarizer
-// ENGRAM_SESSION_SUMMARIZER picks; with a model, the offline summarizer writes the
-// folds the model cannot.
-func newFolder(cfg config.Config, s *sessionStores, clk ports.Clock, ev *metrics.SessionEvents, log *slog.Logger) (*sessions.Folder, error) {
-	offline := rules.NewSummarizer(rules.SummarizerOptions{Budget: cfg.Sessions.SummaryMaxChars})
-	var primary, fallback ports.Summarizer = offline, nil
-	lease := time.Duration(cfg.Sessions.FoldLeaseSec) * time.Second
-	if cfg.SummarizerUsesLLM() {
-		client, set, err := newLLMClient(cfg, lease/2)
-		if err != nil {
-			return nil, err
-		}
-		primary = llm.NewSummarizer(client, llm.SummarizerOptions{Prompts: set, MaxChars: cfg.Sessions.SummaryMaxChars})
-		fallback = offline
-		log.Info("session summaries are written by the model", "model", client.Model(), "prompt", set.Origin(prompts.Summarize))
-	}
-	return sessions.NewFolder(s.folds, primary, fallback, clk, sessions.FolderOptions{
-		Holder: workerName(), Policy: sessionPolicy(cfg), Lease: lease,
-		Interval: time.Duration(cfg.Sessions.FoldIntervalSec) * time.Second, Logger: log, Observer: ev,
-	}), nil
-}
-
-// startSessionScheduler runs the folder and the SQL sweep while the app runs.
-func startSessionScheduler(lc fx.Lifecycle, cfg config.Config, f *sessions.Folder, s *sessionStores, clk ports.Clock, log *slog.Logger) {
-	runWhileUp(lc, f.Run)
-	sweeper := sessions.NewSweeper(s.sql, clk, sessions.SweepOptions{
-		Interval: time.Duration(cfg.Sessions.SweepIntervalSec) * time.Second, Logger: log,
-	})
-	runWhileUp(lc, sweeper.Run)
 }

@@ -92,26 +92,36 @@ type vectorStore struct {
 
 // newVectorStore opens the vector index for the embedder's model and dimension
 // (one index per model: vectors of different models are never compared).
-func newVectorStore(lc fx.Lifecycle, cfg config.Config, s *storage, emb ports.Embedder, m *metrics.Indexing, log *slog.Logger) (*vectorStore, error) {
-	v, err := openVectorStore(context.Background(), cfg, s, emb, log)
+type vectorStoreParams struct {
+	fx.In
+	Lifecycle fx.Lifecycle
+	Config    config.Config
+	DB        *sqlstore.DB
+	Embedder  ports.Embedder
+	Metrics   *metrics.Indexing
+	Log       *slog.Logger
+}
+
+func newVectorStore(p vectorStoreParams) (*vectorStore, error) {
+	v, err := openVectorStore(context.Background(), p.Config, p.DB, p.Embedder, p.Log)
 	if err != nil {
 		return nil, err
 	}
 	if c, ok := v.index.(interface{ Close(context.Context) error }); ok {
-		lc.Append(fx.StopHook(c.Close))
+		p.Lifecycle.Append(fx.StopHook(c.Close))
 	}
-	v.index = m.VectorIndex(v.index)
+	v.index = p.Metrics.VectorIndex(v.index)
 	return v, nil
 }
 
-func openVectorStore(ctx context.Context, cfg config.Config, s *storage, emb ports.Embedder, log *slog.Logger) (*vectorStore, error) {
+func openVectorStore(ctx context.Context, cfg config.Config, db *sqlstore.DB, emb ports.Embedder, log *slog.Logger) (*vectorStore, error) {
 	model, dim := emb.Model(), emb.Dimension()
 	switch cfg.Vector.Backend {
 	case "local":
 		if cfg.IsPostgres() && !(cfg.HasRole(config.RoleAPI) && cfg.HasRole(config.RoleIndexer)) {
 			log.Warn("ENGRAM_VECTOR_BACKEND=local keeps vectors in this process: run the api and indexer roles in one process, or use pgvector or milvus to split them")
 		}
-		store := sqlstore.NewLocalVectorStore(s.db, model, dim)
+		store := sqlstore.NewLocalVectorStore(db, model, dim)
 		start := time.Now()
 		prefilter := cfg.Vector.LocalPrefilterThreshold
 		if !localvec.HasInt8Kernel() {
@@ -129,10 +139,10 @@ func openVectorStore(ctx context.Context, cfg config.Config, s *storage, emb por
 		log.Info("local vector index loaded", "model", model, "vectors", ix.Index().Len(), "took", time.Since(start).Round(time.Millisecond))
 		return &vectorStore{backend: "local", index: ix, purger: ix, ping: func(context.Context) error { return nil }, local: ix, localStore: store}, nil
 	case "pgvector":
-		if s.db.Dialect() != sqlstore.DialectPostgres {
+		if db.Dialect() != sqlstore.DialectPostgres {
 			return nil, errors.New("ENGRAM_VECTOR_BACKEND pgvector: needs ENGRAM_DATABASE_URL to be a postgres:// URL")
 		}
-		ix, err := pgvector.Open(ctx, s.db.Bun(), pgvector.Options{Model: model, Dimension: dim})
+		ix, err := pgvector.Open(ctx, db.Bun(), pgvector.Options{Model: model, Dimension: dim})
 		if err != nil {
 			return nil, fmt.Errorf("ENGRAM_VECTOR_BACKEND pgvector: %w", err)
 		}

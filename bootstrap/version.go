@@ -1,10 +1,7 @@
 package bootstrap
 
 import (
-	"fmt"
 	"runtime/debug"
-
-	"github.com/spf13/cobra"
 )
 
 // version is set at link time for release builds:
@@ -82,16 +79,4 @@ func (b BuildInfo) String() string {
 		s += " " + b.GoVersion
 	}
 	return s
-}
-
-func versionCommand() *cobra.Command {
-	return &cobra.Command{
-		Use:   "version",
-		Short: "Print the version of this binary",
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			_, err := fmt.Fprintln(cmd.OutOrStdout(), readBuildInfo())
-			return err
-		},
-	}
 }

@@ -10,7 +10,6 @@ import (
 
 	"go.uber.org/fx"
 
-	"engram/adapters/httpapi"
 	"engram/adapters/llm"
 	"engram/adapters/metrics"
 	"engram/adapters/oplog"
@@ -26,34 +25,13 @@ import (
 	"engram/ports"
 )
 
-// conversationsModule is what every role shares of the extraction channel: the
-// message and job stores, ingestion and the lifecycle use cases, their routes (used
-// when the api role runs) and the backlog metrics.
-var conversationsModule = fx.Module("conversations",
-	fx.Provide(
-		func(s *storage) ports.MessageLog { return s.messages },
-		func(s *storage) extraction.ContextReader { return s.messages },
-		func(s *storage) ports.JobStore { return s.jobs },
-		newMessagesService,
-		newLifecycleService,
-		AsRoute(messageRoutes),
-		AsRoute(lifecycleRoutes),
-	),
-	fx.Invoke(func(m *metrics.Metrics, s *storage) { m.MessageQueue(s.messages.Stats) }),
-)
-
 // workerModule is the worker role: the extraction pipeline over due messages and
 // the background jobs (consolidation).
 var workerModule = fx.Module("worker",
 	fx.Provide(
 		fx.Private,
 		newExtractionStages,
-		// similar is optional: bootstrap/retrieval.go provides vector similarity
-		// where this process keeps vectors fresh; extraction falls back to lexical.
-		// summaries too: bootstrap/sessions.go provides them where sessions are served.
-		// profiles (bootstrap/profiles.go) receives identity slots; without it they
-		// are dropped.
-		fx.Annotate(newPipeline, fx.ParamTags("", "", "", "", "", "", `optional:"true"`, `optional:"true"`, `optional:"true"`)),
+		newPipeline,
 		func(m *metrics.Metrics) *metrics.Extraction { return m.Extraction() },
 		newJobRunner,
 	),
@@ -64,35 +42,6 @@ var workerModule = fx.Module("worker",
 	),
 	fx.Invoke(startWorker),
 )
-
-type messagesParams struct {
-	fx.In
-	Config   config.Config
-	Store    ports.MessageLog
-	Clock    ports.Clock
-	IDs      ports.IDs
-	Notifier messages.Notifier `optional:"true"`
-}
-
-func newMessagesService(p messagesParams) *messages.Service {
-	return messages.New(p.Store, p.Clock, p.IDs, messages.Options{
-		Debounce: time.Duration(p.Config.Memory.DebounceSec * float64(time.Second)),
-		Notifier: p.Notifier,
-		Secrets:  p.Config.Secrets.ScreenMode(),
-	})
-}
-
-func newLifecycleService(cfg config.Config, s *storage, mem ports.MemoryStore, clk ports.Clock, ids ports.IDs) *lifecycle.Service {
-	return lifecycle.New(s.jobs, mem, s.jobs, clk, ids, lifecycle.Options{MergeSimilarity: cfg.Memory.MergeSimilarity})
-}
-
-func messageRoutes(svc *messages.Service) Route {
-	return func(api *httpapi.API) { httpapi.RegisterMessages(api, svc) }
-}
-
-func lifecycleRoutes(svc *lifecycle.Service) Route {
-	return func(api *httpapi.API) { httpapi.RegisterLifecycle(api, svc) }
-}
 
 // stages are the extractor and refiners ENGRAM_LLM_PROVIDER selects.
 type stages struct {
@@ -132,14 +81,32 @@ func newExtractionStages(cfg config.Config, rec *health.Recorder, log *slog.Logg
 	}, nil
 }
 
-func newPipeline(cfg config.Config, st stages, mem ports.MemoryStore, msgs extraction.ContextReader, clk ports.Clock, ids ports.IDs,
-	similar extraction.SimilarMemories, summaries extraction.Summaries, profiles extraction.ProfileSlots,
-) *extraction.Pipeline {
+type pipelineParams struct {
+	fx.In
+	Config   config.Config
+	Stages   stages
+	Memories ports.MemoryStore
+	Messages extraction.ContextReader
+	Clock    ports.Clock
+	IDs      ports.IDs
+	// Similar is the indexer role's (bootstrap/retrieval.go): vector similarity
+	// where this process keeps vectors fresh; without it extraction compares
+	// lexically.
+	Similar extraction.SimilarMemories `optional:"true"`
+	// Summaries are the sessions module's, where sessions are served.
+	Summaries extraction.Summaries `optional:"true"`
+	// Profiles (the profiles module) receives identity slots; without it they
+	// are dropped.
+	Profiles extraction.ProfileSlots `optional:"true"`
+}
+
+func newPipeline(p pipelineParams) *extraction.Pipeline {
+	cfg, st := p.Config, p.Stages
 	m := cfg.Memory
 	return extraction.New(extraction.Deps{
 		Extractor: st.extractor, Refiner: st.refiner, FallbackRefiner: st.fallback,
-		Memories: mem, Messages: msgs, Clock: clk, IDs: ids, Similar: similar,
-		Gate: st.gate, Budget: st.budget, Summaries: summaries, Profiles: profiles,
+		Memories: p.Memories, Messages: p.Messages, Clock: p.Clock, IDs: p.IDs, Similar: p.Similar,
+		Gate: st.gate, Budget: st.budget, Summaries: p.Summaries, Profiles: p.Profiles,
 	}, extraction.Options{
 		Boundaries:          candidate.Boundaries{MinConfidence: m.MinConfidence},
 		MaxWriteItems:       m.MaxWriteItems,
@@ -163,15 +130,26 @@ func workerName() string {
 	return fmt.Sprintf("%s-%d-%d", strings.ReplaceAll(host, " ", "_"), os.Getpid(), time.Now().UnixNano()%1_000_000)
 }
 
-func newRunner(cfg config.Config, queue extraction.Queue, p *extraction.Pipeline, clk ports.Clock, x *metrics.Extraction, log *slog.Logger) *extraction.Runner {
+type runnerParams struct {
+	fx.In
+	Config config.Config
+	// Queue is the message store, marking profiles for a refresh (bootstrap/profiles.go).
+	Queue    extraction.Queue
+	Pipeline *extraction.Pipeline
+	Clock    ports.Clock
+	Metrics  *metrics.Extraction
+	Log      *slog.Logger
+}
+
+func newRunner(p runnerParams) *extraction.Runner {
+	cfg, log := p.Config, p.Log
 	m := cfg.Memory
 	lease := time.Duration(m.ClaimLeaseSec) * time.Second
 	if run := time.Duration(m.ExtractTimeoutSec+m.UpsertTimeoutSec) * time.Second; lease <= run {
 		log.Warn("LONG_TERM_MEMORY_CLAIM_LEASE_SEC is not longer than the extract and upsert timeouts together; a slow run may lose its claim to another worker",
 			"lease", lease, "timeouts", run)
 	}
-	// queue is the message store, marking profiles for a refresh (bootstrap/profiles.go).
-	return extraction.NewRunner(queue, p, clk, extraction.RunnerOptions{
+	return extraction.NewRunner(p.Queue, p.Pipeline, p.Clock, extraction.RunnerOptions{
 		Worker:       workerName(),
 		PollInterval: time.Second,
 		ScanEnabled:  m.ScanEnabled,
@@ -179,7 +157,7 @@ func newRunner(cfg config.Config, queue extraction.Queue, p *extraction.Pipeline
 		Lease:        lease,
 		Concurrency:  m.WorkerConcurrency,
 		Logger:       log,
-		Observer:     oplog.Extraction(log, x), // a line per outcome, then the metrics
+		Observer:     oplog.Extraction(log, p.Metrics), // a line per outcome, then the metrics
 	})
 }
 
@@ -200,7 +178,17 @@ func newJobRunner(p jobRunnerParams) *lifecycle.JobRunner {
 
 // startWorker starts the loops with the app and stops them before the database
 // closes; neither hook blocks beyond fx's timeouts.
-func startWorker(lc fx.Lifecycle, cfg config.Config, r *extraction.Runner, jobs *lifecycle.JobRunner, log *slog.Logger) {
+type workerStart struct {
+	fx.In
+	Lifecycle fx.Lifecycle
+	Config    config.Config
+	Runner    *extraction.Runner
+	Jobs      *lifecycle.JobRunner
+	Log       *slog.Logger
+}
+
+func startWorker(p workerStart) {
+	lc, cfg, r, jobs, log := p.Lifecycle, p.Config, p.Runner, p.Jobs, p.Log
 	if !cfg.Memory.Enabled {
 		// Jobs still run: an erasure must complete whatever extraction does.
 		log.Warn("LONG_TERM_MEMORY_ENABLED is false: messages are stored but not extracted")

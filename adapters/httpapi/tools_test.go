@@ -3,6 +3,7 @@ package httpapi_test
 import (
 	"context"
 	"encoding/json"
+	"engram/bootstrap"
 	"net/http"
 	"reflect"
 	"slices"
@@ -12,7 +13,6 @@ import (
 
 	"github.com/danielgtaylor/huma/v2/humatest"
 
-	"engram/adapters/contextsearch"
 	"engram/adapters/httpapi"
 	lexicalsearch "engram/adapters/lexical"
 	"engram/adapters/memstore"
@@ -49,7 +49,7 @@ func newToolsHarness(t *testing.T) (humatest.TestAPI, *httpapi.Toolbox) {
 // sessions or profiles, its traces in memory.
 func newContextService(clk *fakeclock.Clock, search *retrieval.Service) *contextbuild.Service {
 	traces := memstore.NewTraceStore()
-	return contextbuild.New(contextbuild.Deps{Retriever: contextsearch.Retriever{Search: search}, Analyzer: textanalysis.New(textanalysis.Options{}),
+	return contextbuild.New(contextbuild.Deps{Retriever: bootstrap.ContextRetriever{Search: search}, Analyzer: textanalysis.New(textanalysis.Options{}),
 		Traces: traceStoreWriter{traces}, Reader: traces, Clock: clk, IDs: ulids.New()}, contextbuild.Options{MinScore: 0.12})
 }
 

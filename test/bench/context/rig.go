@@ -2,13 +2,13 @@ package main
 
 import (
 	"context"
+	"engram/bootstrap"
 	"fmt"
 	"strings"
 	"time"
 
 	"github.com/oklog/ulid/v2"
 
-	"engram/adapters/contextsearch"
 	"engram/adapters/lexical"
 	"engram/adapters/lexicon"
 	"engram/adapters/localembed"
@@ -100,7 +100,7 @@ func newRig(ctx context.Context, o rigOptions) (*rig, error) {
 	r.recorder = contextbuild.NewTraceRecorder(sqlstore.NewTraceStore(db), contextbuild.RecorderOptions{})
 	r.background(r.recorder.Run)
 	r.context = contextbuild.New(contextbuild.Deps{
-		Retriever: contextsearch.Retriever{Search: r.search, MessagesMode: contextsearch.MessagesModeFor(o.mode)}, Sessions: r.store,
+		Retriever: bootstrap.ContextRetriever{Search: r.search, MessagesMode: bootstrap.MessagesModeFor(o.mode)}, Sessions: r.store,
 		Profiles: profiles.New(profiles.Deps{Profiles: sqlstore.NewProfileStore(db)}, profiles.Options{}),
 		Analyzer: r.analyzer, Traces: r.recorder, Reader: r.recorder, Clock: r.clock, IDs: r.ids,
 	}, contextbuild.Options{MinScore: 0.12})

@@ -1,8 +1,4 @@
-// Package contextsearch serves the context call's Retriever (app/contextbuild)
-// with the search use case (app/retrieval): one search per source, explained, in
-// the configured mode and min_score. It converts between the two use cases' types
-// and holds no logic of its own beyond the mode of past-message searches.
-package contextsearch
+package bootstrap
 
 import (
 	"context"
@@ -11,8 +7,11 @@ import (
 	"engram/app/retrieval"
 )
 
-// Retriever asks the search use case what the context call asks.
-type Retriever struct {
+// ContextRetriever is the bridge from the context call (app/contextbuild) to the
+// search use case (app/retrieval): one search per source, explained, in the
+// configured mode and min_score. It converts between the two use cases' types and
+// holds no logic of its own beyond the mode of past-message searches.
+type ContextRetriever struct {
 	Search *retrieval.Service
 	// MessagesMode is the mode past messages are searched in; "" for the
 	// configured one. Set it (MessagesModeFor) when the configured mode is
@@ -20,7 +19,7 @@ type Retriever struct {
 	MessagesMode string
 }
 
-var _ contextbuild.Retriever = Retriever{}
+var _ contextbuild.Retriever = ContextRetriever{}
 
 // MessagesModeFor is the mode past messages are searched in under the configured
 // mode: auto instead of full_inject, else the configured one ("").
@@ -32,7 +31,7 @@ func MessagesModeFor(configured string) string {
 }
 
 // Retrieve runs one search and converts its answer.
-func (r Retriever) Retrieve(ctx context.Context, q contextbuild.Query) (contextbuild.Found, error) {
+func (r ContextRetriever) Retrieve(ctx context.Context, q contextbuild.Query) (contextbuild.Found, error) {
 	s := retrieval.Search{Scope: q.Scope, Query: q.Text, Summary: q.Summary, Within: string(q.Within), Limit: q.Limit, Explain: true}
 	if q.Within == contextbuild.WithinMessages {
 		s.Mode = r.MessagesMode

@@ -1,13 +1,11 @@
-package contextsearch_test
+package bootstrap
 
 import (
 	"context"
 	"testing"
 	"time"
 
-	"engram/adapters/contextsearch"
 	"engram/adapters/lexical"
-	"engram/adapters/memstore"
 	"engram/adapters/textanalysis"
 	"engram/adapters/ulids"
 	"engram/app/contextbuild"
@@ -18,20 +16,21 @@ import (
 	"engram/domain/conversation"
 	"engram/domain/memory"
 	"engram/test/fakeclock"
+	"engram/test/teststore"
 )
 
 // Under full_inject (memories only) past messages are still searched (auto), and
 // what the search explains reaches the context call with its reason.
-func TestRetriever_fullInjectStillSearchesMessagesAndExplains(t *testing.T) {
+func TestContextRetriever_fullInjectStillSearchesMessagesAndExplains(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	clk := fakeclock.New(time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC))
 	an := textanalysis.New(textanalysis.Options{})
-	store, lex := memstore.NewMemoryStore(), memstore.NewLexicalIndex()
-	msgs := memstore.NewMessageStore(store)
-	ix := indexing.NewLexicalIndexer(an, lex, lex, store, msgs, clk, indexing.LexicalOptions{MessageLag: -1})
+	stores := teststore.New(t)
+	store, lex, msgs := stores.IndexLexically(an), stores.Lexical, stores.Messages
+	ix := indexing.NewLexicalIndexer(an, lex, stores.Cursors, store, msgs, clk, indexing.LexicalOptions{MessageLag: -1})
 	ids := ulids.New()
-	mem := memories.New(indexing.NewIndexingMemoryStore(store, ix, nil), clk, ids, memory.Policy{})
+	mem := memories.New(store, clk, ids, memory.Policy{})
 	scope := memory.Scope{Tenant: "t", User: "u"}
 	for key, content := range map[string]string{"tea": "Drinks oolong tea", "diet": "Is vegetarian", "city": "Lives in Wuhan"} {
 		if _, err := mem.Save(ctx, memories.Save{Scope: scope, Key: key, Draft: memory.DraftInput{Type: "fact", Content: content}}); err != nil {
@@ -47,7 +46,7 @@ func TestRetriever_fullInjectStillSearchesMessagesAndExplains(t *testing.T) {
 	}
 	search := retrieval.New(retrieval.Deps{Analyzer: an, Lexical: lexical.New(lex, lexical.Options{}), Memories: store, Messages: msgs, Clock: clk},
 		retrieval.Options{DefaultMode: retrieval.ModeFullInject})
-	r := contextsearch.Retriever{Search: search, MessagesMode: contextsearch.MessagesModeFor("full_inject")}
+	r := ContextRetriever{Search: search, MessagesMode: MessagesModeFor("full_inject")}
 
 	found, err := r.Retrieve(ctx, contextbuild.Query{Scope: scope, Text: "oolong tea", Within: contextbuild.WithinMessages, Limit: 5})
 	if err != nil || len(found.Hits) != 1 || found.Hits[0].Message == nil || found.ModeUsed == string(retrieval.ModeFullInject) {
@@ -60,7 +59,7 @@ func TestRetriever_fullInjectStillSearchesMessagesAndExplains(t *testing.T) {
 	if len(found.Dropped) != 1 || found.Dropped[0].Reason != retrieval.DropLimit || found.Dropped[0].Memory == nil {
 		t.Errorf("dropped %+v", found.Dropped)
 	}
-	if got := contextsearch.MessagesModeFor("lexical"); got != "" {
+	if got := MessagesModeFor("lexical"); got != "" {
 		t.Errorf("messages mode under lexical: %q", got)
 	}
 }

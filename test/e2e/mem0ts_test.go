@@ -69,6 +69,7 @@ func runMem0Clients(t *testing.T, postgres bool) {
 	node := mem0Node(t)
 	env := append(backendEnv(t, postgres), "ENGRAM_API_KEYS=acme="+acmeMem0Key)
 	srv := Start(t, env...)
+	stories := map[string]mem0Story{}
 	for _, generation := range []string{"v3", "v2"} {
 		t.Run(generation, func(t *testing.T) {
 			var story mem0Story
@@ -77,10 +78,44 @@ func runMem0Clients(t *testing.T, postgres bool) {
 				t.Error(f)
 			}
 			crossCheckMem0(t, srv, generation, story)
+			stories[generation] = story
 		})
 	}
 	observedByOperation(t, srv)
+	userKeyReachesItsUserOnly(t, srv, env, stories["v3"].HikingID, stories["v2"].HikingID)
 	srv.Stop()
+}
+
+// userKeyReachesItsUserOnly: a key made for v3-alice reads her memory by id,
+// is refused another user's with a 403 in mem0's shape, and lists only hers.
+func userKeyReachesItsUserOnly(t *testing.T, srv *Server, env []string, hers, another string) {
+	t.Helper()
+	key := strings.TrimSpace(cli(t, env, "keys", "create", "--tenant", "acme", "--user", "v3-alice"))
+	token := []string{"Authorization", "Token " + key}
+	if code := srv.Do(http.MethodGet, "/mem0/v1/memories/"+hers+"/", nil, nil, token...); code != http.StatusOK {
+		t.Errorf("her own memory with her key = %d", code)
+	}
+	var refused struct {
+		Detail string `json:"detail"`
+	}
+	if code := srv.Do(http.MethodGet, "/mem0/v1/memories/"+another+"/", nil, &refused, token...); code != http.StatusForbidden ||
+		!strings.Contains(refused.Detail, "does not reach user") {
+		t.Errorf("another user's memory with her key = %d %+v, want 403 saying the key does not reach that user", code, refused)
+	}
+	var page struct {
+		Results []struct {
+			UserID string `json:"user_id"`
+		} `json:"results"`
+	}
+	if code := srv.Do(http.MethodPost, "/mem0/v3/memories/", map[string]any{"filters": map[string]any{"created_at": map[string]any{"gte": "2000-01-01"}}},
+		&page, token...); code != http.StatusOK || len(page.Results) == 0 {
+		t.Fatalf("a listing with her key = %d %+v", code, page)
+	}
+	for _, m := range page.Results {
+		if m.UserID != "v3-alice" {
+			t.Errorf("a listing with her key shows a memory of %q", m.UserID)
+		}
+	}
 }
 
 // observedByOperation: the facade's requests are counted in the HTTP metrics by

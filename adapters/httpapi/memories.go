@@ -56,11 +56,10 @@ type SaveMemoryBody struct {
 	AttributesRequest
 }
 
-func (b SaveMemoryBody) draft() (memory.DraftInput, error) {
+func (b SaveMemoryBody) draft() memory.DraftInput {
 	in := b.SaveMemoryRequest.draft()
-	attrs, err := b.AttributesRequest.input()
-	in.Attributes = attrs
-	return in, err
+	in.Attributes = b.AttributesRequest.input()
+	return in
 }
 
 // PatchMemoryRequest is the body of memory_patch: how the memory is kept.
@@ -71,19 +70,10 @@ type PatchMemoryRequest struct {
 	Metadata   map[string]any `json:"metadata,omitempty" doc:"Replaces the memory's metadata: a JSON object of at most 16 KB; {} clears it."`
 }
 
-// settings is the use case's input; metadata that is not a valid object is the
-// problem that names it.
-func (r PatchMemoryRequest) settings() (memory.Settings, error) {
-	st := memory.Settings{Pinned: r.Pinned, Importance: r.Importance, TTLDays: r.TTLDays}
-	if r.Metadata == nil {
-		return st, nil
-	}
-	md, err := parseMetadataValue(r.Metadata)
-	if err != nil {
-		return st, err
-	}
-	st.Metadata = &md
-	return st, nil
+// patch is the use case's input.
+func (r PatchMemoryRequest) patch(sc memory.Scope, key string) memories.Patch {
+	return memories.Patch{Scope: sc, Key: key, Metadata: metadataJSON(r.Metadata),
+		Settings: memory.Settings{Pinned: r.Pinned, Importance: r.Importance, TTLDays: r.TTLDays}}
 }
 
 type patchInput struct {
@@ -202,11 +192,7 @@ func registerMemoryWrites(api *API, svc Memories, tags []string) {
 		if err != nil {
 			return nil, err
 		}
-		draft, err := in.Body.draft()
-		if err != nil {
-			return nil, problem(ctx, log, err, "body")
-		}
-		res, err := svc.Save(ctx, memories.Save{Scope: sc, Key: in.Key, Draft: draft})
+		res, err := svc.Save(ctx, memories.Save{Scope: sc, Key: in.Key, Draft: in.Body.draft()})
 		if err != nil {
 			return nil, problem(ctx, log, err, "body")
 		}
@@ -229,11 +215,7 @@ func registerMemoryWrites(api *API, svc Memories, tags []string) {
 		if err != nil {
 			return nil, err
 		}
-		settings, err := in.Body.settings()
-		if err != nil {
-			return nil, problem(ctx, log, err, "body")
-		}
-		m, err := svc.Patch(ctx, memories.Patch{Scope: sc, Key: in.Key, Settings: settings})
+		m, err := svc.Patch(ctx, in.Body.patch(sc, in.Key))
 		if err != nil {
 			return nil, problem(ctx, log, err, "body")
 		}

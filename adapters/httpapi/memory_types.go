@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"time"
 
-	"engram/domain/invalid"
 	"engram/domain/memory"
 )
 
@@ -126,28 +125,24 @@ type AttributesRequest struct {
 	Metadata map[string]any `json:"metadata,omitempty" doc:"The client's own JSON object, at most 16 KB once compacted; returned as given (keys sorted)."`
 }
 
-// input is the domain's AttributesInput; metadata is re-encoded so the domain
-// checks the object and its size.
-func (r AttributesRequest) input() (memory.AttributesInput, error) {
-	in := memory.AttributesInput{AgentID: r.AgentID, AppID: r.AppID, RunID: r.RunID}
-	if r.Metadata == nil {
-		return in, nil
-	}
-	raw, err := json.Marshal(r.Metadata)
-	if err != nil {
-		return in, invalid.Field("metadata", "must be a JSON object: %v", err)
-	}
-	in.Metadata = raw
-	return in, nil
+// input is the domain's AttributesInput; the domain checks the ids, the object
+// and its size.
+func (r AttributesRequest) input() memory.AttributesInput {
+	return memory.AttributesInput{AgentID: r.AgentID, AppID: r.AppID, RunID: r.RunID, Metadata: metadataJSON(r.Metadata)}
 }
 
-// parseMetadataValue validates a decoded metadata object as the domain's Metadata.
-func parseMetadataValue(obj map[string]any) (memory.Metadata, error) {
+// metadataJSON re-encodes a decoded metadata object for the domain to validate;
+// nil when absent. An object decoded from JSON always encodes again; if one did
+// not, the text it gets is refused as "not a JSON object".
+func metadataJSON(obj map[string]any) []byte {
+	if obj == nil {
+		return nil
+	}
 	raw, err := json.Marshal(obj)
 	if err != nil {
-		return memory.Metadata{}, invalid.Field("metadata", "must be a JSON object: %v", err)
+		return []byte("?")
 	}
-	return memory.ParseMetadata("metadata", raw)
+	return raw
 }
 
 // AttributesResponse is the attributes as the API answers them; absent ones are

@@ -197,11 +197,7 @@ func fromMessage(m conversation.Message) MessageItem {
 
 func toInput(m PostMessageRequest) (conversation.Input, error) {
 	in := conversation.Input{ConversationID: m.ConversationID, MessageID: m.MessageID, Role: m.Role, Name: m.Name, Content: m.Content}
-	attrs, err := m.AttributesRequest.input()
-	if err != nil {
-		return in, err
-	}
-	in.Attributes = attrs
+	in.Attributes = m.AttributesRequest.input()
 	if m.CreatedAt != nil {
 		if m.CreatedAt.IsZero() {
 			// 0001-01-01T00:00:00Z is Go's zero time, which Input reads as "not given".

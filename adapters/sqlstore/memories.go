@@ -167,7 +167,7 @@ func (s *MemoryStore) List(ctx context.Context, scope memory.Scope, q ports.Memo
 	if q.Contains != "" {
 		pattern := "%" + escapeLike(q.Contains) + "%"
 		sel = sel.WhereGroup(" AND ", func(g *bun.SelectQuery) *bun.SelectQuery {
-			return g.Where(s.containsSQL("m.memory_key"), pattern).WhereOr(s.containsSQL("m.content"), pattern)
+			return g.Where(containsSQL(s.db.dialect, "m.memory_key"), pattern).WhereOr(containsSQL(s.db.dialect, "m.content"), pattern)
 		})
 	}
 	if !q.AfterKey.IsZero() {
@@ -209,8 +209,8 @@ func onlyLive(q *bun.SelectQuery, now time.Time) *bun.SelectQuery {
 // both dialects: SQLite's LIKE folds ASCII only, and PostgreSQL's ILIKE does the
 // same under the C collation whatever the database's locale. Text without case
 // (Chinese) matches as it is.
-func (s *MemoryStore) containsSQL(column string) string {
-	if s.db.dialect == DialectPostgres {
+func containsSQL(dialect Dialect, column string) string {
+	if dialect == DialectPostgres {
 		return column + ` COLLATE "C" ILIKE ? ESCAPE '\'`
 	}
 	return column + ` LIKE ? ESCAPE '\'`

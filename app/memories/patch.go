@@ -14,6 +14,9 @@ type Patch struct {
 	Scope    memory.Scope
 	Key      string
 	Settings memory.Settings
+	// Metadata is raw JSON replacing the memory's metadata (Settings.Metadata):
+	// nil keeps it, {} clears it.
+	Metadata []byte
 }
 
 // Patch fails with ErrNotFound when the key is absent, deleted or expired;
@@ -21,6 +24,9 @@ type Patch struct {
 func (s *Service) Patch(ctx context.Context, cmd Patch) (memory.Memory, error) {
 	key, err := writableKey(cmd.Key)
 	if err != nil {
+		return memory.Memory{}, err
+	}
+	if err := cmd.parseMetadata(); err != nil {
 		return memory.Memory{}, err
 	}
 	if err := cmd.Settings.Validate(); err != nil {
@@ -43,4 +49,17 @@ func (s *Service) Patch(ctx context.Context, cmd Patch) (memory.Memory, error) {
 		return unchanged, nil
 	}
 	return m, err
+}
+
+// parseMetadata validates Metadata into Settings.Metadata.
+func (cmd *Patch) parseMetadata() error {
+	if cmd.Metadata == nil {
+		return nil
+	}
+	md, err := memory.ParseMetadata("metadata", cmd.Metadata)
+	if err != nil {
+		return err
+	}
+	cmd.Settings.Metadata = &md
+	return nil
 }

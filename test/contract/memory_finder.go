@@ -20,6 +20,7 @@ type FinderStore interface {
 // returns an empty store; each case opens its own.
 func RunMemoryFinder(t *testing.T, open func(t *testing.T) FinderStore) {
 	t.Helper()
+	runFinderFilters(t, open)
 
 	t.Run("attributes come back from Get, ByID and the events", func(t *testing.T) {
 		t.Parallel()

@@ -5,6 +5,7 @@ import (
 
 	"engram/adapters/clock"
 	"engram/adapters/metrics"
+	"engram/adapters/sqlstore"
 	"engram/adapters/textanalysis"
 	"engram/adapters/ulids"
 	"engram/app/memories"
@@ -38,8 +39,8 @@ func newMemoriesService(store ports.MemoryStore, clk ports.Clock, ids ports.IDs,
 
 // newMemoryFinder reads memories by id and by filter straight from the SQL store:
 // reads need neither the metrics nor the lexical index around writes.
-func newMemoryFinder(s *storage, clk ports.Clock) *memories.Finder {
-	return memories.NewFinder(s.memories, clk)
+func newMemoryFinder(store *sqlstore.MemoryStore, clk ports.Clock) *memories.Finder {
+	return memories.NewFinder(store, clk)
 }
 
 // memoryPolicy is the lifecycle of memories every write path follows.

@@ -316,8 +316,6 @@ func relationAlternation(m map[string]string) string {
 var (
 	relEN = relationAlternation(relationsEN)
 	relZH = relationAlternation(relationsZH)
-	// relAdjEN may stand between "my" and the relation ("my younger brother").
-	relAdjEN = `(?:(?:little|big|younger|older|elder|eldest|youngest|oldest|baby|twin|only|step|lovely|beautiful|wonderful|late|ex)[ -])?`
 )
 
 // relativeDraft is the memory of a named (or unnamed) relative of the user.

@@ -7,8 +7,10 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"engram/test/fakellm"
+	"engram/test/wait"
 )
 
 // costOf reads one series of engram_llm_cost_*_total from /metrics: 0 when absent.
@@ -78,7 +80,7 @@ func TestLLMCost_summariesAndReportsAreCountedInTheMetrics(t *testing.T) {
 		}
 	}
 	const tenant = `tenant="default"`
-	waitFor(t, "the fold's cost in /metrics", func() bool {
+	wait.Until(t, 20*time.Second, "the fold's cost in /metrics", func() bool {
 		return costOf(t, c, `engram_llm_cost_calls_total{stage="summarise",`+tenant+`}`) >= 1
 	})
 	for series, want := range map[string]float64{

@@ -14,6 +14,7 @@ import (
 	"engram/domain/memory"
 	"engram/ports"
 	"engram/test/fakemilvus"
+	"engram/test/wait"
 )
 
 // The vector store going away mid-run costs no request: searches answer from
@@ -83,15 +84,8 @@ func TestSearch_vectorStoreStoppedMidRunDegradesToLexical(t *testing.T) {
 		t.Skipf("cannot listen on the old address again: %v", err)
 	}
 	t.Cleanup(back.Stop)
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		res := ask()
-		if res.ModeUsed == retrieval.ModeAuto {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("vectors did not come back: last fallback %q", res.FallbackReason)
-		}
-		time.Sleep(200 * time.Millisecond)
+	var res retrieval.Result
+	if !wait.For(30*time.Second, func() bool { res = ask(); return res.ModeUsed == retrieval.ModeAuto }) {
+		t.Fatalf("vectors did not come back: last fallback %q", res.FallbackReason)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"engram/domain/memory"
 	"engram/ports"
 	"engram/test/fakemilvus"
+	"engram/test/wait"
 )
 
 // vectorApp is one engram process with the indexer role on a data directory.
@@ -44,17 +45,17 @@ func startVectorApp(t *testing.T, dir string, env ...string) *vectorApp {
 // interval is an hour: only the in-process signal can wake the indexer).
 func (v *vectorApp) waitSynced(t *testing.T, scope memory.Scope, key string) memory.Memory {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		m, err := v.store.Get(context.Background(), scope, memory.MustParseKey(key))
-		if err == nil && m.Vector().Status == memory.VectorSynced && m.Vector().Model == v.embedder.Model() {
-			return m
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("memory %s not synced with %s: %+v (%v)", key, v.embedder.Model(), m.Vector(), err)
-		}
-		time.Sleep(10 * time.Millisecond)
+	var (
+		m   memory.Memory
+		err error
+	)
+	if !wait.For(10*time.Second, func() bool {
+		m, err = v.store.Get(context.Background(), scope, memory.MustParseKey(key))
+		return err == nil && m.Vector().Status == memory.VectorSynced && m.Vector().Model == v.embedder.Model()
+	}) {
+		t.Fatalf("memory %s not synced with %s: %+v (%v)", key, v.embedder.Model(), m.Vector(), err)
 	}
+	return m
 }
 
 func (v *vectorApp) nearest(t *testing.T, scope memory.Scope, text string) []string {

@@ -15,6 +15,7 @@ import (
 	"engram/bootstrap/config"
 	"engram/domain/memory"
 	"engram/ports"
+	"engram/test/wait"
 )
 
 func freeAddr(t *testing.T) string {
@@ -95,15 +96,11 @@ func TestScheduler_sweepsExpiredMemories(t *testing.T) {
 	}
 	app.RequireStart()
 	defer app.RequireStop()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		events, err := store.History(context.Background(), scope, memory.MustParseKey("trip"))
-		if err == nil && len(events) == 2 && events[1].Op == memory.OpExpire {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no EXPIRE event within 10s: %d events, %v", len(events), err)
-		}
-		time.Sleep(20 * time.Millisecond)
+	var events []memory.Event
+	if !wait.For(10*time.Second, func() bool {
+		events, err = store.History(context.Background(), scope, memory.MustParseKey("trip"))
+		return err == nil && len(events) == 2 && events[1].Op == memory.OpExpire
+	}) {
+		t.Fatalf("no EXPIRE event within 10s: %d events, %v", len(events), err)
 	}
 }

@@ -13,6 +13,7 @@ import (
 
 	"engram/bootstrap/config"
 	"engram/test/testenv"
+	"engram/test/wait"
 )
 
 // sessionReads are what a client reads of alice's session s1: the exchange ids of
@@ -94,7 +95,7 @@ func TestSessions_redisKilledReadsAndContextServeTheOutagesTurns_Redis(t *testin
 	}
 
 	redis.Kill()
-	waitFor(t, "readyz to say redis down", func() bool { return c.redisState() == "down" })
+	wait.Until(t, 20*time.Second, "readyz to say redis down", func() bool { return c.redisState() == "down" })
 	record("during-1", "during-2")
 	outage := []string{"during-1", "during-2"}
 	r := c.readSession()
@@ -103,8 +104,8 @@ func TestSessions_redisKilledReadsAndContextServeTheOutagesTurns_Redis(t *testin
 	}
 
 	redis.Start()
-	waitFor(t, "readyz to say redis up", func() bool { return c.redisState() == "up" })
-	waitFor(t, "the outage's session to move back to redis", func() bool {
+	wait.Until(t, 20*time.Second, "readyz to say redis up", func() bool { return c.redisState() == "up" })
+	wait.Until(t, 20*time.Second, "the outage's session to move back to redis", func() bool {
 		refs, err := stores.sql.SessionRefs(context.Background(), 1)
 		return err == nil && len(refs) == 0
 	})

@@ -22,6 +22,7 @@ import (
 	"engram/bootstrap/config"
 	"engram/ports"
 	"engram/test/testenv"
+	"engram/test/wait"
 )
 
 // sessionClient talks to the API of a test app.
@@ -89,17 +90,6 @@ func (c sessionClient) exchanges() []string {
 		}
 	}
 	return out
-}
-
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("waited 20s for %s", what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
 }
 
 // Redis killed while turns are recorded: no call fails (SQL serves), /readyz says
@@ -172,13 +162,13 @@ func TestSessions_redisKilledMidRunFallsBackToSQLAndRecovers_Redis(t *testing.T)
 			time.Sleep(5 * time.Millisecond)
 		}
 	}()
-	waitFor(t, "some of them to reach redis", func() bool { return inRedis() >= 12 })
+	wait.Until(t, 20*time.Second, "some of them to reach redis", func() bool { return inRedis() >= 12 })
 	redis.Kill()
-	waitFor(t, "readyz to say redis down", func() bool { return c.redisState() == "down" })
+	wait.Until(t, 20*time.Second, "readyz to say redis down", func() bool { return c.redisState() == "down" })
 	if code, body := c.do(http.MethodGet, "/readyz", nil); code != http.StatusOK || !strings.Contains(string(body), `"degraded"`) {
 		t.Errorf("readyz with redis down: %d %s", code, body)
 	}
-	waitFor(t, "ten turns recorded in SQL", func() bool {
+	wait.Until(t, 20*time.Second, "ten turns recorded in SQL", func() bool {
 		refs, _ := stores.sql.SessionRefs(context.Background(), 1)
 		if len(refs) != 1 {
 			return false
@@ -190,8 +180,8 @@ func TestSessions_redisKilledMidRunFallsBackToSQLAndRecovers_Redis(t *testing.T)
 		t.Errorf("listing with redis down: %d", code)
 	}
 	redis.Start()
-	waitFor(t, "readyz to say redis up", func() bool { return c.redisState() == "up" })
-	waitFor(t, "the SQL sessions to move back to redis", func() bool {
+	wait.Until(t, 20*time.Second, "readyz to say redis up", func() bool { return c.redisState() == "up" })
+	wait.Until(t, 20*time.Second, "the SQL sessions to move back to redis", func() bool {
 		refs, _ := stores.sql.SessionRefs(context.Background(), 1)
 		return len(refs) == 0
 	})
@@ -221,7 +211,7 @@ func TestSessions_redisKilledMidRunFallsBackToSQLAndRecovers_Redis(t *testing.T)
 	// Every turn reached the extraction channel once: through the relay from
 	// Redis, or written directly while SQL served.
 	want = append(want, "last")
-	waitFor(t, "the relay to write every turn", func() bool {
+	wait.Until(t, 20*time.Second, "the relay to write every turn", func() bool {
 		n, _ := stores.redis.TurnBacklog(context.Background())
 		return n == 0
 	})
@@ -270,7 +260,7 @@ func TestSessions_withoutRedisLiveInSQL(t *testing.T) {
 		}
 	}
 	// The scheduler's folder was woken by the record that queued the session.
-	waitFor(t, "the fold", func() bool {
+	wait.Until(t, 20*time.Second, "the fold", func() bool {
 		code, body := c.do(http.MethodGet, "/v1/users/alice/sessions/s1", nil)
 		return code == http.StatusOK && strings.Contains(string(body), `"summary_version":1`)
 	})

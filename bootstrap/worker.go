@@ -21,7 +21,7 @@ import (
 	"engram/bootstrap/config"
 	"engram/configs/prompts"
 	"engram/domain/candidate"
-	"engram/domain/conversation"
+	"engram/domain/retry"
 	"engram/ports"
 )
 
@@ -115,7 +115,7 @@ func newPipeline(p pipelineParams) *extraction.Pipeline {
 		ContextMaxChars:     m.ExtractContextMaxChars,
 		ExtractTimeout:      time.Duration(m.ExtractTimeoutSec) * time.Second,
 		UpsertTimeout:       time.Duration(m.UpsertTimeoutSec) * time.Second,
-		Retry:               conversation.RetryPolicy{MaxAttempts: m.MaxAttempts},
+		Retry:               retry.Policy{MaxAttempts: m.MaxAttempts},
 		Policy:              memoryPolicy(cfg),
 		MaxCallsInFlight:    m.WorkerConcurrency,
 	})

@@ -2,7 +2,6 @@ package ports
 
 import (
 	"context"
-	"math"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -53,7 +52,7 @@ type VectorIndex interface {
 }
 
 // Validate checks what every vector index requires of a record before the vector
-// itself (see CheckVector): an id, a scope and a kind, and text fields that are
+// itself (see vector.Check): an id, a scope and a kind, and text fields that are
 // valid UTF-8 without NUL characters. field prefixes the names in the error
 // ("records[3]"); adapters add their own limits on top.
 func (r VectorRecord) Validate(field string) error {
@@ -85,25 +84,4 @@ func (q VectorQuery) Validate() error {
 		return invalid.FieldValue("limit", q.Limit, "must be at least 1, got %d", q.Limit)
 	}
 	return nil
-}
-
-// CheckVector refuses a vector no index can compare: the wrong number of
-// dimensions, NaN or infinite values, or no length (all zeros has no direction).
-// It returns the vector's length for adapters that normalise.
-func CheckVector(field string, v []float32, dim int) (float64, error) {
-	if len(v) != dim {
-		return 0, invalid.FieldValue(field, len(v), "must have %d dimensions, got %d", dim, len(v))
-	}
-	var sum float64
-	for _, x := range v {
-		f := float64(x)
-		if math.IsNaN(f) || math.IsInf(f, 0) {
-			return 0, invalid.Field(field, "must not contain NaN or infinite values")
-		}
-		sum += f * f
-	}
-	if sum == 0 || math.IsInf(sum, 0) {
-		return 0, invalid.Field(field, "must have a non-zero, finite length")
-	}
-	return math.Sqrt(sum), nil
 }

@@ -17,7 +17,7 @@
 //
 //   - Index.Load(records) bulk-loads what the store kept, once at start, and
 //     Index.Snapshot() returns everything the index holds (for export or migration).
-//     EncodeVector/DecodeVector give the byte form of a vector for a BLOB/bytea column.
+//     vector.Encode/vector.Decode (domain/vector) give the byte form of a vector for a BLOB/bytea column.
 //   - Durable wraps an Index with a Store (implemented by the SQL adapter): every
 //     Upsert and Delete is written to the store first and to memory second, and
 //     OpenDurable loads the store's vectors into a fresh index. The indexer keeps

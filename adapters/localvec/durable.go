@@ -10,7 +10,7 @@ import (
 
 // Store keeps the local index's vectors where they survive a restart. The SQL adapter
 // implements it, typically with one table keyed by (tenant, id) holding user, kind,
-// memory_type, conversation_id, at and the vector bytes (EncodeVector). Errors should
+// memory_type, conversation_id, at and the vector bytes (vector.Encode). Errors should
 // wrap ports.ErrUnavailable when the database cannot answer.
 type Store interface {
 	// SaveVectors inserts or replaces the records, keyed by tenant and id.

@@ -145,18 +145,6 @@ func TestLoad_skipsBadRecordsAndLoadsTheRest(t *testing.T) {
 	}
 }
 
-func TestEncodeVector_roundTrips(t *testing.T) {
-	t.Parallel()
-	v := []float32{0, -1.5, 3.25e-7, 42}
-	got, err := localvec.DecodeVector(localvec.EncodeVector(v))
-	if err != nil || fmt.Sprint(got) != fmt.Sprint(v) {
-		t.Fatalf("round trip gave %v, %v", got, err)
-	}
-	if _, err := localvec.DecodeVector([]byte{1, 2, 3}); err == nil {
-		t.Fatal("DecodeVector accepted 3 bytes")
-	}
-}
-
 // TestIndex_concurrentUse is for -race: writers and readers on shared and separate
 // partitions, with background graph builds going on.
 func TestIndex_concurrentUse(t *testing.T) {

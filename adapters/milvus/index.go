@@ -32,6 +32,7 @@ import (
 
 	"engram/domain/invalid"
 	"engram/domain/memory"
+	"engram/domain/vector"
 	"engram/ports"
 )
 
@@ -601,7 +602,7 @@ func checkText(field, value string, maxBytes int) error {
 // checkVector refuses vectors of the wrong dimension and vectors without a direction
 // (zero, NaN or infinite components), which have no cosine similarity.
 func (ix *Index) checkVector(field string, v []float32) error {
-	_, err := ports.CheckVector(field, v, ix.opts.Dimension)
+	_, err := vector.Check(field, v, ix.opts.Dimension)
 	return err
 }
 

@@ -26,6 +26,7 @@ import (
 	"engram/test/contract"
 	"engram/test/fakemilvus"
 	"engram/test/testenv"
+	"engram/test/wait"
 )
 
 func TestVectorIndex_MilvusFake(t *testing.T) {
@@ -490,15 +491,12 @@ func TestSetup_survivesImpatientCallers(t *testing.T) {
 		t.Fatalf("first search: %v, want ErrUnavailable", err)
 	}
 	// The hung load times out after SetupTimeout; the next call sets up again.
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		_, err := ix.Search(ctxFor(t), ports.VectorQuery{Tenant: "t", User: "u", Vector: unit(4, 0), Limit: 3})
-		if err == nil {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("search never recovered: %v", err)
-		}
+	var err error
+	if !wait.For(10*time.Second, func() bool {
+		_, err = ix.Search(ctxFor(t), ports.VectorQuery{Tenant: "t", User: "u", Vector: unit(4, 0), Limit: 3})
+		return err == nil
+	}) {
+		t.Fatalf("search never recovered: %v", err)
 	}
 }
 

@@ -41,6 +41,7 @@ import (
 
 	"engram/domain/invalid"
 	"engram/domain/memory"
+	"engram/domain/vector"
 	"engram/ports"
 )
 
@@ -274,7 +275,7 @@ func (ix *Index) Search(ctx context.Context, q ports.VectorQuery) ([]ports.Vecto
 	if err := q.Validate(); err != nil {
 		return nil, err
 	}
-	if _, err := ports.CheckVector("vector", q.Vector, ix.opts.Dimension); err != nil {
+	if _, err := vector.Check("vector", q.Vector, ix.opts.Dimension); err != nil {
 		return nil, err
 	}
 	exact := ix.opts.ExactThreshold < 0
@@ -433,7 +434,7 @@ func (ix *Index) prepare(records []ports.VectorRecord) ([]ports.VectorRecord, er
 			errs = append(errs, err)
 			continue
 		}
-		if _, err := ports.CheckVector(field+".vector", r.Vector, ix.opts.Dimension); err != nil {
+		if _, err := vector.Check(field+".vector", r.Vector, ix.opts.Dimension); err != nil {
 			errs = append(errs, err)
 			continue
 		}

@@ -11,6 +11,7 @@ import (
 	"engram/adapters/clock"
 	"engram/domain/conversation"
 	"engram/domain/memory"
+	"engram/domain/vector"
 	"engram/ports"
 )
 
@@ -88,7 +89,7 @@ func populate(b *testing.B, db *DB, scope memory.Scope, n int) {
 			b.Fatal(err)
 		}
 		msgs = append(msgs, toMessageRow(msg))
-		embs = append(embs, embeddingRow{ID: msg.Seq, Model: "bench", TextHash: "h", Embedding: EncodeVector(make([]float32, 8))})
+		embs = append(embs, embeddingRow{ID: msg.Seq, Model: "bench", TextHash: "h", Embedding: vector.Encode(make([]float32, 8))})
 		for _, id := range []string{m.ID(), msg.Seq} {
 			docs = append(docs, ports.LexicalDoc{Tenant: scope.Tenant, User: scope.User, Kind: memory.KindMessage, ID: id, At: now, Terms: []string{"green", "tea"}})
 			vecs = append(vecs, ports.VectorRecord{ID: id, Tenant: scope.Tenant, User: scope.User, Kind: memory.KindMessage, At: now, Vector: []float32{1, 0, 0, 0, 0, 0, 0, 0}})

@@ -14,6 +14,7 @@ import (
 
 	"engram/domain/conversation"
 	"engram/domain/memory"
+	"engram/domain/vector"
 	"engram/ports"
 )
 
@@ -54,7 +55,7 @@ func (r *messageVectorRow) toMessageVector() (ports.MessageVector, error) {
 		mv.DirtySince = q
 	}
 	if len(r.Embedding) > 0 {
-		v, err := DecodeVector(r.Embedding)
+		v, err := vector.Decode(r.Embedding)
 		if err != nil {
 			return ports.MessageVector{}, fmt.Errorf("sqlstore: message %s: embedding: %w", r.ID, err)
 		}
@@ -240,7 +241,7 @@ func (s *VectorQueue) FinishMessages(ctx context.Context, worker string, outcome
 		}
 		args[i] = []any{string(o.Status), nullable(o.Error), o.Attempts, s.db.bindTime(o.NextAttempt), syncedAt, o.Seq, worker}
 		if o.Embedding != nil {
-			embedded = append(embedded, []any{o.Seq, o.Model, o.TextHash, EncodeVector(o.Embedding), worker})
+			embedded = append(embedded, []any{o.Seq, o.Model, o.TextHash, vector.Encode(o.Embedding), worker})
 		}
 	}
 	stored := 0
@@ -286,7 +287,7 @@ func (s *VectorQueue) finishMessageVectorsPostgres(ctx context.Context, worker s
 			embIDs = append(embIDs, o.Seq)
 			models = append(models, o.Model)
 			hashes = append(hashes, o.TextHash)
-			embeddings = append(embeddings, hex.EncodeToString(EncodeVector(o.Embedding)))
+			embeddings = append(embeddings, hex.EncodeToString(vector.Encode(o.Embedding)))
 		}
 	}
 	stored := 0

@@ -2,16 +2,15 @@ package sqlstore
 
 import (
 	"context"
-	"encoding/binary"
 	"encoding/hex"
 	"fmt"
-	"math"
 	"time"
 
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect/pgdialect"
 
 	"engram/domain/memory"
+	"engram/domain/vector"
 	"engram/ports"
 )
 
@@ -104,7 +103,7 @@ func (s *LocalVectorStore) toRows(records []ports.VectorRecord) []localVectorRow
 		rows = append(rows, localVectorRow{
 			Model: s.model, Dim: s.dim, TenantID: r.Tenant, ID: r.ID, UserID: r.User,
 			Kind: string(r.Kind), MemoryType: r.MemoryType, ConversationID: r.ConversationID,
-			At: dbTime(r.At), Vector: EncodeVector(r.Vector),
+			At: dbTime(r.At), Vector: vector.Encode(r.Vector),
 		})
 	}
 	return rows
@@ -209,7 +208,7 @@ type localVectorRow struct {
 }
 
 func (r *localVectorRow) toRecord() (ports.VectorRecord, error) {
-	v, err := DecodeVector(r.Vector)
+	v, err := vector.Decode(r.Vector)
 	if err != nil {
 		return ports.VectorRecord{}, fmt.Errorf("sqlstore: load vector %s/%s: %w", r.TenantID, r.ID, err)
 	}
@@ -217,28 +216,6 @@ func (r *localVectorRow) toRecord() (ports.VectorRecord, error) {
 		ID: r.ID, Tenant: r.TenantID, User: r.UserID, Kind: memory.Kind(r.Kind),
 		MemoryType: r.MemoryType, ConversationID: r.ConversationID, At: dbTime(r.At), Vector: v,
 	}, nil
-}
-
-// EncodeVector packs v as little-endian IEEE 754 float32 values, 4 bytes each (the
-// same layout as localvec.EncodeVector).
-func EncodeVector(v []float32) []byte {
-	out := make([]byte, 4*len(v))
-	for i, x := range v {
-		binary.LittleEndian.PutUint32(out[4*i:], math.Float32bits(x))
-	}
-	return out
-}
-
-// DecodeVector unpacks what EncodeVector produced.
-func DecodeVector(b []byte) ([]float32, error) {
-	if len(b)%4 != 0 {
-		return nil, fmt.Errorf("sqlstore: decode vector: %d bytes is not a whole number of float32 values", len(b))
-	}
-	out := make([]float32, len(b)/4)
-	for i := range out {
-		out[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
-	}
-	return out, nil
 }
 
 // DeleteUserVectors removes every vector of the user, of every model and dimension

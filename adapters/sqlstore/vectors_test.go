@@ -119,23 +119,3 @@ func TestLocalVectorStore_loadsOnlyItsModelInPages(t *testing.T) {
 		t.Fatalf("the purge took %d of this model's vectors", int64(len(records))-n)
 	}
 }
-
-func TestVectorCodec_roundTrips(t *testing.T) {
-	t.Parallel()
-	v := []float32{0, -1.5, 3.25e-7, 1e30}
-	got, err := DecodeVector(EncodeVector(v))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := range v {
-		if got[i] != v[i] {
-			t.Fatalf("decoded %v, want %v", got, v)
-		}
-	}
-	if _, err := DecodeVector([]byte{1, 2, 3}); err == nil {
-		t.Fatal("decoding 3 bytes succeeded")
-	}
-	if lv, err := localvec.DecodeVector(EncodeVector(v)); err != nil || lv[1] != v[1] {
-		t.Fatalf("localvec cannot read the encoding: %v %v", lv, err)
-	}
-}

@@ -12,6 +12,7 @@ import (
 	"engram/domain/memory"
 	"engram/domain/promptctx"
 	"engram/ports"
+	"engram/test/wait"
 )
 
 // The PLAN8 call: profile, summary, recent messages, memories, episodes and
@@ -255,7 +256,7 @@ func TestTraces_readYourWritesThenRetention(t *testing.T) {
 		t.Errorf("latest before it is written: %s %v", got.ID, err)
 	}
 	e.runRecorder()
-	waitFor(t, func() bool { return e.recorder.Pending() == 0 })
+	wait.Until(t, 10*time.Second, "every pending trace written", func() bool { return e.recorder.Pending() == 0 })
 	if got, err := e.traces.Trace(ctx, "acme", second.TraceID); err != nil || got.Query != "再见" {
 		t.Errorf("in the store: %+v %v", got, err)
 	}
@@ -308,7 +309,7 @@ func TestTraceRecorder_fullQueueAndPurge(t *testing.T) {
 	runCtx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
 	go func() { defer close(done); rec.Run(runCtx) }()
-	waitFor(t, func() bool { return rec.Pending() == 0 })
+	wait.Until(t, 10*time.Second, "every pending trace written", func() bool { return rec.Pending() == 0 })
 	cancel()
 	<-done
 	if _, err := e.traces.Trace(ctx, "acme", first.ID); !errors.Is(err, ports.ErrNotFound) {
@@ -371,16 +372,5 @@ func TestBuild_budgetAndLimits(t *testing.T) {
 	}
 	if res := e.build(contextbuild.Request{Query: "你好", SessionID: "s1", Include: []string{"memories"}}); res.Profile != "" || len(res.Recent) != 0 {
 		t.Errorf("include memories only: %+v", res)
-	}
-}
-
-func waitFor(t *testing.T, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatal("condition not met within 10s")
-		}
-		time.Sleep(time.Millisecond)
 	}
 }

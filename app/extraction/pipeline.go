@@ -42,6 +42,7 @@ import (
 	"engram/domain/candidate"
 	"engram/domain/conversation"
 	"engram/domain/memory"
+	"engram/domain/retry"
 	"engram/ports"
 )
 
@@ -66,7 +67,7 @@ type Options struct {
 	ContextMessages     int                  // and at most this many of them
 	ExtractTimeout      time.Duration        // extract + refine
 	UpsertTimeout       time.Duration        // the writes
-	Retry               conversation.RetryPolicy
+	Retry               retry.Policy
 	Policy              memory.Policy // default TTL of new memories
 	// MaxCallsInFlight bounds the model calls of all runs at once
 	// (LONG_TERM_MEMORY_WORKER_CONCURRENCY); 0: unbounded.

@@ -14,6 +14,7 @@ import (
 	"engram/domain/candidate"
 	"engram/domain/conversation"
 	"engram/domain/memory"
+	"engram/domain/retry"
 	"engram/ports"
 )
 
@@ -262,7 +263,7 @@ func TestPipeline_failuresBackOffAndStopAtMaxAttempts(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, envOptions{
 		extractor: stubExtractor{err: fmt.Errorf("llm: chat: %w", ports.ErrUnavailable)},
-		opts:      extraction.Options{Retry: conversation.RetryPolicy{MaxAttempts: 3, BaseDelay: time.Minute}},
+		opts:      extraction.Options{Retry: retry.Policy{MaxAttempts: 3, BaseDelay: time.Minute}},
 	})
 	e.post("c1", user("m1", "I am vegetarian."))
 	e.tick()

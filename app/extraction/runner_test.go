@@ -10,10 +10,12 @@ import (
 	"engram/app/extraction"
 	"engram/domain/candidate"
 	"engram/domain/conversation"
+	"engram/domain/retry"
 	"engram/ports"
 	"engram/test/contract"
 	"engram/test/fakeclock"
 	"engram/test/teststore"
+	"engram/test/wait"
 )
 
 // testWorkerCrash: worker A claims a conversation and dies without a word; the
@@ -50,7 +52,7 @@ func testWorkerCrash(t *testing.T, memories ports.MemoryStore, msgs contract.Mes
 		t.Errorf("memories %v", keysOf(live))
 	}
 	// Worker A comes back from the dead and reports: its outcome is not stored.
-	late := claimed[0].Failed("worker a was frozen", b.clock.Now(), conversation.RetryPolicy{})
+	late := claimed[0].Failed("worker a was frozen", b.clock.Now(), retry.Policy{})
 	if n, err := msgs.Finish(context.Background(), "worker-a", []conversation.Message{late}); n != 0 || err != nil {
 		t.Errorf("stale finish stored %d, %v", n, err)
 	}
@@ -148,12 +150,9 @@ func TestRunner_startProcessesNotifiedWorkAndStopsCleanly(t *testing.T) {
 		t.Fatal(err)
 	}
 	r.Notify(m.ProcessAfter)
-	deadline := time.Now().Add(10 * time.Second)
-	for len(log.All()) == 0 && time.Now().Before(deadline) {
-		time.Sleep(5 * time.Millisecond)
-	}
-	if len(log.All()) != 1 {
-		t.Fatal("the notified message was not processed (the poll interval is an hour)")
+	wait.Until(t, 10*time.Second, "the notified message processed (the poll interval is an hour)", func() bool { return len(log.All()) > 0 })
+	if n := len(log.All()); n != 1 {
+		t.Fatalf("%d messages processed, want the one notified", n)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()

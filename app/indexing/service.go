@@ -25,6 +25,7 @@ import (
 
 	"engram/domain/memory"
 	"engram/domain/ranking"
+	"engram/domain/retry"
 	"engram/ports"
 )
 
@@ -33,10 +34,13 @@ const (
 	DefaultBatchSize   = 32
 	DefaultLease       = 5 * time.Minute
 	DefaultCallTimeout = time.Minute
-	DefaultRetryBase   = 5 * time.Second
-	DefaultRetryMax    = 10 * time.Minute
 	maxErrorLen        = 1000
 )
+
+// DefaultRetry is the backoff of failed syncs (5 s doubling, at most 10 min).
+// Syncs are retried for as long as they fail: the backlog metrics show what
+// waits.
+var DefaultRetry = retry.Policy{BaseDelay: 5 * time.Second, MaxDelay: 10 * time.Minute}
 
 // Options shape the indexer.
 type Options struct {
@@ -48,8 +52,8 @@ type Options struct {
 	Lease time.Duration
 	// CallTimeout bounds one embedder or vector index call.
 	CallTimeout time.Duration
-	// Retry is the backoff of failed syncs.
-	Retry RetryPolicy
+	// Retry is the backoff of failed syncs; zero fields take DefaultRetry's.
+	Retry retry.Policy
 	// NeighbourWindow and NeighbourWeight mix a message's neighbours into its
 	// vector; zero values take ranking.DefaultRecipe's (±2 at 0.5). A negative
 	// window turns the mixing off.
@@ -67,6 +71,7 @@ func (o Options) withDefaults() Options {
 	if o.Lease <= 0 {
 		o.Lease = DefaultLease
 	}
+	o.Retry = o.Retry.Or(DefaultRetry)
 	if o.CallTimeout <= 0 {
 		o.CallTimeout = DefaultCallTimeout
 	}
@@ -80,30 +85,6 @@ func (o Options) withDefaults() Options {
 		o.NeighbourWeight = ranking.DefaultRecipe.NeighbourWeight
 	}
 	return o
-}
-
-// RetryPolicy is the exponential backoff of failed syncs. Syncs are retried for
-// as long as they fail: the backlog metrics show what waits.
-type RetryPolicy struct {
-	BaseDelay time.Duration // wait after the first failure; 0: DefaultRetryBase
-	MaxDelay  time.Duration // the wait never exceeds this; 0: DefaultRetryMax
-}
-
-// Delay is the wait after the attempts-th consecutive failure: BaseDelay doubled
-// for each failure before it, at most MaxDelay.
-func (p RetryPolicy) Delay(attempts int) time.Duration {
-	base, ceiling := p.BaseDelay, p.MaxDelay
-	if base <= 0 {
-		base = DefaultRetryBase
-	}
-	if ceiling <= 0 {
-		ceiling = DefaultRetryMax
-	}
-	d := base << min(max(attempts-1, 0), 30)
-	if d <= 0 || d > ceiling {
-		return ceiling
-	}
-	return d
 }
 
 // Observer receives one report per batch (metrics).
@@ -127,6 +108,20 @@ type Report struct {
 	Lags     []time.Duration
 	Stale    int // outcomes not stored: edited or requeued meanwhile
 	Duration time.Duration
+}
+
+// tally counts one item's stored outcome: synced (and how long it waited since
+// dirtySince, when known) or failed.
+func (r *Report) tally(status memory.VectorStatus, dirtySince, now time.Time) {
+	switch status {
+	case memory.VectorSynced:
+		r.Synced++
+		if !dirtySince.IsZero() {
+			r.Lags = append(r.Lags, now.Sub(dirtySince))
+		}
+	case memory.VectorFailed:
+		r.Failed++
+	}
 }
 
 func (r *Report) fail(stage string, n int) {

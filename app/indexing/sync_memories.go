@@ -9,6 +9,7 @@ import (
 	"engram/domain/clip"
 	"engram/domain/invalid"
 	"engram/domain/memory"
+	"engram/domain/retry"
 	"engram/ports"
 )
 
@@ -38,146 +39,171 @@ func (ix *Indexer) SyncMemories(ctx context.Context) (Report, error) {
 	if len(claimed) == 0 {
 		return rep, nil
 	}
-
 	now := ix.clock.Now()
-	model := ix.embedder.Model()
-	outcomes := make([]ports.MemoryVectorOutcome, len(claimed))
-	synced := func(i int, hash string) {
-		m := claimed[i].Memory
-		outcomes[i] = ports.MemoryVectorOutcome{
-			ID: m.ID(), Version: m.Version(),
-			Vector: m.MarkVectorSynced(model, int(m.Version()), hash, now).Vector(),
+	plan := planMemorySync(claimed, ix.embedder.Model(), now)
+	out := &memoryOutcomes{claimed: claimed, model: ix.embedder.Model(), now: now, retry: ix.opts.Retry,
+		list: make([]ports.MemoryVectorOutcome, len(claimed))}
+	for _, i := range plan.unchanged {
+		out.synced(i, plan.hashes[i])
+	}
+	rep.Unchanged = len(plan.unchanged)
+	for tenant, idx := range plan.remove {
+		if ix.deleteMemoryVectors(ctx, tenant, idx, nil, out, &rep) {
+			rep.Removed += len(idx)
 		}
 	}
-	failed := func(i int, reason string) {
-		c := claimed[i]
-		attempts := c.Attempts + 1
-		outcomes[i] = ports.MemoryVectorOutcome{
-			ID: c.Memory.ID(), Version: c.Memory.Version(),
-			Vector:   c.Memory.MarkVectorFailed(clip.Runes(reason, maxErrorLen), now).Vector(),
-			Attempts: attempts, NextAttempt: now.Add(ix.opts.Retry.Delay(attempts)),
-		}
-	}
-
-	var (
-		removals = map[string][]int{} // tenant → claimed indexes
-		embedIdx []int
-		texts    []string
-		hashes   = make([]string, len(claimed))
-	)
-	for i, c := range claimed {
-		m := c.Memory
-		if !m.IsLive(now) {
-			removals[m.Scope().Tenant] = append(removals[m.Scope().Tenant], i)
-			continue
-		}
-		text := m.IndexText()
-		hashes[i] = memory.TextHash(text)
-		if v := m.Vector(); v.TextHash == hashes[i] && v.Model == model {
-			synced(i, hashes[i])
-			rep.Unchanged++
-			continue
-		}
-		embedIdx = append(embedIdx, i)
-		texts = append(texts, text)
-	}
-
-	for tenant, idx := range removals {
-		ids := make([]string, len(idx))
-		for k, i := range idx {
-			ids[k] = claimed[i].Memory.ID()
-		}
-		if err := ix.call(ctx, func(ctx context.Context) error { return ix.index.Delete(ctx, tenant, ids) }); err != nil {
-			for _, i := range idx {
-				failed(i, "delete vector: "+err.Error())
-			}
-			rep.fail("delete", len(idx))
-			continue
-		}
-		for _, i := range idx {
-			synced(i, "")
-		}
-		rep.Removed += len(idx)
-	}
-
-	if len(texts) > 0 {
-		rep.Embedded = len(texts)
-		vectors, err := ix.embed(ctx, texts)
-		if err != nil {
-			for _, i := range embedIdx {
-				failed(i, "embed: "+err.Error())
-			}
-			rep.fail("embed", len(embedIdx))
-		} else {
-			var (
-				records []ports.VectorRecord
-				owners  []int // claimed index of each record
-				blank   = map[string][]int{}
-			)
-			for k, i := range embedIdx {
-				m := claimed[i].Memory
-				if isZero(vectors[k]) {
-					// Nothing the embedder could read: no vector, and none left over.
-					blank[m.Scope().Tenant] = append(blank[m.Scope().Tenant], i)
-					continue
-				}
-				records = append(records, ports.VectorRecord{
-					ID: m.ID(), Tenant: m.Scope().Tenant, User: m.Scope().User,
-					Kind: memory.KindMemory, MemoryType: string(m.Type()),
-					At: m.UpdatedAt(), Vector: vectors[k],
-				})
-				owners = append(owners, i)
-			}
-			for tenant, idx := range blank {
-				ids := make([]string, len(idx))
-				for k, i := range idx {
-					ids[k] = claimed[i].Memory.ID()
-				}
-				if err := ix.call(ctx, func(ctx context.Context) error { return ix.index.Delete(ctx, tenant, ids) }); err != nil {
-					for _, i := range idx {
-						failed(i, "delete vector: "+err.Error())
-					}
-					rep.fail("delete", len(idx))
-					continue
-				}
-				for _, i := range idx {
-					synced(i, hashes[i])
-				}
-			}
-			for k, err := range ix.upsertEach(ctx, records) {
-				if err != nil {
-					failed(owners[k], "upsert vector: "+err.Error())
-					rep.fail("upsert", 1)
-					continue
-				}
-				synced(owners[k], hashes[owners[k]])
-				rep.Upserted++
-			}
-		}
-	}
-
+	ix.embedMemories(ctx, plan, out, &rep)
 	if err := ctx.Err(); err != nil {
 		return rep, ix.release(ctx, err)
 	}
-	stored, err := ix.store.FinishMemories(context.WithoutCancel(ctx), ix.opts.Worker, outcomes)
+	stored, err := ix.store.FinishMemories(context.WithoutCancel(ctx), ix.opts.Worker, out.list)
 	if err != nil {
 		return rep, fmt.Errorf("store memory vector outcomes: %w", err)
 	}
-	for i, o := range outcomes {
-		switch o.Vector.Status {
-		case memory.VectorSynced:
-			rep.Synced++
-			if !claimed[i].DirtySince.IsZero() {
-				rep.Lags = append(rep.Lags, now.Sub(claimed[i].DirtySince))
-			}
-		case memory.VectorFailed:
-			rep.Failed++
-		}
+	for i, o := range out.list {
+		rep.tally(o.Vector.Status, claimed[i].DirtySince, now)
 	}
-	rep.Stale = len(outcomes) - stored
+	rep.Stale = len(out.list) - stored
 	rep.Duration = time.Since(start)
 	ix.observe(rep)
 	return rep, nil
+}
+
+// memorySync is what a batch of claimed memories needs, decided from the rows
+// alone (planMemorySync); indexes are into the claimed list.
+type memorySync struct {
+	unchanged []int            // the index holds this text of this model: synced as they are
+	remove    map[string][]int // by tenant: not live (inactive, expired, noise), their vectors deleted
+	embed     []int            // to embed, in order
+	texts     []string         // the index text of each of embed
+	hashes    []string         // the hash of each claimed memory's index text; "" for those removed
+}
+
+// planMemorySync sorts the claimed memories into those whose vector goes, those
+// the index already holds as they are, and those to embed.
+func planMemorySync(claimed []ports.ClaimedMemory, model string, now time.Time) memorySync {
+	plan := memorySync{remove: map[string][]int{}, hashes: make([]string, len(claimed))}
+	for i, c := range claimed {
+		m := c.Memory
+		if !m.IsLive(now) {
+			plan.remove[m.Scope().Tenant] = append(plan.remove[m.Scope().Tenant], i)
+			continue
+		}
+		text := m.IndexText()
+		plan.hashes[i] = memory.TextHash(text)
+		if v := m.Vector(); v.TextHash == plan.hashes[i] && v.Model == model {
+			plan.unchanged = append(plan.unchanged, i)
+			continue
+		}
+		plan.embed = append(plan.embed, i)
+		plan.texts = append(plan.texts, text)
+	}
+	return plan
+}
+
+// memoryRecords turns what the embedder returned for plan.embed into the records
+// to upsert (owners: the claimed index of each) and, by tenant, the memories it
+// found nothing to read in: they get no vector, and none may be left over.
+func memoryRecords(claimed []ports.ClaimedMemory, embed []int, vectors [][]float32) (records []ports.VectorRecord, owners []int, blank map[string][]int) {
+	blank = map[string][]int{}
+	for k, i := range embed {
+		m := claimed[i].Memory
+		if isZero(vectors[k]) {
+			blank[m.Scope().Tenant] = append(blank[m.Scope().Tenant], i)
+			continue
+		}
+		records = append(records, ports.VectorRecord{
+			ID: m.ID(), Tenant: m.Scope().Tenant, User: m.Scope().User,
+			Kind: memory.KindMemory, MemoryType: string(m.Type()),
+			At: m.UpdatedAt(), Vector: vectors[k],
+		})
+		owners = append(owners, i)
+	}
+	return records, owners, blank
+}
+
+// memoryOutcomes collects the outcome of each claimed memory.
+type memoryOutcomes struct {
+	claimed []ports.ClaimedMemory
+	model   string
+	now     time.Time
+	retry   retry.Policy
+	list    []ports.MemoryVectorOutcome
+}
+
+// synced records a sync of the claimed version with the hash of the text the
+// index holds ("" when it holds no vector).
+func (o *memoryOutcomes) synced(i int, hash string) {
+	m := o.claimed[i].Memory
+	o.list[i] = ports.MemoryVectorOutcome{
+		ID: m.ID(), Version: m.Version(),
+		Vector: m.MarkVectorSynced(o.model, int(m.Version()), hash, o.now).Vector(),
+	}
+}
+
+// failed records a failed sync and when it is tried again.
+func (o *memoryOutcomes) failed(i int, reason string) {
+	c := o.claimed[i]
+	attempts := c.Attempts + 1
+	o.list[i] = ports.MemoryVectorOutcome{
+		ID: c.Memory.ID(), Version: c.Memory.Version(),
+		Vector:   c.Memory.MarkVectorFailed(clip.Runes(reason, maxErrorLen), o.now).Vector(),
+		Attempts: attempts, NextAttempt: o.now.Add(o.retry.Delay(attempts)),
+	}
+}
+
+// deleteMemoryVectors deletes the vectors of one tenant's claimed memories idx
+// and records them synced (with hashes[i], or no hash when hashes is nil), or
+// failed; it reports whether the delete went through.
+func (ix *Indexer) deleteMemoryVectors(ctx context.Context, tenant string, idx []int, hashes []string, out *memoryOutcomes, rep *Report) bool {
+	ids := make([]string, len(idx))
+	for k, i := range idx {
+		ids[k] = out.claimed[i].Memory.ID()
+	}
+	if err := ix.call(ctx, func(ctx context.Context) error { return ix.index.Delete(ctx, tenant, ids) }); err != nil {
+		for _, i := range idx {
+			out.failed(i, "delete vector: "+err.Error())
+		}
+		rep.fail("delete", len(idx))
+		return false
+	}
+	for _, i := range idx {
+		hash := ""
+		if hashes != nil {
+			hash = hashes[i]
+		}
+		out.synced(i, hash)
+	}
+	return true
+}
+
+// embedMemories embeds the planned texts in one call and upserts their vectors.
+func (ix *Indexer) embedMemories(ctx context.Context, plan memorySync, out *memoryOutcomes, rep *Report) {
+	if len(plan.texts) == 0 {
+		return
+	}
+	rep.Embedded = len(plan.texts)
+	vectors, err := ix.embed(ctx, plan.texts)
+	if err != nil {
+		for _, i := range plan.embed {
+			out.failed(i, "embed: "+err.Error())
+		}
+		rep.fail("embed", len(plan.embed))
+		return
+	}
+	records, owners, blank := memoryRecords(out.claimed, plan.embed, vectors)
+	for tenant, idx := range blank {
+		ix.deleteMemoryVectors(ctx, tenant, idx, plan.hashes, out, rep)
+	}
+	for k, err := range ix.upsertEach(ctx, records) {
+		if err != nil {
+			out.failed(owners[k], "upsert vector: "+err.Error())
+			rep.fail("upsert", 1)
+			continue
+		}
+		out.synced(owners[k], plan.hashes[owners[k]])
+		rep.Upserted++
+	}
 }
 
 // embed calls the embedder with the call timeout and checks what comes back.

@@ -215,18 +215,18 @@ func TestSyncMemories_embedderFailureMarksFailedBacksOffAndRecovers(t *testing.T
 	}
 
 	// Still down at the first retry: the wait doubles.
-	w.clock.Advance(indexing.RetryPolicy{}.Delay(1))
+	w.clock.Advance(indexing.DefaultRetry.Delay(1))
 	w.drain()
 	if w.embedder.calls != calls+1 {
 		t.Fatalf("%d calls after the backoff, want %d", w.embedder.calls, calls+1)
 	}
-	w.clock.Advance(indexing.RetryPolicy{}.Delay(1))
+	w.clock.Advance(indexing.DefaultRetry.Delay(1))
 	if tot := w.drain(); tot.Memories.Claimed != 0 {
 		t.Fatal("the second wait did not double")
 	}
 
 	w.embedder.setFail(nil)
-	w.clock.Advance(indexing.RetryPolicy{}.Delay(2))
+	w.clock.Advance(indexing.DefaultRetry.Delay(2))
 	w.drain()
 	if got := w.get("drink").Vector(); got.Status != memory.VectorSynced || got.Error != "" {
 		t.Fatalf("state %+v after recovery, want SYNCED without error", got)

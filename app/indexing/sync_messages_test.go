@@ -135,7 +135,7 @@ func TestSyncMessages_embedderFailureKeepsThemForLater(t *testing.T) {
 		t.Fatalf("backlog %+v", bl)
 	}
 	w.embedder.setFail(nil)
-	w.clock.Advance(indexing.RetryPolicy{}.Delay(1))
+	w.clock.Advance(indexing.DefaultRetry.Delay(1))
 	w.drain()
 	w.wantContext(msgs)
 }
@@ -148,7 +148,7 @@ func TestSyncMessages_upsertFailureKeepsTheEmbeddings(t *testing.T) {
 	w.drain()
 	embedded := len(w.embedder.Texts())
 	w.index.setDown(false)
-	w.clock.Advance(indexing.RetryPolicy{}.Delay(1))
+	w.clock.Advance(indexing.DefaultRetry.Delay(1))
 	w.drain()
 	if len(w.embedder.Texts()) != embedded {
 		t.Fatal("the retry embedded again although the embeddings were stored")

@@ -4,11 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
-	"slices"
-	"strings"
 
-	"engram/domain/candidate"
 	"engram/domain/memory"
 	"engram/ports"
 )
@@ -41,91 +37,30 @@ func (s *Service) Consolidate(ctx context.Context, scope memory.Scope) (map[stri
 		return counts, err
 	}
 	counts[CountScanned] = len(all)
-	now := s.clock.Now()
-	var live []memory.Memory
-	for _, m := range all {
-		switch {
-		case m.Active() && m.IsExpired(now):
-			if err := s.deactivate(ctx, scope, m.Key(), memory.OpExpire); err != nil {
-				return counts, err
-			}
-			counts[CountExpired]++
-		case m.IsLive(now):
-			live = append(live, m)
-		}
-	}
+	var noisy []memory.Memory
 	if s.noise != nil {
-		noisy, err := s.noise.NoiseMemories(ctx, scope)
-		if err != nil {
+		if noisy, err = s.noise.NoiseMemories(ctx, scope); err != nil {
 			return counts, fmt.Errorf("find noise memories: %w", err)
 		}
-		for _, m := range noisy {
-			if !m.Active() {
-				continue
-			}
-			if err := s.deactivate(ctx, scope, m.Key(), memory.OpDelete); err != nil {
-				return counts, err
-			}
-			counts[CountNoiseDeleted]++
-		}
 	}
-
-	folded := map[memory.Key]bool{}
-	for _, group := range keyVariants(live) {
-		survivor := group[0]
-		newest := group[0]
-		for _, m := range group[1:] {
-			if m.UpdatedAt().After(newest.UpdatedAt()) {
-				newest = m
-			}
+	plan := planConsolidation(all, noisy, s.clock.Now(), s.opts.MergeSimilarity)
+	for _, key := range plan.expire {
+		if err := s.deactivate(ctx, scope, key, memory.OpExpire); err != nil {
+			return counts, err
 		}
-		for _, m := range group[1:] {
-			if err := s.fold(ctx, scope, survivor.Key(), m, newest); err != nil {
-				return counts, err
-			}
-			folded[m.Key()] = true
-			counts[CountKeysNormalised]++
-		}
+		counts[CountExpired]++
 	}
-
-	remaining := make([]memory.Memory, 0, len(live))
-	for _, m := range live {
-		if !folded[m.Key()] {
-			remaining = append(remaining, m)
+	for _, key := range plan.noise {
+		if err := s.deactivate(ctx, scope, key, memory.OpDelete); err != nil {
+			return counts, err
 		}
+		counts[CountNoiseDeleted]++
 	}
-	// The more important, then more recently changed, memory survives.
-	slices.SortStableFunc(remaining, func(a, b memory.Memory) int {
-		if a.Importance() != b.Importance() {
-			return b.Importance() - a.Importance()
+	for _, f := range plan.folds {
+		if err := s.fold(ctx, scope, f); err != nil {
+			return counts, err
 		}
-		if c := b.UpdatedAt().Compare(a.UpdatedAt()); c != 0 {
-			return c
-		}
-		return strings.Compare(a.Key().String(), b.Key().String())
-	})
-	terms := make([]map[string]bool, len(remaining))
-	for i, m := range remaining {
-		terms[i] = candidate.Terms(m.Content())
-	}
-	for i, survivor := range remaining {
-		if folded[survivor.Key()] {
-			continue
-		}
-		for j := i + 1; j < len(remaining); j++ {
-			other := remaining[j]
-			if folded[other.Key()] {
-				continue
-			}
-			if !candidate.SameContent(survivor.Content(), other.Content()) && cosine(terms[i], terms[j]) < s.opts.MergeSimilarity {
-				continue
-			}
-			if err := s.fold(ctx, scope, survivor.Key(), other, memory.Memory{}); err != nil {
-				return counts, err
-			}
-			folded[other.Key()] = true
-			counts[CountMerged]++
-		}
+		counts[f.count]++
 	}
 	return counts, nil
 }
@@ -166,78 +101,29 @@ func (s *Service) deactivate(ctx context.Context, scope memory.Scope, key memory
 	return err
 }
 
-// fold deletes the copy and records a MERGE on the survivor, which keeps the higher
-// importance and confidence; when content is set (a key variant that was said
-// later), the survivor takes that memory's type and content.
-func (s *Service) fold(ctx context.Context, scope memory.Scope, survivor memory.Key, copyOf memory.Memory, content memory.Memory) error {
-	if err := s.deactivate(ctx, scope, copyOf.Key(), memory.OpDelete); err != nil {
+// fold ends the copy (DELETE) and records the merge on the survivor (MERGE,
+// memory.Fold). A copy no longer live has nothing to fold.
+func (s *Service) fold(ctx context.Context, scope memory.Scope, f fold) error {
+	gone, err := s.memories.Update(ctx, scope, f.copyOf, func(cur *memory.Memory) (memory.Change, error) {
+		if c, ok := memory.FoldOut(cur, consolidationSource, s.ids.New, s.clock.Now()); ok {
+			return c, nil
+		}
+		return memory.Change{}, ports.ErrNoChange
+	})
+	if errors.Is(err, ports.ErrNoChange) {
+		return nil
+	}
+	if err != nil {
 		return err
 	}
-	_, err := s.memories.Update(ctx, scope, survivor, func(cur *memory.Memory) (memory.Change, error) {
-		now := s.clock.Now()
-		if cur == nil || !cur.IsLive(now) {
-			return memory.Change{}, ports.ErrNoChange
+	_, err = s.memories.Update(ctx, scope, f.survivor, func(cur *memory.Memory) (memory.Change, error) {
+		if c, ok := memory.Fold(cur, gone, f.says, consolidationSource, s.ids.New, s.clock.Now()); ok {
+			return c, nil
 		}
-		target := memory.Merged(cur.State(), copyOf.State(), now)
-		if !content.Key().IsZero() && content.Key() != cur.Key() {
-			target.Type, target.Content = content.Type(), content.Content()
-		}
-		next := cur.RevertTo(target, consolidationSource, now)
-		return memory.Change{Memory: next, Event: memory.NewEvent(s.ids.New(), memory.OpMerge, cur, next)}, nil
+		return memory.Change{}, ports.ErrNoChange
 	})
 	if errors.Is(err, ports.ErrNoChange) {
 		return nil
 	}
 	return err
-}
-
-// keyVariants groups live memories whose keys are the same once '-', '_' and '.'
-// are read alike. The first of each group is the key to keep: the one written in
-// the scheme's '.' form if any, else the shortest, then the smallest.
-func keyVariants(live []memory.Memory) [][]memory.Memory {
-	groups := map[string][]memory.Memory{}
-	var order []string
-	for _, m := range live {
-		u := strings.NewReplacer("-", ".", "_", ".").Replace(m.Key().String())
-		if _, seen := groups[u]; !seen {
-			order = append(order, u)
-		}
-		groups[u] = append(groups[u], m)
-	}
-	var out [][]memory.Memory
-	for _, u := range order {
-		g := groups[u]
-		if len(g) < 2 {
-			continue
-		}
-		slices.SortStableFunc(g, func(a, b memory.Memory) int {
-			ka, kb := a.Key().String(), b.Key().String()
-			if sa, sb := strings.Count(ka, "."), strings.Count(kb, "."); sa != sb {
-				return sb - sa
-			}
-			if len(ka) != len(kb) {
-				return len(ka) - len(kb)
-			}
-			return strings.Compare(ka, kb)
-		})
-		out = append(out, g)
-	}
-	return out
-}
-
-// cosine is candidate.Similarity on precomputed term sets.
-func cosine(a, b map[string]bool) float64 {
-	if len(a) == 0 || len(b) == 0 {
-		return 0
-	}
-	if len(a) > len(b) {
-		a, b = b, a
-	}
-	common := 0
-	for t := range a {
-		if b[t] {
-			common++
-		}
-	}
-	return float64(common) / math.Sqrt(float64(len(a))*float64(len(b)))
 }

@@ -33,41 +33,20 @@ func (s *Service) Save(ctx context.Context, cmd Save) (SaveResult, error) {
 	if err != nil {
 		return SaveResult{}, err
 	}
+	in := memory.Intent{Scope: cmd.Scope, Key: key, Draft: draft,
+		Restates: func(live memory.Memory) bool { return saysTheSame(live, draft, s.policy) }}
 	var (
-		created   bool
+		created   bool // the key was new to the user: the write is an ADD
 		unchanged memory.Memory
 	)
 	saved, err := s.store.Update(ctx, cmd.Scope, key, func(current *memory.Memory) (memory.Change, error) {
-		now := s.clock.Now()
-		created = false // fn may run again when the store retries a transaction
-		if current == nil {
-			m, err := memory.New(s.ids.New(), cmd.Scope, key, draft, s.policy, now)
-			if err != nil {
-				return memory.Change{}, err
-			}
-			created = true
-			return memory.Change{Memory: m, Event: memory.NewEvent(s.ids.New(), memory.OpAdd, nil, m)}, nil
+		c, ok, err := memory.Write(current, in, s.policy, s.ids.New, s.clock.Now())
+		created = ok && c.Event.Op == memory.OpAdd // fn may run again when the store retries a transaction
+		if err == nil && !ok {
+			unchanged = *current
+			return c, ports.ErrNoChange
 		}
-		wasLive := current.IsLive(now)
-		if wasLive && saysTheSame(*current, draft, s.policy) {
-			// Saying it again restarts its expiry, and changes nothing else.
-			next, renewed := current.Renewed(toolSource, now)
-			if !renewed {
-				unchanged = *current
-				return memory.Change{}, ports.ErrNoChange
-			}
-			return memory.Change{Memory: next, Event: memory.NewEvent(s.ids.New(), memory.OpUpdate, current, next)}, nil
-		}
-		next, err := current.Replace(draft, s.policy, now)
-		if err != nil {
-			return memory.Change{}, err
-		}
-		op := memory.OpUpdate
-		if !wasLive {
-			// A deleted or expired memory written again is new to the user.
-			op, created = memory.OpAdd, true
-		}
-		return memory.Change{Memory: next, Event: memory.NewEvent(s.ids.New(), op, current, next)}, nil
+		return c, err
 	})
 	if errors.Is(err, ports.ErrNoChange) {
 		return SaveResult{Memory: unchanged}, nil

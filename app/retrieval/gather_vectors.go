@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"engram/domain/memory"
+	"engram/domain/vector"
 	"engram/ports"
 )
 
@@ -35,7 +36,7 @@ func (s *Service) vectorSide(ctx context.Context, p plan) vectorOutcome {
 	if len(vecs) != 1 {
 		return vectorOutcome{reason: FallbackVectorError}
 	}
-	if _, err := ports.CheckVector("vector", vecs[0], len(vecs[0])); err != nil {
+	if _, err := vector.Check("vector", vecs[0], len(vecs[0])); err != nil {
 		// No length (or no usable values): the embedder found nothing to embed.
 		return vectorOutcome{reason: FallbackNoEmbeddableText}
 	}

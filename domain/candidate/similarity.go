@@ -15,10 +15,12 @@ import (
 // jazz" and "I like jazz" are identical, and a negation ("doesn't like") is too: the
 // refiner then reuses the key, which is what a changed mind should do.
 func Similarity(a, b string) float64 {
-	return setCosine(Terms(a), Terms(b))
+	return TermSimilarity(Terms(a), Terms(b))
 }
 
-func setCosine(a, b map[string]bool) float64 {
+// TermSimilarity is Similarity on term sets already taken (Terms), for callers
+// that compare each text with many others.
+func TermSimilarity(a, b map[string]bool) float64 {
 	if len(a) == 0 || len(b) == 0 {
 		return 0
 	}

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"engram/domain/conversation"
+	"engram/domain/retry"
 )
 
 func TestBatchingDue_theFirstBoundReachedDecides(t *testing.T) {
@@ -47,7 +48,7 @@ func TestDeferred_waitsWithoutUsingAnAttempt(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m = m.Failed("llm: down", now, conversation.RetryPolicy{}) // one attempt used
+	m = m.Failed("llm: down", now, retry.Policy{}) // one attempt used
 	until := now.Add(40 * time.Second)
 	got := m.Deferred(until, "waiting: over budget")
 	if got.Status != conversation.StatusPending || got.Attempts != 1 || !got.ProcessAfter.Equal(until) ||

@@ -14,6 +14,7 @@ import (
 	"engram/domain/clip"
 	"engram/domain/invalid"
 	"engram/domain/memory"
+	"engram/domain/retry"
 )
 
 // Limits on what a client may post.
@@ -201,16 +202,17 @@ func (m Message) ProcessedExcept(reason string, now time.Time) Message {
 }
 
 // Failed records a failed attempt. The message is retried after the policy's
-// backoff, unless it has used up its attempts: then it stays FAILED for good (no
+// backoff (zero fields of p take DefaultRetry's), unless it has used up its attempts: then it stays FAILED for good (no
 // ProcessAfter) and only an operator brings it back.
-func (m Message) Failed(reason string, now time.Time, p RetryPolicy) Message {
+func (m Message) Failed(reason string, now time.Time, p retry.Policy) Message {
+	p = p.Or(DefaultRetry)
 	m.Status = StatusFailed
 	m.SkipReason = ""
 	m.Attempts++
 	m.Error = clip.Runes(strings.TrimSpace(reason), MaxErrorLen)
 	m.ProcessedAt = now.UTC()
 	m.ProcessAfter = time.Time{}
-	if m.Attempts < p.maxAttempts() {
+	if p.Retries(m.Attempts) {
 		m.ProcessAfter = now.UTC().Add(p.Delay(m.Attempts))
 	}
 	return m
@@ -219,43 +221,9 @@ func (m Message) Failed(reason string, now time.Time, p RetryPolicy) Message {
 // WillRetry reports whether a FAILED message will be tried again.
 func (m Message) WillRetry() bool { return m.Status == StatusFailed && !m.ProcessAfter.IsZero() }
 
-// RetryPolicy is the exponential backoff of failed extractions.
-type RetryPolicy struct {
-	MaxAttempts int           // attempts in all, the first included; 0: DefaultMaxAttempts
-	BaseDelay   time.Duration // wait after the first failure; 0: DefaultBaseDelay
-	MaxDelay    time.Duration // the wait never exceeds this; 0: DefaultMaxDelay
-}
-
-// Defaults of RetryPolicy (LONG_TERM_MEMORY_MAX_ATTEMPTS is 5 in configs/engram.yaml).
-const (
-	DefaultMaxAttempts = 5
-	DefaultBaseDelay   = 30 * time.Second
-	DefaultMaxDelay    = time.Hour
-)
-
-func (p RetryPolicy) maxAttempts() int {
-	if p.MaxAttempts <= 0 {
-		return DefaultMaxAttempts
-	}
-	return p.MaxAttempts
-}
-
-// Delay is the wait after the attempts-th failure: BaseDelay doubled for each
-// failure before it, at most MaxDelay (30 s, 1 min, 2 min, 4 min … by default).
-func (p RetryPolicy) Delay(attempts int) time.Duration {
-	base, ceiling := p.BaseDelay, p.MaxDelay
-	if base <= 0 {
-		base = DefaultBaseDelay
-	}
-	if ceiling <= 0 {
-		ceiling = DefaultMaxDelay
-	}
-	d := base << min(max(attempts-1, 0), 30)
-	if d <= 0 || d > ceiling {
-		return ceiling
-	}
-	return d
-}
+// DefaultRetry is the backoff of failed extractions (30 s, 1 min, 2 min, 4 min …,
+// at most an hour; LONG_TERM_MEMORY_MAX_ATTEMPTS is 5 in configs/engram.yaml).
+var DefaultRetry = retry.Policy{MaxAttempts: 5, BaseDelay: 30 * time.Second, MaxDelay: time.Hour}
 
 // Bounds of the time a message was said: a client's clock may run a little ahead,
 // never a day; nothing was said to engram before the Unix epoch (year 1 and 2999

@@ -9,6 +9,7 @@ import (
 	"engram/domain/conversation"
 	"engram/domain/invalid"
 	"engram/domain/memory"
+	"engram/domain/retry"
 )
 
 var (
@@ -76,7 +77,7 @@ func TestSameAs_ignoresTimesButNotContent(t *testing.T) {
 
 func TestFailed_backsOffExponentiallyThenGivesUp(t *testing.T) {
 	t.Parallel()
-	p := conversation.RetryPolicy{MaxAttempts: 4, BaseDelay: 30 * time.Second, MaxDelay: 90 * time.Second}
+	p := retry.Policy{MaxAttempts: 4, BaseDelay: 30 * time.Second, MaxDelay: 90 * time.Second}
 	m, _ := conversation.New(scope, conversation.Input{ConversationID: "c", Role: "user", Content: "x y"}, "01S", now, 0)
 	var waits []time.Duration
 	for range 4 {
@@ -99,7 +100,7 @@ func TestFailed_backsOffExponentiallyThenGivesUp(t *testing.T) {
 
 func TestFailed_clipsLongErrors(t *testing.T) {
 	t.Parallel()
-	m := conversation.Message{}.Failed(strings.Repeat("é", 5000), now, conversation.RetryPolicy{})
+	m := conversation.Message{}.Failed(strings.Repeat("é", 5000), now, retry.Policy{})
 	if n := len([]rune(m.Error)); n != conversation.MaxErrorLen {
 		t.Errorf("error kept %d characters", n)
 	}

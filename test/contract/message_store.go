@@ -12,6 +12,7 @@ import (
 	"engram/app/extraction"
 	"engram/domain/conversation"
 	"engram/domain/memory"
+	"engram/domain/retry"
 	"engram/ports"
 )
 
@@ -357,7 +358,7 @@ func RunMessageStore(t *testing.T, open func(t *testing.T) (MessageStore, ports.
 		if n, err := store.Finish(ctx, "live", []conversation.Message{live[0].Processed(later)}); err != nil || n != 1 {
 			t.Fatalf("live finish = %d, %v", n, err)
 		}
-		stale := dead[0].Failed("too slow", later, conversation.RetryPolicy{})
+		stale := dead[0].Failed("too slow", later, retry.Policy{})
 		if n, err := store.Finish(ctx, "dead", []conversation.Message{stale}); err != nil || n != 0 {
 			t.Errorf("stale finish = %d, %v; want 0 stored", n, err)
 		}
@@ -376,7 +377,7 @@ func RunMessageStore(t *testing.T, open func(t *testing.T) (MessageStore, ports.
 		msgIngestFor(t, ctx, store, other, msgMustFor(t, other, msgUser("c2", "final", "I like tea."), memNow, debounce))
 		at := memNow.Add(debounce)
 		claimed := msgClaim(t, ctx, store, ports.Claim{Worker: "w", Now: at, Lease: time.Minute, MaxConversations: 10})
-		policy := conversation.RetryPolicy{MaxAttempts: 2, BaseDelay: time.Minute}
+		policy := retry.Policy{MaxAttempts: 2, BaseDelay: time.Minute}
 		var out []conversation.Message
 		for _, m := range claimed {
 			f := m.Failed("llm: unavailable", at, policy)

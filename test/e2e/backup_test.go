@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"engram/test/testenv"
+	"engram/test/wait"
 )
 
 // TestBackup_roundTripWhileServing: a backup taken while the server runs holds
@@ -130,7 +131,7 @@ func runBackupRoundTrip(t *testing.T, env []string, redis bool) {
 
 	srv := Start(t, env...)
 	write(srv, "pet", "Has a golden retriever called Biscuit", "m1", "My sister plays the bassoon in an orchestra.", "s1")
-	eventually(t, 60*time.Second, "the first memory and message are found by dense search", func() bool {
+	wait.Until(t, 60*time.Second, "the first memory and message are found by dense search", func() bool {
 		return has(search(srv, "memories", "dense", "golden retriever Biscuit"), "pet") &&
 			has(search(srv, "messages", "dense", "sister bassoon orchestra"), "m1")
 	})
@@ -145,7 +146,7 @@ func runBackupRoundTrip(t *testing.T, env []string, redis bool) {
 
 	write(srv, "car", "Drives a red vintage convertible", "m2", "We are repainting the kitchen turquoise this weekend.", "s2")
 	write(srv, "hobby", "Collects antique pocket watches", "m3", "The kitchen tiles arrive on Friday.", "s1")
-	eventually(t, 60*time.Second, "the later writes are found by dense search", func() bool {
+	wait.Until(t, 60*time.Second, "the later writes are found by dense search", func() bool {
 		return has(search(srv, "memories", "dense", "red vintage convertible"), "car") &&
 			has(search(srv, "messages", "dense", "repainting kitchen turquoise"), "m2")
 	})

@@ -1,16 +1,15 @@
 package e2e
 
 import (
-	"context"
 	"net/http"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/tmc/langchaingo/llms"
 	"github.com/tmc/langchaingo/llms/openai"
 
 	"engram/test/fakellm"
+	"engram/test/wait"
 )
 
 type contextAnswer struct {
@@ -91,13 +90,18 @@ func checkTrace(t *testing.T, srv *Server, a contextAnswer) traceAnswer {
 	return tr
 }
 
-// plan8ContextFlow is PLAN8's middleware end to end: before each agent run the
+// agentContextFlow is an agent middleware end to end: before each agent run the
 // context call, the block put in the model's system prompt (a langchaingo client
 // of the scripted OpenAI-compatible server), after it record_exchange; later calls
 // see the session's summary and recent messages and the memory extracted from
 // it, a new session sees the first one as past conversation, and an erased user
 // gets an empty context.
-func plan8ContextFlow(t *testing.T, srv *Server, user string) {
+//
+// The fold, the extraction and the lexical pass are background work whose pace
+// depends on the machine's load: the flow waits for each to be done (on the
+// session, the memory, the search), for as long as the test run allows
+// (wait.Remaining), and only then asks what the context shows.
+func agentContextFlow(t *testing.T, srv *Server, user string) {
 	t.Helper()
 	if code := srv.Do(http.MethodPatch, "/v1/users/"+user+"/profile", map[string]any{"display_name": "李雷", "position": "技术主管",
 		"department": "研发中心"}, nil, "X-Acting-User", user); code != http.StatusOK {
@@ -112,9 +116,7 @@ func plan8ContextFlow(t *testing.T, srv *Server, user string) {
 	turn := func(session, question string) contextAnswer {
 		t.Helper()
 		ctxAnswer := askContext(t, srv, user, map[string]any{"query": question, "session_id": session, "flow_id": "report"})
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		resp, err := llm.GenerateContent(ctx, []llms.MessageContent{
+		resp, err := llm.GenerateContent(t.Context(), []llms.MessageContent{
 			llms.TextParts(llms.ChatMessageTypeSystem, "你是研发中心的助手。\n\n"+ctxAnswer.Prompt),
 			llms.TextParts(llms.ChatMessageTypeHuman, question),
 		})
@@ -142,8 +144,21 @@ func plan8ContextFlow(t *testing.T, srv *Server, user string) {
 		t.Errorf("the model's last system prompt:\n%s", system)
 	}
 	// Threshold 6, keep 2: the older turns are folded; the name is extracted.
+	wait.Until(t, wait.Remaining(t), "the session's older turns folded into a summary", func() bool {
+		var v sessionView
+		if code := srv.Do(http.MethodGet, "/v1/users/"+user+"/sessions/s1?flow_id=report", nil, &v); code != http.StatusOK {
+			t.Fatalf("get session: %d", code)
+		}
+		return v.Meta.SummaryVersion > 0
+	})
+	wait.Until(t, wait.Remaining(t), "the name said in the session extracted", func() bool {
+		var m struct {
+			Content string `json:"content"`
+		}
+		return srv.Do(http.MethodGet, "/v1/users/"+user+"/memories/name", nil, &m) == http.StatusOK && strings.Contains(m.Content, "李雷")
+	})
 	var last contextAnswer
-	waitFor(t, 40*time.Second, "a folded summary and the extracted name in the context", func() bool {
+	wait.Until(t, wait.Remaining(t), "the summary and the extracted name in the context", func() bool {
 		last = askContext(t, srv, user, map[string]any{"query": "李雷的职位是什么？", "session_id": "s1"})
 		// The name (importance 4) is a standing memory: in the block whatever the question.
 		ok := last.Sections.Summary != "" && len(last.Sections.RecentMessages) > 0 && strings.Contains(last.Prompt, "## 常驻记忆\n- [fact] name > ")
@@ -161,7 +176,7 @@ func plan8ContextFlow(t *testing.T, srv *Server, user string) {
 	checkTrace(t, srv, later)
 	// A new session: the first is past conversation now (episodes), found once
 	// the indexer's lexical pass has its messages.
-	waitFor(t, 40*time.Second, "the first session's turns as episodes of a new session", func() bool {
+	wait.Until(t, wait.Remaining(t), "the first session's turns as episodes of a new session", func() bool {
 		a := askContext(t, srv, user, map[string]any{"query": "汇报的预算包括几个项目？", "session_id": "s2", "flow_id": "report"})
 		return strings.Contains(a.Prompt, "## 相关历史\n") && len(a.Sections.Episodes) > 0 && a.Sections.Episodes[0].ConversationID == "s1"
 	})
@@ -195,14 +210,14 @@ func plan8ContextFlow(t *testing.T, srv *Server, user string) {
 	}
 }
 
-func TestContext_plan8FlowOnTheEmbeddedDefault(t *testing.T) {
-	srv := Start(t, append([]string{"ENGRAM_DATA_DIR=" + t.TempDir()}, plan8Env...)...)
-	plan8ContextFlow(t, srv, "lilei")
+func TestContext_agentTurnsSeeTheirSessionMemoriesAndPastConversationsOnTheEmbeddedDefault(t *testing.T) {
+	srv := Start(t, append([]string{"ENGRAM_DATA_DIR=" + t.TempDir()}, sessionFlowEnv...)...)
+	agentContextFlow(t, srv, "lilei")
 	srv.Stop()
 }
 
-func TestContext_plan8FlowOnPostgresAndRedis_Postgres_Redis(t *testing.T) {
-	srv, _, _ := startOnPostgresAndRedis(t, plan8Env...)
-	plan8ContextFlow(t, srv, "hanmeimei")
+func TestContext_agentTurnsSeeTheirSessionMemoriesAndPastConversationsOnPostgresAndRedis_Postgres_Redis(t *testing.T) {
+	srv, _, _ := startOnPostgresAndRedis(t, sessionFlowEnv...)
+	agentContextFlow(t, srv, "hanmeimei")
 	srv.Stop()
 }

@@ -17,6 +17,7 @@ import (
 
 	"engram/test/fakemilvus"
 	"engram/test/testenv"
+	"engram/test/wait"
 )
 
 // An erasure through HTTP, as an operator runs it: a user with memories (saved and
@@ -171,7 +172,7 @@ func runErasure(t *testing.T, b backend) {
 	})
 
 	db := b.db(t)
-	waitFor(t, 40*time.Second, "alice's and bob's messages extracted, everything indexed, vectorised and searchable", func() bool {
+	wait.Until(t, 40*time.Second, "alice's and bob's messages extracted, everything indexed, vectorised and searchable", func() bool {
 		return count(t, db, `SELECT count(*) FROM conversation_messages WHERE status = 'PENDING'`) == 0 &&
 			count(t, db, `SELECT count(*) FROM long_term_memories WHERE vector_status <> 'SYNCED'`) == 0 &&
 			count(t, db, `SELECT count(*) FROM conversation_messages WHERE vector_status <> 'SYNCED'`) == 0 &&
@@ -191,7 +192,7 @@ func runErasure(t *testing.T, b backend) {
 		"session_id": "alice-s1"}, &injected); code != http.StatusOK || !strings.Contains(injected.Prompt, "quokka") {
 		t.Fatalf("alice's context = %d %q", code, injected.Prompt)
 	}
-	waitFor(t, 10*time.Second, "alice's trace written", func() bool {
+	wait.Until(t, 10*time.Second, "alice's trace written", func() bool {
 		return count(t, db, `SELECT count(*) FROM context_traces WHERE id = '`+injected.TraceID+`'`) == 1
 	})
 	if b.vectors != nil && len(rowsOf(b.vectors(), "alice")) == 0 {
@@ -436,24 +437,12 @@ func expectGone(t *testing.T, srv *Server, user string) {
 func waitJob(t *testing.T, srv *Server, id string) erasureJob {
 	t.Helper()
 	var job erasureJob
-	waitFor(t, 30*time.Second, "job "+id+" DONE", func() bool {
+	wait.Until(t, 30*time.Second, "job "+id+" DONE", func() bool {
 		job = erasureJob{}
 		return srv.Do(http.MethodGet, "/v1/jobs/"+id, nil, &job) == http.StatusOK && job.Status == "DONE"
 	})
 	return job
 }
-
-func waitFor(t *testing.T, limit time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(limit)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %s waiting for %s", limit, what)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-}
-
 func count(t *testing.T, db *sql.DB, query string) int {
 	t.Helper()
 	var n int
@@ -598,7 +587,7 @@ func runDeletions(t *testing.T, b backend) {
 		{"conversation_id": "c1", "message_id": "m2", "role": "user", "content": "记住，以后都用中文回复我。"},
 		{"conversation_id": "c1", "message_id": "m3", "role": "user", "content": "The pistachio gelato here is great."},
 	})
-	waitFor(t, 40*time.Second, "carol's messages extracted, vectorised and searchable", func() bool {
+	wait.Until(t, 40*time.Second, "carol's messages extracted, vectorised and searchable", func() bool {
 		return count(t, db, `SELECT count(*) FROM conversation_messages WHERE status = 'PENDING' OR vector_status <> 'SYNCED'`) == 0 &&
 			len(searchIn(t, srv, "carol", "pistachio gelato", "messages", "lexical").Items) > 0
 	})
@@ -672,7 +661,7 @@ func runDeletions(t *testing.T, b backend) {
 	if code := srv.Do(http.MethodGet, "/v1/users/carol/messages?conversation_id=c1", nil, &list); code != http.StatusOK || len(list.Items) != 1 || list.Items[0].MessageID != "m3" {
 		t.Errorf("messages left = %d %+v, want m3", code, list.Items)
 	}
-	waitFor(t, 20*time.Second, "m3's vector rebuilt without its deleted neighbours", func() bool {
+	wait.Until(t, 20*time.Second, "m3's vector rebuilt without its deleted neighbours", func() bool {
 		return count(t, db, `SELECT count(*) FROM conversation_messages WHERE user_id = 'carol' AND vector_status <> 'SYNCED'`) == 0
 	})
 

@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"engram/test/wait"
 	"net/http"
 	"sort"
 	"strings"
@@ -65,8 +66,7 @@ func TestExtraction_embeddedDefaultLearnsTheTwoFactsAndNothingElse(t *testing.T)
 	}
 
 	var views map[string]messageView
-	deadline := time.Now().Add(20 * time.Second)
-	for {
+	wait.For(20*time.Second, func() bool {
 		views = map[string]messageView{}
 		done := true
 		for _, id := range []string{"m1", "m2", "m3", "a3"} {
@@ -77,11 +77,8 @@ func TestExtraction_embeddedDefaultLearnsTheTwoFactsAndNothingElse(t *testing.T)
 			views[id] = v
 			done = done && v.Status != "PENDING"
 		}
-		if done || time.Now().After(deadline) {
-			break
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+		return done
+	})
 	t.Logf("extracted %.1fs after posting (debounce 1s)", time.Since(posted).Seconds())
 
 	var list memoryList
@@ -148,15 +145,11 @@ func TestExtraction_messagesWaitForAWorker(t *testing.T) {
 	probe.Stop()
 
 	srv = Start(t, "ENGRAM_DATA_DIR="+dataDir, "ENGRAM_ROLES=worker,api")
-	deadline := time.Now().Add(20 * time.Second)
 	var list memoryList
-	for time.Now().Before(deadline) {
+	wait.For(20*time.Second, func() bool {
 		srv.Do(http.MethodGet, "/v1/users/bob/memories", nil, &list)
-		if len(list.Items) >= 2 {
-			break
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+		return len(list.Items) >= 2
+	})
 	if len(list.Items) != 2 {
 		t.Errorf("memories after a worker started: %+v", list.Items)
 	}

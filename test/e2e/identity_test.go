@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"engram/test/wait"
 	"net/http"
 	"testing"
 	"time"
@@ -30,20 +31,14 @@ func TestIdentitySlots_goToTheProfileNeverToMemory(t *testing.T) {
 			"conversation_id": conv, "message_id": id, "role": "user", "content": content}, nil); code != http.StatusAccepted {
 			t.Fatalf("post %s: %d", id, code)
 		}
-		deadline := time.Now().Add(20 * time.Second)
-		for {
-			var v messageView
+		var v messageView
+		wait.Until(t, 20*time.Second, id+" extracted (not PENDING)", func() bool {
 			if code := srv.Do(http.MethodGet, "/v1/users/"+user+"/messages/"+id, nil, &v); code != http.StatusOK {
 				t.Fatalf("get %s: %d", id, code)
 			}
-			if v.Status != "PENDING" {
-				return v
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("%s still PENDING after 20 s", id)
-			}
-			time.Sleep(50 * time.Millisecond)
-		}
+			return v.Status != "PENDING"
+		})
+		return v
 	}
 	profileOf := func(user string) profileSlots {
 		t.Helper()

@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"bytes"
+	"engram/test/wait"
 	"net/http"
 	"os"
 	"os/exec"
@@ -24,18 +25,6 @@ func cli(t *testing.T, env []string, args ...string) string {
 	return stdout.String()
 }
 
-// eventually polls cond every 100 ms until it holds or the deadline passes.
-func eventually(t *testing.T, within time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(within)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not within %s", what, within)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-}
-
 // TestKeys_createListRevokeOnARunningServer: a server in open mode picks up a
 // key created with the command line within seconds (and leaves open mode,
 // saying so), `keys list` shows it with its last use and never the secret, and
@@ -49,7 +38,7 @@ func TestKeys_createListRevokeOnARunningServer(t *testing.T) {
 
 	secret := strings.TrimSpace(cli(t, env, "keys", "create", "--tenant", "acme"))
 	bearer := []string{"Authorization", "Bearer " + secret}
-	eventually(t, 10*time.Second, "the created key authenticates", func() bool {
+	wait.Until(t, 10*time.Second, "the created key authenticates", func() bool {
 		return srv.Do(http.MethodGet, "/v1/users/alice/memories", nil, nil, bearer...) == http.StatusOK &&
 			srv.Do(http.MethodGet, "/v1/users/alice/memories", nil, nil) == http.StatusUnauthorized
 	})
@@ -77,7 +66,7 @@ func TestKeys_createListRevokeOnARunningServer(t *testing.T) {
 	if !strings.Contains(out, "revoked API key "+fields[0]+" of tenant acme") {
 		t.Errorf("keys revoke said %q", out)
 	}
-	eventually(t, 10*time.Second, "the revoked key is refused", func() bool {
+	wait.Until(t, 10*time.Second, "the revoked key is refused", func() bool {
 		return srv.Do(http.MethodGet, "/v1/users/alice/memories", nil, nil, bearer...) == http.StatusUnauthorized
 	})
 	if again := cli(t, env, "keys", "revoke", fields[0]); !strings.Contains(again, "already revoked") {

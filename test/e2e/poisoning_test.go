@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"engram/test/testenv"
+	"engram/test/wait"
 )
 
 // The incident of issue 7: a user message that tries to install a rule for the
@@ -94,9 +95,9 @@ func testPoisoning(t *testing.T, env ...string) {
 // waitExtracted polls the messages until none is PENDING, failing after a deadline.
 func waitExtracted(t *testing.T, srv *Server, user string, ids ...string) map[string]messageView {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		views := map[string]messageView{}
+	var views map[string]messageView
+	if !wait.For(30*time.Second, func() bool {
+		views = map[string]messageView{}
 		done := true
 		for _, id := range ids {
 			var v messageView
@@ -106,14 +107,11 @@ func waitExtracted(t *testing.T, srv *Server, user string, ids ...string) map[st
 			views[id] = v
 			done = done && v.Status != "PENDING"
 		}
-		if done {
-			return views
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("messages still pending after 30s: %+v", views)
-		}
-		time.Sleep(100 * time.Millisecond)
+		return done
+	}) {
+		t.Fatalf("messages still pending after 30s: %+v", views)
 	}
+	return views
 }
 
 type rawResponse struct {

@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"encoding/json"
+	"engram/test/wait"
 	"net/http"
 	"reflect"
 	"strings"
@@ -153,7 +154,7 @@ func runExportRoundTrip(t *testing.T, srv *Server, user string) {
 	}
 	// The worker settles what it derives (extraction, the profile's refresh) first.
 	var first map[string]any
-	waitFor(t, 60*time.Second, "two exports in a row to be equal, with the message processed", func() bool {
+	wait.Until(t, 60*time.Second, "two exports in a row to be equal, with the message processed", func() bool {
 		a := export()
 		msgs, _ := a["messages"].([]any)
 		if len(msgs) == 0 {
@@ -237,7 +238,7 @@ func runExportRoundTrip(t *testing.T, srv *Server, user string) {
 			} `json:"memory"`
 		} `json:"items"`
 	}
-	waitFor(t, 30*time.Second, "the imported memory to be found by lexical search", func() bool {
+	wait.Until(t, 30*time.Second, "the imported memory to be found by lexical search", func() bool {
 		code := srv.Do(http.MethodPost, base+"/search", map[string]any{"query": "vegetarian eggs", "mode": "lexical"}, &found)
 		return code == http.StatusOK && len(found.Items) > 0 && found.Items[0].Memory != nil && found.Items[0].Memory.Key == "diet"
 	})

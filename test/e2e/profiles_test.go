@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"engram/test/wait"
 	"net/http"
 	"strings"
 	"testing"
@@ -62,18 +63,13 @@ func TestProfiles_managerResolvesReadsAndEvaluates(t *testing.T) {
 
 	// The worker derives the profile after the debounce; wait for it, with a deadline.
 	var p profileView
-	deadline := time.Now().Add(30 * time.Second)
-	for {
+	if !wait.For(30*time.Second, func() bool {
 		if code := srv.Do(http.MethodGet, "/v1/users/dev/profile", nil, &p, "X-Acting-User", "dev"); code != http.StatusOK {
 			t.Fatalf("self read: %d", code)
 		}
-		if p.TotalConversations == 2 && p.TotalTasksAssigned == 2 && len(p.FavoriteWorkflows) == 1 && len(p.ExpertiseAreas) > 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the profile was not derived within 30 s: %+v", p)
-		}
-		time.Sleep(100 * time.Millisecond)
+		return p.TotalConversations == 2 && p.TotalTasksAssigned == 2 && len(p.FavoriteWorkflows) == 1 && len(p.ExpertiseAreas) > 0
+	}) {
+		t.Fatalf("the profile was not derived within 30 s: %+v", p)
 	}
 
 	var found struct {

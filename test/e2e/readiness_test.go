@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"engram/test/fakellm"
+	"engram/test/wait"
 )
 
 type readiness struct {
@@ -58,7 +59,7 @@ func TestReadyz_remoteEmbedderAndLLMFailuresShowAndRecover(t *testing.T) {
 		t.Fatalf("save = %d", code)
 	}
 	var r readiness
-	eventually(t, 20*time.Second, "readyz reports the failing embedder", func() bool {
+	wait.Until(t, 20*time.Second, "readyz reports the failing embedder", func() bool {
 		r = srv.readiness()
 		return r.Embedder != "up"
 	})
@@ -66,7 +67,7 @@ func TestReadyz_remoteEmbedderAndLLMFailuresShowAndRecover(t *testing.T) {
 		t.Errorf("with the embedder failing: %+v", r)
 	}
 	embedFails.Store(false)
-	eventually(t, 15*time.Second, "readyz sees the embedder recover", func() bool { return srv.readiness().Embedder == "up" })
+	wait.Until(t, 15*time.Second, "readyz sees the embedder recover", func() bool { return srv.readiness().Embedder == "up" })
 
 	// The LLM fails: an extraction's real call says so; the next success clears it.
 	chatFails.Store(true)
@@ -78,7 +79,7 @@ func TestReadyz_remoteEmbedderAndLLMFailuresShowAndRecover(t *testing.T) {
 		}
 	}
 	post("c1", "m1")
-	eventually(t, 20*time.Second, "readyz reports the failing LLM", func() bool {
+	wait.Until(t, 20*time.Second, "readyz reports the failing LLM", func() bool {
 		r = srv.readiness()
 		return r.LLM != "up"
 	})
@@ -87,7 +88,7 @@ func TestReadyz_remoteEmbedderAndLLMFailuresShowAndRecover(t *testing.T) {
 	}
 	chatFails.Store(false)
 	post("c2", "m2")
-	eventually(t, 20*time.Second, "readyz sees the LLM recover", func() bool {
+	wait.Until(t, 20*time.Second, "readyz sees the LLM recover", func() bool {
 		r = srv.readiness()
 		return r.LLM == "up" && r.Embedder == "up"
 	})

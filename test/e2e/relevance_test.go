@@ -13,6 +13,7 @@ import (
 
 	"engram/test/fakemilvus"
 	"engram/test/testenv"
+	"engram/test/wait"
 )
 
 func (a searchAnswer) ids() []string {
@@ -78,7 +79,7 @@ func (c relevanceClient) search(user string, body map[string]any) searchAnswer {
 func (c relevanceClient) waitSynced(user, key string) {
 	c.t.Helper()
 	var status string
-	synced := holdsWithin(60*time.Second, func() bool {
+	synced := wait.For(60*time.Second, func() bool {
 		var m struct {
 			Vector struct {
 				Status string `json:"status"`
@@ -91,18 +92,6 @@ func (c relevanceClient) waitSynced(user, key string) {
 	if !synced {
 		c.t.Fatalf("%s/%s: vector %q after 60 s, want SYNCED", user, key, status)
 	}
-}
-
-// holdsWithin polls cond until it holds or the timeout passes, and says which.
-func holdsWithin(timeout time.Duration, cond func() bool) bool {
-	deadline := time.Now().Add(timeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			return false
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	return true
 }
 
 // relevanceEnv is what every server of these tests runs with: a generous vector
@@ -224,7 +213,7 @@ func calibratedRelevance(t *testing.T, srv *Server) {
 			t.Fatalf("post messages = %d", code)
 		}
 		var a searchAnswer
-		if !holdsWithin(60*time.Second, func() bool {
+		if !wait.For(60*time.Second, func() bool {
 			a = c.search("dave", map[string]any{"query": "lisbon", "scope": "messages", "mode": "lexical"})
 			return len(a.Items) == 4
 		}) {
@@ -323,7 +312,7 @@ func breakerTrips(t *testing.T, extra ...string) {
 	}
 
 	fake.Heal()
-	if !holdsWithin(30*time.Second, func() bool { return ask().ModeUsed == "auto" }) {
+	if !wait.For(30*time.Second, func() bool { return ask().ModeUsed == "auto" }) {
 		t.Fatal("vectors did not come back after the store healed")
 	}
 	if !waitForLog(srv, "level=WARN", "vector breaker closed", "probe succeeded") {
@@ -349,7 +338,7 @@ func metricsText(t *testing.T, srv *Server) string {
 // waitForLog waits (10 s at most: the process's output reaches the test through a
 // pipe) for a log line that contains every part.
 func waitForLog(srv *Server, parts ...string) bool {
-	return holdsWithin(10*time.Second, func() bool {
+	return wait.For(10*time.Second, func() bool {
 		for _, line := range strings.Split(srv.Logs(), "\n") {
 			if containsAll(line, parts) {
 				return true

@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"database/sql"
+	"engram/test/wait"
 	"net/http"
 	"path/filepath"
 	"testing"
@@ -52,7 +53,7 @@ func TestServe_restartIsSearchableAtOnce(t *testing.T) {
 
 	srv := Start(t, env...)
 	post(srv, "m1", "My sister plays the bassoon in an orchestra.")
-	eventually(t, 30*time.Second, "the first message is searchable", found(srv, "bassoon orchestra", "m1"))
+	wait.Until(t, 30*time.Second, "the first message is searchable", found(srv, "bassoon orchestra", "m1"))
 	srv.Stop()
 	if holder := cursorLease(t, dataDir); holder.Valid {
 		t.Errorf("after SIGTERM the message pass's lease is still held by %q", holder.String)
@@ -61,7 +62,7 @@ func TestServe_restartIsSearchableAtOnce(t *testing.T) {
 	srv = Start(t, env...)
 	posted := time.Now()
 	post(srv, "m2", "We are repainting the kitchen turquoise this weekend.")
-	eventually(t, 9*time.Second, "a message posted right after the restart is searchable", found(srv, "kitchen turquoise", "m2"))
+	wait.Until(t, 9*time.Second, "a message posted right after the restart is searchable", found(srv, "kitchen turquoise", "m2"))
 	t.Logf("searchable %s after the restart's first post", time.Since(posted).Round(100*time.Millisecond))
 	srv.Stop()
 }

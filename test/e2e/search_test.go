@@ -93,15 +93,11 @@ func TestSearch_embeddedDefaultInEveryMode(t *testing.T) {
 		t.Fatalf("post messages = %d", code)
 	}
 	// Messages are indexed off the ingest path: poll.
-	deadline := time.Now().Add(40 * time.Second)
 	var a searchAnswer
-	for {
+	wait.For(40*time.Second, func() bool {
 		a = search(map[string]any{"query": "has Melanie been to Paris", "scope": "messages", "mode": "lexical"})
-		if len(a.Items) > 0 || time.Now().After(deadline) {
-			break
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
+		return len(a.Items) > 0
+	})
 	if a.first() != "a1" {
 		t.Fatalf("messages: first %q (%+v), want a1, the answer found through its question", a.first(), a)
 	}

@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"engram/test/wait"
 	"net/http"
 	"slices"
 	"strings"
@@ -82,7 +83,7 @@ func conversationMessages(t *testing.T, srv *Server, user, conv string) []listed
 func waitConversationExtracted(t *testing.T, srv *Server, user, conv string) []listedMessage {
 	t.Helper()
 	var msgs []listedMessage
-	waitFor(t, 30*time.Second, "the messages of "+conv+" extracted", func() bool {
+	wait.Until(t, 30*time.Second, "the messages of "+conv+" extracted", func() bool {
 		msgs = conversationMessages(t, srv, user, conv)
 		for _, m := range msgs {
 			if m.Status == "PENDING" {
@@ -312,7 +313,7 @@ func secretsFlagged(t *testing.T, srv *Server, user string) {
 	}
 	// Asked for, the secrets are found (once indexed); so the searches below that
 	// do not ask could have found them.
-	waitFor(t, 30*time.Second, "the flagged memory and the SSN message found with include_secrets", func() bool {
+	wait.Until(t, 30*time.Second, "the flagged memory and the SSN message found with include_secrets", func() bool {
 		return strings.Contains(found(search(map[string]any{"query": "credit card number", "mode": "lexical", "include_secrets": true})), cardNumber) &&
 			strings.Contains(found(search(map[string]any{"query": "my SSN", "scope": "messages", "mode": "lexical", "include_secrets": true})), ssnNumber) &&
 			strings.Contains(found(search(map[string]any{"query": "wifi password", "scope": "messages", "mode": "lexical", "include_secrets": true})), wifiPassword)

@@ -12,6 +12,7 @@ import (
 	"github.com/redis/rueidis"
 
 	"engram/test/testenv"
+	"engram/test/wait"
 )
 
 // Sessions join the rest of engram, through the binary: an agent records turns in
@@ -55,7 +56,7 @@ func runSessionSources(t *testing.T, srv *Server, user string) {
 	}
 
 	var p profileView
-	waitFor(t, 60*time.Second, "the profile to list both flows as favourite workflows", func() bool {
+	wait.Until(t, 60*time.Second, "the profile to list both flows as favourite workflows", func() bool {
 		p = profileView{}
 		code := srv.Do(http.MethodGet, "/v1/users/"+user+"/profile", nil, &p, "X-Acting-User", user)
 		return code == http.StatusOK && len(p.FavoriteWorkflows) == 2
@@ -66,7 +67,7 @@ func runSessionSources(t *testing.T, srv *Server, user string) {
 	if p.TotalConversations < 2 || !strings.Contains(p.Prompt, "周报生成(3次)") {
 		t.Errorf("profile conversations %d, prompt %q; want at least the 2 sessions and 常用流程 周报生成(3次)", p.TotalConversations, p.Prompt)
 	}
-	waitFor(t, 60*time.Second, "the lexical indexer's log line for the relayed messages", func() bool {
+	wait.Until(t, 60*time.Second, "the lexical indexer's log line for the relayed messages", func() bool {
 		for _, line := range strings.Split(srv.Logs(), "\n") {
 			if containsAll(line, []string{"lexical index batch", "pass=messages", "indexed="}) {
 				return true

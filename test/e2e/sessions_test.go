@@ -2,11 +2,11 @@ package e2e
 
 import (
 	"context"
+	"engram/test/wait"
 	"fmt"
 	"net/http"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/redis/rueidis"
 )
@@ -25,11 +25,12 @@ type sessionView struct {
 	} `json:"meta"`
 }
 
-// plan8Flow is PLAN8's middleware through the API: turns of one session recorded
-// after each agent run, the session listed and read back (its older turns folded
-// into a summary), the user's message extracted into a long-term memory, then the
-// session deleted.
-func plan8Flow(t *testing.T, srv *Server, user string) {
+// sessionFlow is an agent middleware's session calls through the API: turns of
+// one session recorded after each agent run, the session listed and read back
+// (its older turns folded into a summary), the user's message extracted into a
+// long-term memory, then the session deleted. The fold and the extraction are
+// background work: it waits for them as long as the test run allows.
+func sessionFlow(t *testing.T, srv *Server, user string) {
 	t.Helper()
 	turns := []struct{ user, assistant string }{
 		{"你好，我想准备下周三的季度汇报。", "好的，我们先列提纲。"},
@@ -68,19 +69,14 @@ func plan8Flow(t *testing.T, srv *Server, user string) {
 		t.Fatalf("list: %d %+v", code, list)
 	}
 	// Threshold 6, keep 2: the scheduler folds the older turns.
-	deadline := time.Now().Add(30 * time.Second)
 	var v sessionView
-	for {
+	if !wait.For(wait.Remaining(t), func() bool {
 		if code := srv.Do(http.MethodGet, "/v1/users/"+user+"/sessions/s1?flow_id=report", nil, &v); code != http.StatusOK {
 			t.Fatalf("get: %d", code)
 		}
-		if v.Meta.SummaryVersion > 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no fold within 30s: %+v", v)
-		}
-		time.Sleep(50 * time.Millisecond)
+		return v.Meta.SummaryVersion > 0
+	}) {
+		t.Fatalf("no fold: %+v", v)
 	}
 	// The fold may come after the third turn (6 messages) or the fourth (8): either
 	// way the newest turn is held, and every turn is held or in the summary.
@@ -101,19 +97,12 @@ func plan8Flow(t *testing.T, srv *Server, user string) {
 		t.Errorf("the summary lost the name said in the second turn: %q", v.Summary)
 	}
 	// The user's messages reached long-term extraction (debounce 0.2 s).
-	deadline = time.Now().Add(30 * time.Second)
-	for {
+	wait.Until(t, wait.Remaining(t), "the name said in the session extracted", func() bool {
 		var m struct {
 			Content string `json:"content"`
 		}
-		if srv.Do(http.MethodGet, "/v1/users/"+user+"/memories/name", nil, &m) == http.StatusOK && strings.Contains(m.Content, "李雷") {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the name said in the session was not extracted within 30s")
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+		return srv.Do(http.MethodGet, "/v1/users/"+user+"/memories/name", nil, &m) == http.StatusOK && strings.Contains(m.Content, "李雷")
+	})
 	if code := srv.Do(http.MethodDelete, "/v1/users/"+user+"/sessions/s1", nil, nil); code != http.StatusNoContent {
 		t.Fatalf("delete: %d", code)
 	}
@@ -122,11 +111,13 @@ func plan8Flow(t *testing.T, srv *Server, user string) {
 	}
 }
 
-var plan8Env = []string{"ENGRAM_SESSION_SUMMARY_THRESHOLD=6", "ENGRAM_SESSION_SUMMARY_KEEP=2", "LONG_TERM_MEMORY_DEBOUNCE_SEC=0.2",
+// sessionFlowEnv folds a session past six messages, keeping two, and extracts
+// soon after a message.
+var sessionFlowEnv = []string{"ENGRAM_SESSION_SUMMARY_THRESHOLD=6", "ENGRAM_SESSION_SUMMARY_KEEP=2", "LONG_TERM_MEMORY_DEBOUNCE_SEC=0.2",
 	"ENGRAM_SESSION_FOLD_INTERVAL_SEC=1"}
 
-func TestSessions_plan8FlowOnTheEmbeddedDefault(t *testing.T) {
-	srv := Start(t, append([]string{"ENGRAM_DATA_DIR=" + t.TempDir()}, plan8Env...)...)
+func TestSessions_recordedTurnsFoldExtractAndDeleteOnTheEmbeddedDefault(t *testing.T) {
+	srv := Start(t, append([]string{"ENGRAM_DATA_DIR=" + t.TempDir()}, sessionFlowEnv...)...)
 	var ready struct {
 		Redis string `json:"redis"`
 	}
@@ -134,12 +125,12 @@ func TestSessions_plan8FlowOnTheEmbeddedDefault(t *testing.T) {
 	if ready.Redis != "disabled" {
 		t.Errorf("readyz redis %q on the embedded default", ready.Redis)
 	}
-	plan8Flow(t, srv, "alice")
+	sessionFlow(t, srv, "alice")
 	srv.Stop()
 }
 
-func TestSessions_plan8FlowOnPostgresAndRedis_Postgres_Redis(t *testing.T) {
-	srv, redisAddr, prefix := startOnPostgresAndRedis(t, plan8Env...)
+func TestSessions_recordedTurnsFoldExtractAndDeleteOnPostgresAndRedis_Postgres_Redis(t *testing.T) {
+	srv, redisAddr, prefix := startOnPostgresAndRedis(t, sessionFlowEnv...)
 	var ready struct {
 		Redis string `json:"redis"`
 	}
@@ -147,7 +138,7 @@ func TestSessions_plan8FlowOnPostgresAndRedis_Postgres_Redis(t *testing.T) {
 	if ready.Redis != "up" {
 		t.Fatalf("readyz redis %q", ready.Redis)
 	}
-	plan8Flow(t, srv, "bob")
+	sessionFlow(t, srv, "bob")
 	c, err := rueidis.NewClient(rueidis.ClientOption{InitAddress: []string{redisAddr}, DisableCache: true, ForceSingleClient: true})
 	if err != nil {
 		t.Fatal(err)

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"engram/test/fakellm"
+	"engram/test/wait"
 )
 
 func post(t *testing.T, ctx context.Context, url, body string) (*http.Response, []byte, error) {
@@ -113,10 +114,7 @@ func TestChat_hangIsReleasedByClose(t *testing.T) {
 		_, _, err := post(t, context.Background(), s.OpenAIBaseURL()+"/chat/completions", chatBody)
 		done <- err
 	}()
-	deadline := time.Now().Add(5 * time.Second)
-	for len(s.ChatRequests()) == 0 && time.Now().Before(deadline) {
-		time.Sleep(5 * time.Millisecond)
-	}
+	wait.Until(t, 5*time.Second, "the request to reach the server", func() bool { return len(s.ChatRequests()) > 0 })
 	s.Close()
 	select {
 	case <-done:

@@ -108,6 +108,11 @@ async function story() {
   check(diet?.event === "ADD", "the event's results hold the extracted memory", done);
   out.dietId = diet?.id;
 
+  // async_mode false waits for the extraction and answers its results.
+  const waited = await add([{ role: "user", content: "I live in Porto." }], `${prefix}-erin`, { asyncMode: false });
+  check(waited.status === "SUCCEEDED" && waited.results?.some((r) => r.event === "ADD" && r.data?.memory?.includes("Porto")),
+    "async_mode false answers the extracted memory", waited);
+
   await add([{ role: "user", content: "I play chess on Sundays" }], bob, { infer: false });
 
   // Listed with their ids.

@@ -34,3 +34,27 @@ func For(within time.Duration, cond func() bool) bool {
 	}
 	return true
 }
+
+// Patient is how long Remaining lets a test without a deadline wait.
+const Patient = 10 * time.Minute
+
+// reportMargin is what Remaining keeps of a test's deadline to report a failure
+// before the test binary is killed.
+const reportMargin = 30 * time.Second
+
+// Remaining is the limit for waiting on background work whose pace depends on
+// the load of the machine, not on the code (a worker's pass on a busy CI
+// runner): what is left of the test binary's deadline (go test -timeout) less a
+// margin to report the failure, or Patient for a test without one. Such a wait
+// fails only when the test run would fail anyway.
+func Remaining(t testing.TB) time.Duration {
+	d, ok := t.(interface{ Deadline() (time.Time, bool) })
+	if !ok {
+		return Patient
+	}
+	deadline, has := d.Deadline()
+	if !has {
+		return Patient
+	}
+	return max(time.Until(deadline)-reportMargin, time.Second)
+}

@@ -23,3 +23,26 @@ func TestFor_returnsFalseWhenTheLimitPasses(t *testing.T) {
 		t.Fatal("For returned true for a condition that never holds")
 	}
 }
+
+func TestRemaining_leavesTimeToReportBeforeTheTestDeadline(t *testing.T) {
+	t.Parallel()
+	got := Remaining(t)
+	deadline, has := t.Deadline()
+	if !has {
+		if got != Patient {
+			t.Fatalf("Remaining without a deadline = %s, want Patient (%s)", got, Patient)
+		}
+		return
+	}
+	if left := time.Until(deadline); got > left-reportMargin+time.Second || got < time.Second {
+		t.Fatalf("Remaining = %s with %s left before the deadline", got, left)
+	}
+}
+
+func TestRemaining_isPatientForABenchmarkOrFuzzTarget(t *testing.T) {
+	t.Parallel()
+	var tb testing.TB = &testing.B{}
+	if got := Remaining(tb); got != Patient {
+		t.Fatalf("Remaining(a testing.B) = %s, want Patient", got)
+	}
+}

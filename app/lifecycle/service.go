@@ -28,8 +28,8 @@ type Options struct {
 	MaxMemories int
 }
 
-// NoiseLister finds a user's memories under noise keys. Listings hide them (seed
-// 000 filters them at read time), so consolidation needs its own way to find and
+// NoiseLister finds a user's memories under noise keys. Listings hide them (noise
+// keys are filtered at read time), so consolidation needs its own way to find and
 // delete them.
 type NoiseLister interface {
 	NoiseMemories(ctx context.Context, scope memory.Scope) ([]memory.Memory, error)

@@ -9,8 +9,8 @@ import (
 // which ones (past a threshold, everything but the most recent messages;
 // the summary is recursive, previous summary + slice → new summary).
 type Policy struct {
-	// Threshold: a session holding at least this many messages is folded (seed
-	// 003: 30, fifteen turns).
+	// Threshold: a session holding at least this many messages is folded
+	// (default 30: fifteen turns).
 	Threshold int
 	// Keep: the most recent messages the fold leaves as they are.
 	Keep int

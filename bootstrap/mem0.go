@@ -26,6 +26,7 @@ type mem0Params struct {
 	Config   config.Config
 	Log      *slog.Logger
 	Memories *memories.Service
+	Finder   *memories.Finder
 	Messages *messages.Service
 	Search   metrics.Searcher
 	Users    *users.Service
@@ -36,7 +37,7 @@ type mem0Params struct {
 
 func mem0Routes(p mem0Params) Route {
 	return func(api *httpapi.API) {
-		h := mem0api.New(mem0api.Deps{Memories: p.Memories, Search: p.Search, Messages: p.Messages, Users: p.Users,
+		h := mem0api.New(mem0api.Deps{Memories: p.Memories, Finder: p.Finder, Search: p.Search, Messages: p.Messages, Users: p.Users,
 			Eraser: p.Eraser, IDs: p.IDs, Clock: p.Clock},
 			mem0api.Options{Tenant: httpapi.Tenant, Reaches: httpapi.Reaches, RequestID: httpapi.RequestID,
 				MaxBodyBytes: p.Config.HTTP.MaxBodyBytes, Logger: p.Log})

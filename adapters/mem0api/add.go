@@ -143,7 +143,7 @@ func (h *Handler) storeAsGiven(ctx context.Context, scope memory.Scope, msgs []c
 		if err != nil {
 			return mem0AddJSON{}, err
 		}
-		out.Results = append(out.Results, mem0ResultJSON{ID: memoryID(scope, saved.Memory.Key()), Event: "ADD",
+		out.Results = append(out.Results, mem0ResultJSON{ID: saved.Memory.ID(), Event: "ADD",
 			Data: mem0ResultDataJSON{Memory: saved.Memory.Content()}})
 	}
 	return out, nil

@@ -39,6 +39,11 @@ type Memories interface {
 	Patch(ctx context.Context, cmd memories.Patch) (memory.Memory, error)
 }
 
+// Finder reads a tenant's memory by its id, whoever's it is.
+type Finder interface {
+	ByID(ctx context.Context, q memories.ByID) (memory.Memory, error)
+}
+
 // Searcher is engram's search.
 type Searcher interface {
 	Search(ctx context.Context, q retrieval.Search) (retrieval.Result, error)
@@ -63,6 +68,7 @@ type Eraser interface {
 // Deps are the use cases behind the routes.
 type Deps struct {
 	Memories Memories
+	Finder   Finder
 	Search   Searcher
 	Messages Messages
 	Users    Users

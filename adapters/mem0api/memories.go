@@ -7,6 +7,7 @@ import (
 
 	"engram/app/memories"
 	"engram/domain/memory"
+	"engram/ports"
 )
 
 // memoryRef is a memory a mem0 id names, once the key is known to reach its user.
@@ -17,15 +18,22 @@ type memoryRef struct {
 }
 
 func (h *Handler) ref(c call, id string) (memoryRef, error) {
-	user, key, err := parseMemoryID(id)
+	return h.refOf(c, id, false)
+}
+
+// refOf finds the memory by id (also a deleted one, with inactive); another
+// user's memory than the key reaches is not found, as in engram's own API.
+func (h *Handler) refOf(c call, id string, inactive bool) (memoryRef, error) {
+	r := memoryRef{id: id}
+	m, err := h.deps.Finder.ByID(c.ctx(), memories.ByID{Tenant: c.tenant, ID: id, IncludeInactive: inactive})
 	if err != nil {
-		return memoryRef{}, err
+		return r, r.missing(err)
 	}
-	scope, err := h.scope(c, user)
-	if err != nil {
-		return memoryRef{}, err
+	if h.opts.Reaches != nil && !h.opts.Reaches(c.ctx(), m.Scope().User) {
+		return r, r.missing(ports.ErrNotFound)
 	}
-	return memoryRef{id: id, scope: scope, key: key}, nil
+	r.scope, r.key = m.Scope(), m.Key().String()
+	return r, nil
 }
 
 func (r memoryRef) missing(err error) error {
@@ -148,7 +156,7 @@ type mem0MessageJSON struct {
 
 // memoryHistory is GET /v1/memories/{memory_id}/history/.
 func (h *Handler) memoryHistory(c call) (any, error) {
-	r, err := h.ref(c, c.r.PathValue("memory_id"))
+	r, err := h.refOf(c, c.r.PathValue("memory_id"), true)
 	if err != nil {
 		return nil, err
 	}
@@ -156,13 +164,9 @@ func (h *Handler) memoryHistory(c call) (any, error) {
 	if err != nil {
 		return nil, r.missing(err)
 	}
-	key, err := memory.ParseKey(r.key)
-	if err != nil {
-		return nil, r.missing(err)
-	}
 	out := make([]mem0HistoryJSON, len(events))
 	for i, e := range events {
-		out[i] = toHistoryJSON(r.scope, key, e)
+		out[i] = toHistoryJSON(r.id, e)
 	}
 	return out, nil
 }

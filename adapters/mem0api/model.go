@@ -16,21 +16,8 @@ import (
 // This file is the one place that maps engram's memories to mem0's: ids, field
 // names, categories, history events.
 
-// memoryID is the mem0 id of a memory. mem0's routes name a memory by id alone,
-// with no user, so the id carries the user and the key; it is opaque to clients.
-func memoryID(scope memory.Scope, key memory.Key) string {
-	return base64.RawURLEncoding.EncodeToString([]byte(scope.User + "\x00" + key.String()))
-}
-
-// parseMemoryID reads a memory id back into its user and key.
-func parseMemoryID(id string) (user, key string, err error) {
-	raw, decodeErr := base64.RawURLEncoding.DecodeString(id)
-	user, key, ok := strings.Cut(string(raw), "\x00")
-	if decodeErr != nil || !ok || user == "" || key == "" {
-		return "", "", notFound("memory " + strconv.Quote(clip(id)) + " not found: it is not an id this server issued")
-	}
-	return user, key, nil
-}
+// A memory's mem0 id is engram's memory id: unique across the server and kept
+// for the memory's whole life, so /v1/memories/{id}/ needs no user.
 
 // eventID names an inferring add: the user, the batch id its messages' ids
 // start with, and how many there are.
@@ -62,7 +49,7 @@ func clip(s string) string {
 
 // mem0MemoryJSON is a memory as mem0 serves it.
 type mem0MemoryJSON struct {
-	ID             string         `json:"id" doc:"The memory's id."`
+	ID             string         `json:"id" doc:"The memory's id: engram's, kept for the memory's whole life."`
 	Memory         string         `json:"memory" doc:"What the memory says."`
 	UserID         *string        `json:"user_id" doc:"The user it belongs to."`
 	AgentID        *string        `json:"agent_id" doc:"The agent of the add that wrote it."`
@@ -91,7 +78,7 @@ func toMemoryJSON(m memory.Memory) mem0MemoryJSON {
 	sum := md5.Sum([]byte(m.Content()))
 	attrs := m.Attributes()
 	out := mem0MemoryJSON{
-		ID: memoryID(m.Scope(), m.Key()), Memory: m.Content(), UserID: strPtr(m.Scope().User),
+		ID: m.ID(), Memory: m.Content(), UserID: strPtr(m.Scope().User),
 		AgentID: strPtr(attrs.AgentID), AppID: strPtr(attrs.AppID), RunID: strPtr(attrs.RunID), Metadata: metadataOf(attrs),
 		Hash: hex.EncodeToString(sum[:]), Categories: []string{string(m.Type())},
 		CreatedAt: stamp(m.CreatedAt()), UpdatedAt: stamp(m.UpdatedAt()),
@@ -107,7 +94,7 @@ type subject struct{ m memory.Memory }
 
 var _ memfilter.Subject = subject{}
 
-func (s subject) MemoryID() string { return memoryID(s.m.Scope(), s.m.Key()) }
+func (s subject) MemoryID() string { return s.m.ID() }
 
 func (s subject) Entity(f memfilter.Field) string {
 	attrs := s.m.Attributes()
@@ -165,8 +152,8 @@ type mem0HistoryJSON struct {
 	UpdatedAt  string   `json:"updated_at" doc:"When it happened."`
 }
 
-func toHistoryJSON(scope memory.Scope, key memory.Key, e memory.Event) mem0HistoryJSON {
-	out := mem0HistoryJSON{ID: e.ID, MemoryID: memoryID(scope, key), Input: []any{}, UserID: scope.User,
+func toHistoryJSON(memoryID string, e memory.Event) mem0HistoryJSON {
+	out := mem0HistoryJSON{ID: e.ID, MemoryID: memoryID, Input: []any{}, UserID: e.Scope.User,
 		Categories: []string{string(e.After.Type)}, Event: historyEvent(e.Op), CreatedAt: stamp(e.At), UpdatedAt: stamp(e.At)}
 	if e.Before != nil {
 		out.OldMemory = strPtr(e.Before.Content)
@@ -189,7 +176,7 @@ type mem0ResultDataJSON struct {
 }
 
 func toResultJSON(e memory.Event) mem0ResultJSON {
-	return mem0ResultJSON{ID: memoryID(e.Scope, e.Key), Event: historyEvent(e.Op), Data: mem0ResultDataJSON{Memory: e.After.Content}}
+	return mem0ResultJSON{ID: e.MemoryID, Event: historyEvent(e.Op), Data: mem0ResultDataJSON{Memory: e.After.Content}}
 }
 
 func itoa(i int) string { return strconv.Itoa(i) }

@@ -87,7 +87,8 @@ func runMem0Clients(t *testing.T, postgres bool) {
 }
 
 // userKeyReachesItsUserOnly: a key made for v3-alice reads her memory by id,
-// is refused another user's with a 403 in mem0's shape, and lists only hers.
+// finds no other user's (404 in mem0's shape, as engram's own API answers a read
+// by id out of reach), and lists only hers.
 func userKeyReachesItsUserOnly(t *testing.T, srv *Server, env []string, hers, another string) {
 	t.Helper()
 	key := strings.TrimSpace(cli(t, env, "keys", "create", "--tenant", "acme", "--user", "v3-alice"))
@@ -98,9 +99,9 @@ func userKeyReachesItsUserOnly(t *testing.T, srv *Server, env []string, hers, an
 	var refused struct {
 		Detail string `json:"detail"`
 	}
-	if code := srv.Do(http.MethodGet, "/mem0/v1/memories/"+another+"/", nil, &refused, token...); code != http.StatusForbidden ||
-		!strings.Contains(refused.Detail, "does not reach user") {
-		t.Errorf("another user's memory with her key = %d %+v, want 403 saying the key does not reach that user", code, refused)
+	if code := srv.Do(http.MethodGet, "/mem0/v1/memories/"+another+"/", nil, &refused, token...); code != http.StatusNotFound ||
+		!strings.Contains(refused.Detail, "Memory not found") {
+		t.Errorf("another user's memory with her key = %d %+v, want 404 Memory not found, as engram's own API answers", code, refused)
 	}
 	var page struct {
 		Results []struct {
@@ -148,6 +149,7 @@ func crossCheckMem0(t *testing.T, srv *Server, prefix string, story mem0Story) {
 	auth := bearer(acmeMem0Key)
 	var list struct {
 		Items []struct {
+			ID       string         `json:"id"`
 			Key      string         `json:"key"`
 			Content  string         `json:"content"`
 			AgentID  string         `json:"agent_id"`
@@ -163,7 +165,9 @@ func crossCheckMem0(t *testing.T, srv *Server, prefix string, story mem0Story) {
 	}
 	if len(contents) != 1 || contents[0] != "I love hiking in the Dolomites" {
 		t.Errorf("alice's live memories through the native API = %q, want only the updated hiking memory", contents)
-	} else if m := list.Items[0]; m.AgentID != "travel-agent" || m.Metadata["source"] != "onboarding" {
+	} else if m := list.Items[0]; m.ID != story.HikingID {
+		t.Errorf("the hiking memory's id: native %q, mem0 %q; want one id", m.ID, story.HikingID)
+	} else if m.AgentID != "travel-agent" || m.Metadata["source"] != "onboarding" {
 		t.Errorf("the hiking memory through the native API: agent %q, metadata %v; want the add's travel-agent and source onboarding", m.AgentID, m.Metadata)
 	}
 	if code := srv.Do(http.MethodGet, "/v1/users/"+prefix+"-bob/memories", nil, &list, auth...); code != http.StatusOK || len(list.Items) != 0 {

@@ -18,13 +18,18 @@ import (
 // healthModule is what /readyz knows beyond its probes: the outcome of the real
 // calls to SQL (writes refused by a full disk), the remote embedder and the LLM,
 // reported by decorators into one recorder.
-var healthModule = fx.Options(
+var healthModule = fx.Module("health",
 	fx.Provide(newHealthRecorder),
 	fx.Invoke(func(db *sqlstore.DB, rec *health.Recorder) {
 		db.ObserveWrites(func(err error) { rec.Observe(health.SQL, err) })
 	}),
-	// Every caller of the embedder reports through it: the indexer, search,
-	// extraction's similarity, the readiness probe.
+)
+
+// embedderHealth makes every caller of the embedder report through the health
+// recorder: the indexer, search, extraction's similarity, the readiness probe. A
+// decorator reaches only its own module and those below it, so this one is
+// applied to the whole app (bootstrap/serve.go), outside every module.
+var embedderHealth = fx.Options(
 	fx.Decorate(func(cfg config.Config, e ports.Embedder, rec *health.Recorder) ports.Embedder {
 		if cfg.Embedding.Provider == "local" {
 			return e // in process: it has no failures to report

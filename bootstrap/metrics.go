@@ -17,7 +17,13 @@ import (
 // processes without the api role (a worker or indexer scaled out alone) whose
 // metrics and probes would otherwise have no endpoint. With the api role they are
 // on the API's address too.
-var metricsModule = fx.Module("metrics", fx.Invoke(startMetricsServer))
+var metricsModule = fx.Module("metrics",
+	fx.Provide(newMetricsServer),
+	fx.Invoke(func(metricsServer) {}), // listening is what this module is for
+)
+
+// metricsServer is the listener of ENGRAM_METRICS_ADDR, started with the app.
+type metricsServer struct{}
 
 type metricsServerParams struct {
 	fx.In
@@ -30,7 +36,7 @@ type metricsServerParams struct {
 	Redis    redisCheck `optional:"true"` // the indexer reads no sessions
 }
 
-func startMetricsServer(lc fx.Lifecycle, p metricsServerParams) {
+func newMetricsServer(lc fx.Lifecycle, p metricsServerParams) metricsServer {
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", p.Metrics.Handler())
 	httpapi.ProbeHandlers(mux, readBuildInfo().Version, httpapi.Checks{
@@ -38,4 +44,5 @@ func startMetricsServer(lc fx.Lifecycle, p metricsServerParams) {
 		Vector: p.Vectors.Vector, LLM: llmCheck(p.Config, p.Recorder), Embedder: p.Vectors.Embedder,
 	})
 	serveHTTP(lc, "ENGRAM_METRICS_ADDR", p.Config.HTTP.MetricsAddr, mux, p.Config, p.Log)
+	return metricsServer{}
 }

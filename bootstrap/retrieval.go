@@ -15,7 +15,6 @@ import (
 	"engram/adapters/metrics"
 	"engram/adapters/oplog"
 	"engram/adapters/sqlstore"
-	"engram/app/extraction"
 	"engram/app/indexing"
 	"engram/app/retrieval"
 	"engram/bootstrap/config"
@@ -42,34 +41,11 @@ var retrievalModule = fx.Module("retrieval",
 	),
 )
 
-// indexerRetrieval is the indexer role's share of search: the lexical passes, and
-// extraction's duplicate search by vectors (a process with the indexer role keeps
-// its vectors fresh, the local index included; without it, extraction compares
-// lexically).
-var indexerRetrieval = fx.Options(
-	fx.Invoke(startLexicalIndexer),
-	fx.Provide(newSimilarMemories),
-)
-
 // newSimilarMemories finds extraction's duplicate candidates by cosine,
 // with the lexical comparison as the fallback when vectors fail. The
 // duplicate and merge thresholds compare the stored vectors' cosines when a model
 // embeds; the offline embedder's cosines measure word overlap on another scale,
 // so without a model the lexical similarity decides (measured in BENCHMARKS.md).
-type similarParams struct {
-	fx.In
-	Config   config.Config
-	Memories ports.MemoryStore
-	Reader   *sqlstore.MemoryStore
-	Handoff  *indexing.Handoff
-	Vectors  ports.VectorIndex
-	Log      *slog.Logger
-}
-
-func newSimilarMemories(p similarParams) extraction.SimilarMemories {
-	return &extraction.VectorSimilar{Embedder: p.Handoff.Producer(), Vectors: p.Vectors, Store: p.Memories, Reader: p.Reader,
-		Fallback: &extraction.LexicalSimilar{Store: p.Memories}, Cosine: p.Config.Embedding.Provider != "local", Logger: p.Log}
-}
 
 type lexicalIndexerParams struct {
 	fx.In
@@ -196,6 +172,3 @@ func newSearcher(p searcherParams) metrics.Searcher {
 func searchRoutes(s metrics.Searcher) Route {
 	return func(api *httpapi.API) { httpapi.RegisterSearch(api, s) }
 }
-
-// startLexicalIndexer runs the message and repair passes while the process runs.
-func startLexicalIndexer(lc fx.Lifecycle, ix *indexing.LexicalIndexer) { runWhileUp(lc, ix.Run) }

@@ -35,6 +35,7 @@ func appOptions(cfg config.Config) fx.Option {
 		coreModule,
 		storageModule, // bootstrap/storage.go
 		healthModule,
+		embedderHealth, // bootstrap/health.go
 		conversationsModule,
 		vectorsModule,
 		indexingModule,
@@ -60,7 +61,7 @@ func appOptions(cfg config.Config) fx.Option {
 		opts = append(opts, workerModule, profileWorkerModule)
 	}
 	if cfg.HasRole(config.RoleIndexer) {
-		opts = append(opts, indexerRetrieval, indexerModule)
+		opts = append(opts, indexerRetrievalModule, indexerModule)
 	}
 	if cfg.HasRole(config.RoleScheduler) {
 		opts = append(opts, schedulerModule, sessionsSchedulerModule)

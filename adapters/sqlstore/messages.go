@@ -42,76 +42,108 @@ func (s *MessageStore) Ingest(ctx context.Context, scope memory.Scope, msgs []co
 	}
 	var out []ports.Ingested
 	err := s.db.WriteTx(ctx, func(ctx context.Context, tx bun.Tx) error {
-		if err := s.db.guardWrite(ctx, tx, scope); err != nil {
-			return err
-		}
-		if err := s.db.refuseDeleted(ctx, tx, scope, msgs); err != nil {
-			return err
-		}
-		ids := make([]string, 0, len(msgs))
-		for _, m := range msgs {
-			ids = append(ids, m.ID)
-		}
-		var existing []messageRow
-		err := tx.NewSelect().Model(&existing).
-			Where("cm.tenant_id = ?", scope.Tenant).
-			Where("cm.user_id = ?", scope.User).
-			Where("cm.message_id IN (?)", bun.List(ids)).
-			Scan(ctx)
-		if err != nil {
-			return wrapErr("find stored messages", err)
-		}
-		stored := make(map[string]conversation.Message, len(existing))
-		for i := range existing {
-			stored[existing[i].MessageID] = existing[i].toMessage()
-		}
-
-		out = make([]ports.Ingested, len(msgs))
-		var rows []messageRow
-		pushTo := map[string]time.Time{} // conversation → latest deadline of its new user messages
-		for i, m := range msgs {
-			if m.Scope != scope {
-				return fmt.Errorf("sqlstore: ingest: message %q is for another scope", m.ID)
-			}
-			if prev, ok := stored[m.ID]; ok {
-				if !prev.SameAs(m) {
-					return &ports.MessageConflictError{MessageID: m.ID}
-				}
-				out[i] = ports.Ingested{Message: prev}
-				continue
-			}
-			row := toMessageRow(m)
-			stored[m.ID] = row.toMessage() // a repeat inside the batch is the same message
-			rows = append(rows, row)
-			out[i] = ports.Ingested{Message: row.toMessage(), Created: true}
-			if at := dbTime(m.ProcessAfter); m.Status == conversation.StatusPending && at.After(pushTo[m.ConversationID]) {
-				pushTo[m.ConversationID] = at
-			}
-		}
-		if len(rows) > 0 {
-			if _, err := tx.NewInsert().Model(&rows).Exec(ctx); err != nil {
-				return wrapErr("insert messages", err)
-			}
-		}
-		deadlines, err := s.deadlines(ctx, tx, scope, pushTo)
-		if err != nil {
-			return err
-		}
-		if err := pushDebounce(ctx, tx, scope, deadlines, !s.batching.Bounded()); err != nil {
-			return err
-		}
-		for i := range out {
-			if at, ok := deadlines[out[i].Message.ConversationID]; ok && out[i].Created &&
-				out[i].Message.Status == conversation.StatusPending {
-				out[i].Message.ProcessAfter = at
-			}
-		}
-		return nil
+		var err error
+		out, err = s.ingest(ctx, tx, scope, msgs)
+		return err
 	})
 	if err != nil {
 		return nil, err
 	}
 	return out, nil
+}
+
+func (s *MessageStore) ingest(ctx context.Context, tx bun.Tx, scope memory.Scope, msgs []conversation.Message) ([]ports.Ingested, error) {
+	if err := s.db.guardWrite(ctx, tx, scope); err != nil {
+		return nil, err
+	}
+	if err := s.db.refuseDeleted(ctx, tx, scope, msgs); err != nil {
+		return nil, err
+	}
+	stored, err := storedMessages(ctx, tx, scope, msgs)
+	if err != nil {
+		return nil, err
+	}
+	plan, err := planIngest(scope, msgs, stored)
+	if err != nil {
+		return nil, err
+	}
+	if len(plan.rows) > 0 {
+		if _, err := tx.NewInsert().Model(&plan.rows).Exec(ctx); err != nil {
+			return nil, wrapErr("insert messages", err)
+		}
+	}
+	deadlines, err := s.deadlines(ctx, tx, scope, plan.pushTo)
+	if err != nil {
+		return nil, err
+	}
+	if err := pushDebounce(ctx, tx, scope, deadlines, !s.batching.Bounded()); err != nil {
+		return nil, err
+	}
+	for i, in := range plan.out {
+		if at, ok := deadlines[in.Message.ConversationID]; ok && in.Created && in.Message.Status == conversation.StatusPending {
+			plan.out[i].Message.ProcessAfter = at
+		}
+	}
+	return plan.out, nil
+}
+
+// storedMessages are the messages of the scope already stored under the ids of
+// msgs, by id.
+func storedMessages(ctx context.Context, tx bun.Tx, scope memory.Scope, msgs []conversation.Message) (map[string]conversation.Message, error) {
+	ids := make([]string, 0, len(msgs))
+	for _, m := range msgs {
+		ids = append(ids, m.ID)
+	}
+	var existing []messageRow
+	err := tx.NewSelect().Model(&existing).
+		Where("cm.tenant_id = ?", scope.Tenant).
+		Where("cm.user_id = ?", scope.User).
+		Where("cm.message_id IN (?)", bun.List(ids)).
+		Scan(ctx)
+	if err != nil {
+		return nil, wrapErr("find stored messages", err)
+	}
+	stored := make(map[string]conversation.Message, len(existing))
+	for i := range existing {
+		stored[existing[i].MessageID] = existing[i].toMessage()
+	}
+	return stored, nil
+}
+
+// ingestPlan is what an ingest writes: the rows of new messages, the latest
+// deadline of each conversation's new PENDING messages, and the answer in the
+// input's order.
+type ingestPlan struct {
+	rows   []messageRow
+	pushTo map[string]time.Time
+	out    []ports.Ingested
+}
+
+// planIngest decides, from what is stored, which messages are new; a repeated id
+// must say the same as the stored message (a repeat inside the batch is the same
+// message as its first copy).
+func planIngest(scope memory.Scope, msgs []conversation.Message, stored map[string]conversation.Message) (ingestPlan, error) {
+	plan := ingestPlan{pushTo: map[string]time.Time{}, out: make([]ports.Ingested, len(msgs))}
+	for i, m := range msgs {
+		if m.Scope != scope {
+			return ingestPlan{}, fmt.Errorf("sqlstore: ingest: message %q is for another scope", m.ID)
+		}
+		if prev, ok := stored[m.ID]; ok {
+			if !prev.SameAs(m) {
+				return ingestPlan{}, &ports.MessageConflictError{MessageID: m.ID}
+			}
+			plan.out[i] = ports.Ingested{Message: prev}
+			continue
+		}
+		row := toMessageRow(m)
+		stored[m.ID] = row.toMessage()
+		plan.rows = append(plan.rows, row)
+		plan.out[i] = ports.Ingested{Message: row.toMessage(), Created: true}
+		if at := dbTime(m.ProcessAfter); m.Status == conversation.StatusPending && at.After(plan.pushTo[m.ConversationID]) {
+			plan.pushTo[m.ConversationID] = at
+		}
+	}
+	return plan, nil
 }
 
 // deadlines is when each conversation that got new user messages becomes due:

@@ -43,21 +43,11 @@ type DeletedSession struct {
 // short. ErrNotFound when nothing of the session is left.
 func (s *Service) DeleteSession(ctx context.Context, cmd DeleteSession) (DeletedSession, error) {
 	var out DeletedSession
-	if err := session.ValidateSessionID(cmd.SessionID); err != nil {
+	if err := s.checkSessionDelete(cmd); err != nil {
 		return out, err
 	}
-	if cmd.FlowID != "" {
-		if _, err := session.ParseRef(cmd.Scope, cmd.FlowID, cmd.SessionID); err != nil {
-			return out, err
-		}
-	}
-	if s.deps.Sessions == nil || s.deps.Conversations == nil || s.deps.Histories == nil {
-		return out, fmt.Errorf("erasure: this process does not serve sessions: %w", ports.ErrUnavailable)
-	}
-	found := true
-	if err := s.deps.Sessions.DeleteSession(ctx, cmd.Scope, cmd.SessionID, cmd.FlowID); errors.Is(err, ports.ErrNotFound) {
-		found = false // a retry, or only its stored messages are left
-	} else if err != nil {
+	found, err := s.deleteFromSessionStore(ctx, cmd)
+	if err != nil {
 		return out, err
 	}
 	msgs, err := s.deleteConversation(ctx, cmd.Scope, cmd.SessionID)
@@ -77,6 +67,33 @@ func (s *Service) DeleteSession(ctx context.Context, cmd DeleteSession) (Deleted
 		return out, sessionNotFound(cmd)
 	}
 	return out, s.scrub(ctx)
+}
+
+// checkSessionDelete refuses a malformed session or flow id, and a process that
+// does not serve sessions.
+func (s *Service) checkSessionDelete(cmd DeleteSession) error {
+	if err := session.ValidateSessionID(cmd.SessionID); err != nil {
+		return err
+	}
+	if cmd.FlowID != "" {
+		if _, err := session.ParseRef(cmd.Scope, cmd.FlowID, cmd.SessionID); err != nil {
+			return err
+		}
+	}
+	if s.deps.Sessions == nil || s.deps.Conversations == nil || s.deps.Histories == nil {
+		return fmt.Errorf("erasure: this process does not serve sessions: %w", ports.ErrUnavailable)
+	}
+	return nil
+}
+
+// deleteFromSessionStore removes the session from the short-term store; found
+// is false when it held none (a retry, or only its stored messages are left).
+func (s *Service) deleteFromSessionStore(ctx context.Context, cmd DeleteSession) (found bool, err error) {
+	err = s.deps.Sessions.DeleteSession(ctx, cmd.Scope, cmd.SessionID, cmd.FlowID)
+	if errors.Is(err, ports.ErrNotFound) {
+		return false, nil
+	}
+	return err == nil, err
 }
 
 // deleteConversation deletes the session's stored messages and what was derived

@@ -4,6 +4,7 @@ import (
 	"strconv"
 
 	"engram/app/erasure"
+	"engram/app/memories"
 	"engram/app/users"
 	"engram/domain/memfilter"
 )
@@ -28,7 +29,8 @@ type mem0EntitiesJSON struct {
 	Results  []mem0EntityRowJSON `json:"results" doc:"The entities."`
 }
 
-// entities is GET /v1/entities/: the tenant's users that have memories.
+// entities is GET /v1/entities/: the tenant's users that have memories, then
+// the agents, apps and runs their memories name.
 func (h *Handler) entities(c call) (any, error) {
 	out := mem0EntitiesJSON{Results: []mem0EntityRowJSON{}}
 	q := users.ListUsers{Tenant: c.tenant, Limit: users.MaxLimit}
@@ -52,8 +54,50 @@ func (h *Handler) entities(c call) (any, error) {
 			break
 		}
 	}
+	others, err := h.attributeEntities(c)
+	if err != nil {
+		return nil, err
+	}
+	out.Results = append(out.Results, others...)
 	out.Count = len(out.Results)
 	return out, nil
+}
+
+// attributeEntities are the agents, apps and runs the tenant's live memories
+// name, each with how many memories name it (reading at most maxScanned).
+func (h *Handler) attributeEntities(c call) ([]mem0EntityRowJSON, error) {
+	counts := map[[2]string]int64{}
+	var order [][2]string
+	q := memories.Find{Tenant: c.tenant, Page: 1, PageSize: memories.MaxFindPageSize}
+	for read := 0; read < maxScanned; q.Page++ {
+		page, err := h.deps.Finder.Find(c.ctx(), q)
+		if err != nil {
+			return nil, err
+		}
+		for _, m := range page.Items {
+			if h.opts.Reaches != nil && !h.opts.Reaches(c.ctx(), m.Scope().User) {
+				continue
+			}
+			a := m.Attributes()
+			for _, e := range [][2]string{{"agent", a.AgentID}, {"app", a.AppID}, {"run", a.RunID}} {
+				if e[1] == "" {
+					continue
+				}
+				if counts[e] == 0 {
+					order = append(order, e)
+				}
+				counts[e]++
+			}
+		}
+		if read += len(page.Items); len(page.Items) < q.PageSize {
+			break
+		}
+	}
+	rows := make([]mem0EntityRowJSON, len(order))
+	for i, e := range order {
+		rows[i] = mem0EntityRowJSON{ID: e[1], Name: e[1], Type: e[0], TotalMemories: counts[e], Owner: c.tenant}
+	}
+	return rows, nil
 }
 
 // mem0EntityDeletedJSON is the answer of an entity's deletion.

@@ -39,9 +39,11 @@ type Memories interface {
 	Patch(ctx context.Context, cmd memories.Patch) (memory.Memory, error)
 }
 
-// Finder reads a tenant's memory by its id, whoever's it is.
+// Finder reads a tenant's memories without naming their user: one by its id,
+// or a page of them.
 type Finder interface {
 	ByID(ctx context.Context, q memories.ByID) (memory.Memory, error)
+	Find(ctx context.Context, q memories.Find) (memories.FindResult, error)
 }
 
 // Searcher is engram's search.

@@ -28,16 +28,9 @@ import (
 // DIRTY. It returns the batch's report; zero claimed means nothing was due.
 func (ix *Indexer) SyncMemories(ctx context.Context) (Report, error) {
 	start := time.Now()
-	rep := Report{Kind: memory.KindMemory}
-	claimed, err := ix.store.ClaimMemories(ctx, ports.VectorClaim{
-		Worker: ix.opts.Worker, Now: ix.clock.Now(), Lease: ix.opts.Lease, Limit: ix.opts.BatchSize,
-	})
-	if err != nil {
-		return rep, fmt.Errorf("claim memories: %w", err)
-	}
-	rep.Claimed = len(claimed)
-	if len(claimed) == 0 {
-		return rep, nil
+	claimed, rep, err := claimBatch(ctx, ix, memory.KindMemory, "memories", ix.store.ClaimMemories)
+	if err != nil || len(claimed) == 0 {
+		return rep, err
 	}
 	now := ix.clock.Now()
 	plan := planMemorySync(claimed, ix.embedder.Model(), now)
@@ -53,17 +46,44 @@ func (ix *Indexer) SyncMemories(ctx context.Context) (Report, error) {
 		}
 	}
 	ix.embedMemories(ctx, plan, out, &rep)
+	status := func(i int) (memory.VectorStatus, time.Time) { return out.list[i].Vector.Status, claimed[i].DirtySince }
+	return finishBatch(ctx, ix, "memory", ix.store.FinishMemories, out.list, status, rep, now, start)
+}
+
+// claimBatch claims one batch of a vector queue and starts its report; nouns
+// names the items in an error.
+func claimBatch[T any](ctx context.Context, ix *Indexer, kind memory.Kind, nouns string,
+	claim func(context.Context, ports.VectorClaim) ([]T, error),
+) ([]T, Report, error) {
+	rep := Report{Kind: kind}
+	claimed, err := claim(ctx, ports.VectorClaim{Worker: ix.opts.Worker, Now: ix.clock.Now(), Lease: ix.opts.Lease, Limit: ix.opts.BatchSize})
+	if err != nil {
+		return nil, rep, fmt.Errorf("claim %s: %w", nouns, err)
+	}
+	rep.Claimed = len(claimed)
+	return claimed, rep, nil
+}
+
+// finishBatch stores a batch's outcomes (unless the batch was cut short: then its
+// claims are released), counts them (status: each one's, and since when its
+// item waited) and reports the batch. An outcome the store did not take was
+// stale: its item changed meanwhile.
+func finishBatch[O any](ctx context.Context, ix *Indexer, noun string,
+	finish func(context.Context, string, []O) (int, error), outcomes []O,
+	status func(i int) (memory.VectorStatus, time.Time), rep Report, now, start time.Time,
+) (Report, error) {
 	if err := ctx.Err(); err != nil {
 		return rep, ix.release(ctx, err)
 	}
-	stored, err := ix.store.FinishMemories(context.WithoutCancel(ctx), ix.opts.Worker, out.list)
+	stored, err := finish(context.WithoutCancel(ctx), ix.opts.Worker, outcomes)
 	if err != nil {
-		return rep, fmt.Errorf("store memory vector outcomes: %w", err)
+		return rep, fmt.Errorf("store %s vector outcomes: %w", noun, err)
 	}
-	for i, o := range out.list {
-		rep.tally(o.Vector.Status, claimed[i].DirtySince, now)
+	for i := range outcomes {
+		st, dirtySince := status(i)
+		rep.tally(st, dirtySince, now)
 	}
-	rep.Stale = len(out.list) - stored
+	rep.Stale = len(outcomes) - stored
 	rep.Duration = time.Since(start)
 	ix.observe(rep)
 	return rep, nil

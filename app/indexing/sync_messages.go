@@ -31,16 +31,9 @@ import (
 // upserted here: their sync rebuilds them, and their neighbours, later.
 func (ix *Indexer) SyncMessages(ctx context.Context) (Report, error) {
 	start := time.Now()
-	rep := Report{Kind: memory.KindMessage}
-	claimed, err := ix.store.ClaimMessages(ctx, ports.VectorClaim{
-		Worker: ix.opts.Worker, Now: ix.clock.Now(), Lease: ix.opts.Lease, Limit: ix.opts.BatchSize,
-	})
-	if err != nil {
-		return rep, fmt.Errorf("claim messages: %w", err)
-	}
-	rep.Claimed = len(claimed)
-	if len(claimed) == 0 {
-		return rep, nil
+	claimed, rep, err := claimBatch(ctx, ix, memory.KindMessage, "messages", ix.store.ClaimMessages)
+	if err != nil || len(claimed) == 0 {
+		return rep, err
 	}
 	now := ix.clock.Now()
 	mix := ix.mixing()
@@ -64,21 +57,9 @@ func (ix *Indexer) SyncMessages(ctx context.Context) (Report, error) {
 	for _, group := range conversations(claimed) {
 		ix.syncConversation(ctx, group, plan.own, mix, out, &rep)
 	}
-	if err := ctx.Err(); err != nil {
-		return rep, ix.release(ctx, err)
-	}
 	plan.keepEmbeddings(out.list, mix.model)
-	stored, err := ix.store.FinishMessages(context.WithoutCancel(ctx), ix.opts.Worker, out.list)
-	if err != nil {
-		return rep, fmt.Errorf("store message vector outcomes: %w", err)
-	}
-	for i, o := range out.list {
-		rep.tally(o.Status, claimed[i].DirtySince, now)
-	}
-	rep.Stale = len(out.list) - stored
-	rep.Duration = time.Since(start)
-	ix.observe(rep)
-	return rep, nil
+	status := func(i int) (memory.VectorStatus, time.Time) { return out.list[i].Status, claimed[i].DirtySince }
+	return finishBatch(ctx, ix, "message", ix.store.FinishMessages, out.list, status, rep, now, start)
 }
 
 // messageSync is what a batch of claimed messages needs, decided from the rows

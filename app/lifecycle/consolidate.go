@@ -44,17 +44,11 @@ func (s *Service) Consolidate(ctx context.Context, scope memory.Scope) (map[stri
 		}
 	}
 	plan := planConsolidation(all, noisy, s.clock.Now(), s.opts.MergeSimilarity)
-	for _, key := range plan.expire {
-		if err := s.deactivate(ctx, scope, key, memory.OpExpire); err != nil {
+	for _, e := range plan.ends {
+		if err := s.deactivate(ctx, scope, e.key, e.op); err != nil {
 			return counts, err
 		}
-		counts[CountExpired]++
-	}
-	for _, key := range plan.noise {
-		if err := s.deactivate(ctx, scope, key, memory.OpDelete); err != nil {
-			return counts, err
-		}
-		counts[CountNoiseDeleted]++
+		counts[e.count]++
 	}
 	for _, f := range plan.folds {
 		if err := s.fold(ctx, scope, f); err != nil {

@@ -12,9 +12,15 @@ import (
 // consolidation is what one run does to a user's memories, in order: it is
 // decided from what they hold (planConsolidation) before anything is written.
 type consolidation struct {
-	expire []memory.Key // active and past their expiry: EXPIRE
-	noise  []memory.Key // active under a noise key: DELETE
-	folds  []fold       // key variants first, then near-duplicates
+	ends  []ending // the expired first (EXPIRE), then the noise (DELETE)
+	folds []fold   // key variants first, then near-duplicates
+}
+
+// ending is one memory deactivated.
+type ending struct {
+	key   memory.Key
+	op    memory.Op // EXPIRE or DELETE
+	count string    // CountExpired or CountNoiseDeleted
 }
 
 // fold is one copy folded into a survivor (a DELETE and a MERGE).
@@ -42,14 +48,14 @@ func planConsolidation(all, noisy []memory.Memory, now time.Time, mergeSimilarit
 	for _, m := range all {
 		switch {
 		case m.Active() && m.IsExpired(now):
-			plan.expire = append(plan.expire, m.Key())
+			plan.ends = append(plan.ends, ending{key: m.Key(), op: memory.OpExpire, count: CountExpired})
 		case m.IsLive(now):
 			live = append(live, m)
 		}
 	}
 	for _, m := range noisy {
 		if m.Active() {
-			plan.noise = append(plan.noise, m.Key())
+			plan.ends = append(plan.ends, ending{key: m.Key(), op: memory.OpDelete, count: CountNoiseDeleted})
 		}
 	}
 	folded := map[memory.Key]bool{}

@@ -82,18 +82,19 @@ func TestPlanConsolidation_decidesEveryWriteFromTheRows(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			plan := planConsolidation(tt.all, tt.noisy, now, tt.similarity)
-			keys := func(ks []memory.Key) []string {
-				var out []string
-				for _, k := range ks {
-					out = append(out, k.String())
+			var expire, noise []string
+			for _, e := range plan.ends {
+				switch {
+				case e.op == memory.OpExpire && e.count == CountExpired:
+					expire = append(expire, e.key.String())
+				case e.op == memory.OpDelete && e.count == CountNoiseDeleted:
+					noise = append(noise, e.key.String())
+				default:
+					t.Errorf("an ending %+v is neither an expiry nor a noise deletion", e)
 				}
-				return out
 			}
-			if got := keys(plan.expire); !slices.Equal(got, tt.expire) {
-				t.Errorf("expire %v, want %v", got, tt.expire)
-			}
-			if got := keys(plan.noise); !slices.Equal(got, tt.noise) {
-				t.Errorf("noise %v, want %v", got, tt.noise)
+			if !slices.Equal(expire, tt.expire) || !slices.Equal(noise, tt.noise) {
+				t.Errorf("expire %v noise %v, want %v and %v", expire, noise, tt.expire, tt.noise)
 			}
 			var folds []planned
 			for _, f := range plan.folds {

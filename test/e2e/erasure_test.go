@@ -443,6 +443,7 @@ func waitJob(t *testing.T, srv *Server, id string) erasureJob {
 	})
 	return job
 }
+
 func count(t *testing.T, db *sql.DB, query string) int {
 	t.Helper()
 	var n int

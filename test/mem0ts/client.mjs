@@ -171,6 +171,8 @@ async function story() {
   const users = await client.users();
   const aliceRow = users.results.find((u) => u.name === alice);
   check(aliceRow?.type === "user" && field(aliceRow, "total_memories") === 2, "users lists alice with 2 memories", aliceRow);
+  const coach = users.results.find((u) => u.name === "diet-coach");
+  check(coach?.type === "agent" && field(coach, "total_memories") >= 1, "users lists the agent her memory names", coach);
 
   // batch update and delete.
   const pair = await add([{ role: "user", content: "My cat is called Felix" }, { role: "user", content: "My dog is called Rex" }], alice, { infer: false });

@@ -136,8 +136,16 @@ func registerRoutes(p routesParams) {
 }
 
 // startHTTPServer serves the API on ENGRAM_HTTP_ADDR.
-func startHTTPServer(lc fx.Lifecycle, cfg config.Config, api *httpapi.API, log *slog.Logger) {
-	serveHTTP(lc, "ENGRAM_HTTP_ADDR", cfg.HTTP.Addr, api.Handler(), cfg, log)
+type httpServerParams struct {
+	fx.In
+	Lifecycle fx.Lifecycle
+	Config    config.Config
+	API       *httpapi.API
+	Log       *slog.Logger
+}
+
+func startHTTPServer(p httpServerParams) {
+	serveHTTP(p.Lifecycle, "ENGRAM_HTTP_ADDR", p.Config.HTTP.Addr, p.API.Handler(), p.Config, p.Log)
 }
 
 // serveHTTP listens when the app starts (so a taken port fails start-up) and drains

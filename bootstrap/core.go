@@ -33,8 +33,16 @@ func systemClock() ports.Clock { return clock.System{} }
 
 func newIDs() ports.IDs { return ulids.New() }
 
-func newMemoriesService(store ports.MemoryStore, clk ports.Clock, ids ports.IDs, cfg config.Config) *memories.Service {
-	return memories.New(store, clk, ids, memoryPolicy(cfg))
+type memoriesParams struct {
+	fx.In
+	Store  ports.MemoryStore
+	Clock  ports.Clock
+	IDs    ports.IDs
+	Config config.Config
+}
+
+func newMemoriesService(p memoriesParams) *memories.Service {
+	return memories.New(p.Store, p.Clock, p.IDs, memoryPolicy(p.Config))
 }
 
 // newMemoryFinder reads memories by id and by filter straight from the SQL store:

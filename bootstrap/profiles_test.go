@@ -6,13 +6,13 @@ import (
 	"testing"
 	"time"
 
-	"engram/adapters/memstore"
 	"engram/adapters/textanalysis"
 	"engram/app/extraction"
 	"engram/app/profiles"
 	"engram/domain/conversation"
 	"engram/domain/memory"
 	"engram/test/fakeclock"
+	"engram/test/teststore"
 )
 
 // finishQueue stands in for the message store: it stores n outcomes.
@@ -28,7 +28,7 @@ func (q *finishQueue) Finish(context.Context, string, []conversation.Message) (i
 func TestProfileMarkingQueue_marksEachUserOfFinishedMessages(t *testing.T) {
 	t.Parallel()
 	clk := fakeclock.New(time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC))
-	store := memstore.NewProfileStore()
+	store := teststore.New(t).Profiles
 	svc := profiles.New(profiles.Deps{Profiles: store, Refreshes: store, Analyzer: textanalysis.New(textanalysis.Options{}), Clock: clk},
 		profiles.Options{RefreshDebounce: time.Minute})
 	a, b := memory.Scope{Tenant: "acme", User: "a"}, memory.Scope{Tenant: "acme", User: "b"}

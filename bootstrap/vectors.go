@@ -165,6 +165,14 @@ type vectorChecks struct {
 	Vector, Embedder httpapi.Check
 }
 
-func newVectorChecks(cfg config.Config, v *vectorStore, emb ports.Embedder, rec *health.Recorder) vectorChecks {
-	return vectorChecks{Vector: v.ping, Embedder: embedderCheck(cfg, emb, rec)}
+type vectorChecksParams struct {
+	fx.In
+	Config   config.Config
+	Vectors  *vectorStore
+	Embedder ports.Embedder
+	Recorder *health.Recorder
+}
+
+func newVectorChecks(p vectorChecksParams) vectorChecks {
+	return vectorChecks{Vector: p.Vectors.ping, Embedder: embedderCheck(p.Config, p.Embedder, p.Recorder)}
 }

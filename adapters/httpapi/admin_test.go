@@ -10,10 +10,10 @@ import (
 	"github.com/danielgtaylor/huma/v2/humatest"
 
 	"engram/adapters/httpapi"
-	"engram/adapters/memstore"
 	"engram/app/auth"
 	"engram/ports"
 	"engram/test/fakeclock"
+	"engram/test/teststore"
 )
 
 // recordingReindexer remembers which tenants asked.
@@ -33,7 +33,7 @@ var start = time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
 func newAdminAPI(t *testing.T, r httpapi.Reindexer) humatest.TestAPI {
 	t.Helper()
 	clk := fakeclock.New(start)
-	authn := auth.New(auth.Options{Configured: map[string]string{acmeKey: "acme", globexKey: "globex"}}, memstore.NewAPIKeyStore(), clk, &seqIDs{})
+	authn := auth.New(auth.Options{Configured: map[string]string{acmeKey: "acme", globexKey: "globex"}}, teststore.New(t).APIKeys, clk, &seqIDs{})
 	api := httpapi.New(http.NewServeMux(), httpapi.Options{MaxBodyBytes: 1 << 20}, authn)
 	httpapi.RegisterAdmin(api, r)
 	return humatest.Wrap(t, api.Root)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	lexicalsearch "engram/adapters/lexical"
-	"engram/app/indexing"
 	"errors"
 	"log/slog"
 	"net/http"
@@ -14,7 +13,7 @@ import (
 	"time"
 
 	"engram/adapters/httpapi"
-	"engram/adapters/memstore"
+	"engram/adapters/sqlstore"
 	"engram/adapters/textanalysis"
 	"engram/app/auth"
 	"engram/app/lifecycle"
@@ -25,6 +24,7 @@ import (
 	"engram/ports"
 	"engram/test/fakeclock"
 	"engram/test/logbuf"
+	"engram/test/teststore"
 )
 
 // syncBuffer is a log sink the server's goroutines may write while a test reads.
@@ -47,13 +47,13 @@ func (b *syncBuffer) lines(t *testing.T) []map[string]any {
 	return out
 }
 
-// edgeServer serves every operation over in-memory stores, with keys, and logs
+// edgeServer serves every operation over the SQLite stores, with keys, and logs
 // JSON into logs.
 type edgeServer struct {
 	handler  http.Handler
 	logs     *syncBuffer
-	memories *memstore.MemoryStore
-	messages *memstore.MessageStore
+	memories *sqlstore.MemoryStore
+	messages *sqlstore.MessageStore
 }
 
 func newEdgeServer(t testing.TB, reindexErr error) *edgeServer {
@@ -62,16 +62,15 @@ func newEdgeServer(t testing.TB, reindexErr error) *edgeServer {
 	log := slog.New(httpapi.WithRequestIDs(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})))
 	clk := fakeclock.New(time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC))
 	ids := &seqIDs{}
-	authn := auth.New(auth.Options{Configured: map[string]string{acmeKey: "acme"}}, memstore.NewAPIKeyStore(), clk, ids)
+	stores := teststore.New(t)
+	authn := auth.New(auth.Options{Configured: map[string]string{acmeKey: "acme"}}, stores.APIKeys, clk, ids)
 	api := httpapi.New(http.NewServeMux(), httpapi.Options{MaxBodyBytes: 1 << 20, Logger: log}, authn)
-	mem := memstore.NewMemoryStore()
 	an := textanalysis.New(textanalysis.Options{})
-	lexical := memstore.NewLexicalIndex()
-	ix := indexing.NewLexicalIndexer(an, lexical, lexical, mem, nil, clk, indexing.LexicalOptions{})
-	httpapi.RegisterMemories(api, memories.New(indexing.NewIndexingMemoryStore(mem, ix, nil), clk, ids, memory.Policy{DefaultTTLDays: 180}))
-	msgs := memstore.NewMessageStore(mem)
+	mem, lexical := stores.IndexLexically(an), stores.Lexical
+	httpapi.RegisterMemories(api, memories.New(mem, clk, ids, memory.Policy{DefaultTTLDays: 180}))
+	msgs := stores.Messages
 	httpapi.RegisterMessages(api, messages.New(msgs, clk, ids, messages.Options{Debounce: time.Second}))
-	httpapi.RegisterLifecycle(api, lifecycle.New(memstore.NewJobStore(), mem, mem, clk, ids, lifecycle.Options{}))
+	httpapi.RegisterLifecycle(api, lifecycle.New(stores.Jobs, mem, stores.Jobs, clk, ids, lifecycle.Options{}))
 	httpapi.RegisterSearch(api, retrieval.New(retrieval.Deps{Analyzer: an, Lexical: lexicalsearch.New(lexical, lexicalsearch.Options{}), Memories: mem, Clock: clk}, retrieval.Options{}))
 	httpapi.RegisterAdmin(api, &recordingReindexer{err: reindexErr})
 	httpapi.RegisterOps(api, httpapi.Checks{SQL: func(context.Context) error { return nil }})

@@ -14,11 +14,11 @@ import (
 	"github.com/danielgtaylor/huma/v2/humatest"
 
 	"engram/adapters/httpapi"
-	"engram/adapters/memstore"
 	"engram/app/auth"
 	"engram/app/memories"
 	"engram/domain/memory"
 	"engram/test/fakeclock"
+	"engram/test/teststore"
 )
 
 // seqIDs makes sortable ids.
@@ -36,7 +36,7 @@ const (
 	globexKey = "globex-key-0123456789abcdef"
 )
 
-// newHarness serves the memory API on the real router with in-memory stores. With
+// newHarness serves the memory API on the real router with the SQLite stores. With
 // keys, tenants authenticate; without, the server is in open mode.
 func newHarness(t *testing.T, withKeys bool) *harness {
 	t.Helper()
@@ -46,9 +46,10 @@ func newHarness(t *testing.T, withKeys bool) *harness {
 	if withKeys {
 		opts = auth.Options{Configured: map[string]string{acmeKey: "acme", globexKey: "globex"}}
 	}
-	authn := auth.New(opts, memstore.NewAPIKeyStore(), clk, ids)
+	stores := teststore.New(t)
+	authn := auth.New(opts, stores.APIKeys, clk, ids)
 	api := httpapi.New(http.NewServeMux(), httpapi.Options{MaxBodyBytes: 1 << 20}, authn)
-	httpapi.RegisterMemories(api, memories.New(memstore.NewMemoryStore(), clk, ids, memory.Policy{DefaultTTLDays: 180}))
+	httpapi.RegisterMemories(api, memories.New(stores.Memories, clk, ids, memory.Policy{DefaultTTLDays: 180}))
 	httpapi.RegisterOps(api, httpapi.Checks{SQL: func(context.Context) error { return nil }})
 	return &harness{api: humatest.Wrap(t, api.Root), clock: clk}
 }
@@ -189,7 +190,7 @@ func TestSave_configuredBodyLimitApplies(t *testing.T) {
 	t.Parallel()
 	api := httpapi.New(http.NewServeMux(), httpapi.Options{MaxBodyBytes: 4096}, auth.New(auth.Options{Open: true}, nil, nil, nil))
 	clk := fakeclock.New(time.Now())
-	httpapi.RegisterMemories(api, memories.New(memstore.NewMemoryStore(), clk, &seqIDs{}, memory.Policy{}))
+	httpapi.RegisterMemories(api, memories.New(teststore.New(t).Memories, clk, &seqIDs{}, memory.Policy{}))
 	body := `{"type":"fact","content":"` + strings.Repeat("x", 900) + `","pad":"` + strings.Repeat("y", 4000) + `"}`
 	resp := humatest.Wrap(t, api.Root).Put("/v1/users/alice/memories/k", "Content-Type: application/json", strings.NewReader(body))
 	expectProblem(t, resp, http.StatusRequestEntityTooLarge, "")

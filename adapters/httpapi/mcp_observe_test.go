@@ -10,9 +10,9 @@ import (
 	"time"
 
 	"engram/adapters/httpapi"
-	"engram/adapters/memstore"
 	"engram/app/auth"
 	"engram/test/fakeclock"
+	"engram/test/teststore"
 )
 
 type observation struct {
@@ -36,7 +36,7 @@ func (o *recordingObserver) ObserveRequest(operation string, status int, _ time.
 func TestMountMCP_requestsAreObservedAsOperationMCP(t *testing.T) {
 	t.Parallel()
 	clk := fakeclock.New(time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC))
-	authn := auth.New(auth.Options{Configured: map[string]string{acmeKey: "acme"}}, memstore.NewAPIKeyStore(), clk, &seqIDs{})
+	authn := auth.New(auth.Options{Configured: map[string]string{acmeKey: "acme"}}, teststore.New(t).APIKeys, clk, &seqIDs{})
 	obs := &recordingObserver{}
 	api := httpapi.New(http.NewServeMux(), httpapi.Options{Observer: obs}, authn)
 	httpapi.MountMCP(api, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -13,11 +13,12 @@ import (
 	"time"
 
 	"engram/adapters/httpapi"
-	"engram/adapters/memstore"
+	"engram/adapters/sqlstore"
 	"engram/adapters/ulids"
 	"engram/app/lifecycle"
 	"engram/app/messages"
 	"engram/domain/memory"
+	"engram/test/teststore"
 )
 
 type messagesAuth struct{}
@@ -33,18 +34,18 @@ func (c messagesClock) Now() time.Time { return c.t }
 type messagesServer struct {
 	t        *testing.T
 	handler  http.Handler
-	memories *memstore.MemoryStore
+	memories *sqlstore.MemoryStore
 }
 
 func newMessagesServer(t *testing.T) *messagesServer {
 	t.Helper()
-	mem := memstore.NewMemoryStore()
-	msgs := memstore.NewMessageStore(mem)
+	stores := teststore.New(t)
+	mem, msgs := stores.Memories, stores.Messages
 	clock := messagesClock{time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)}
 	ids := ulids.New()
 	api := httpapi.New(http.NewServeMux(), httpapi.Options{MaxBodyBytes: 1 << 20}, messagesAuth{})
 	httpapi.RegisterMessages(api, messages.New(msgs, clock, ids, messages.Options{Debounce: 12 * time.Second}))
-	httpapi.RegisterLifecycle(api, lifecycle.New(memstore.NewJobStore(), mem, mem, clock, ids, lifecycle.Options{}))
+	httpapi.RegisterLifecycle(api, lifecycle.New(stores.Jobs, mem, stores.Jobs, clock, ids, lifecycle.Options{}))
 	return &messagesServer{t: t, handler: api.Handler(), memories: mem}
 }
 

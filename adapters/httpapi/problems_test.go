@@ -12,11 +12,11 @@ import (
 	"github.com/danielgtaylor/huma/v2/humatest"
 
 	"engram/adapters/httpapi"
-	"engram/adapters/memstore"
 	"engram/app/auth"
 	"engram/app/memories"
 	"engram/domain/memory"
 	"engram/test/fakeclock"
+	"engram/test/teststore"
 )
 
 // fullProblem is every field of a problem a client reads, the request id aside.
@@ -138,8 +138,9 @@ func newMemoriesOnlyAPI(t *testing.T) humatest.TestAPI {
 	t.Helper()
 	clk := fakeclock.New(time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC))
 	ids := &seqIDs{}
-	authn := auth.New(auth.Options{Open: true}, memstore.NewAPIKeyStore(), clk, ids)
+	stores := teststore.New(t)
+	authn := auth.New(auth.Options{Open: true}, stores.APIKeys, clk, ids)
 	api := httpapi.New(http.NewServeMux(), httpapi.Options{MaxBodyBytes: 1 << 20}, authn)
-	httpapi.RegisterMemories(api, memories.New(memstore.NewMemoryStore(), clk, ids, memory.Policy{}))
+	httpapi.RegisterMemories(api, memories.New(stores.Memories, clk, ids, memory.Policy{}))
 	return humatest.Wrap(t, api.Root)
 }

@@ -12,8 +12,8 @@ import (
 	"github.com/danielgtaylor/huma/v2/humatest"
 
 	"engram/adapters/httpapi"
-	"engram/adapters/memstore"
 	"engram/adapters/pinyin"
+	"engram/adapters/sqlstore"
 	"engram/adapters/textanalysis"
 	"engram/app/auth"
 	"engram/app/memories"
@@ -22,29 +22,30 @@ import (
 	"engram/domain/conversation"
 	"engram/domain/memory"
 	"engram/test/fakeclock"
+	"engram/test/teststore"
 )
 
-// profileHarness serves the profile, org and audit API over in-memory stores, with
+// profileHarness serves the profile, org and audit API over the SQLite stores, with
 // keys for two tenants.
 type profileHarness struct {
 	api       humatest.TestAPI
 	clock     *fakeclock.Clock
 	profiles  *profiles.Service
 	refresher *profiles.Refresher
-	memories  *memstore.MemoryStore
-	messages  *memstore.MessageStore
+	memories  *sqlstore.MemoryStore
+	messages  *sqlstore.MessageStore
 }
 
 func newProfileHarness(t *testing.T) *profileHarness {
 	t.Helper()
 	clk := fakeclock.New(time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC))
 	ids := &seqIDs{}
-	authn := auth.New(auth.Options{Configured: map[string]string{acmeKey: "acme", globexKey: "globex"}}, memstore.NewAPIKeyStore(), clk, ids)
+	stores := teststore.New(t)
+	authn := auth.New(auth.Options{Configured: map[string]string{acmeKey: "acme", globexKey: "globex"}}, stores.APIKeys, clk, ids)
 	api := httpapi.New(http.NewServeMux(), httpapi.Options{MaxBodyBytes: 1 << 20}, authn)
-	mem := memstore.NewMemoryStore()
-	msgs := memstore.NewMessageStore(mem)
-	profileStore, graph, activity, reports := memstore.NewProfileStore(), memstore.NewOrgStore(), memstore.NewActivityStore(), memstore.NewReportStore()
-	audit := memstore.NewAuditLog()
+	mem, msgs := stores.Memories, stores.Messages
+	profileStore, graph, activity, reports := stores.Profiles, stores.Org, stores.Activity, stores.Reports
+	audit := stores.Reports // the audit log is kept beside the reports
 	roman := pinyin.New()
 	svc := profiles.New(profiles.Deps{
 		Profiles: profileStore, Refreshes: profileStore, Activity: activity, Org: graph, Reports: reports, Audit: audit,
@@ -198,7 +199,7 @@ func TestProfile_actingUserIsRequiredForReads(t *testing.T) {
 	resp = h.api.Post("/v1/users/dev/profile/report", as(acmeKey, "")...)
 	expectProblem(t, resp, http.StatusUnprocessableEntity, "header.X-Acting-User")
 	resp = h.api.Get("/v1/users/nobody/profile", as(acmeKey, "nobody")...)
-	if p := expectProblem(t, resp, http.StatusNotFound, ""); !strings.Contains(p.Detail, `"nobody"`) || strings.Contains(p.Detail, "memstore") {
+	if p := expectProblem(t, resp, http.StatusNotFound, ""); !strings.Contains(p.Detail, `"nobody"`) || strings.Contains(p.Detail, "sqlstore") {
 		t.Errorf("404 detail %q must name the user, not a layer", p.Detail)
 	}
 }

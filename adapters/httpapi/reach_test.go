@@ -12,9 +12,9 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 
 	"engram/adapters/httpapi"
-	"engram/adapters/memstore"
 	"engram/app/auth"
 	"engram/test/fakeclock"
+	"engram/test/teststore"
 )
 
 type probeOutput struct {
@@ -29,7 +29,7 @@ type probeOutput struct {
 func reachServer(t *testing.T, rateLimit float64) (http.Handler, string, string) {
 	t.Helper()
 	clk := fakeclock.New(time.Date(2026, 12, 2, 9, 0, 0, 0, time.UTC))
-	authn := auth.New(auth.Options{Configured: map[string]string{acmeKey: "acme"}}, memstore.NewAPIKeyStore(), clk, &seqIDs{})
+	authn := auth.New(auth.Options{Configured: map[string]string{acmeKey: "acme"}}, teststore.New(t).APIKeys, clk, &seqIDs{})
 	aliceKey, err := authn.CreateKey(context.Background(), "acme", "alice")
 	if err != nil {
 		t.Fatal(err)

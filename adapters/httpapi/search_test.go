@@ -10,28 +10,27 @@ import (
 
 	"engram/adapters/httpapi"
 	"engram/adapters/lexical"
-	"engram/adapters/memstore"
 	"engram/adapters/textanalysis"
 	"engram/app/auth"
-	"engram/app/indexing"
 	"engram/app/memories"
 	"engram/app/retrieval"
 	"engram/domain/memory"
 	"engram/test/fakeclock"
+	"engram/test/teststore"
 )
 
-// newSearchHarness serves the memory and search operations over in-memory stores,
-// with the lexical index kept by the memory writes (no vectors configured).
+// newSearchHarness serves the memory and search operations over the SQLite
+// stores, with the lexical index kept by the memory writes (no vectors configured).
 func newSearchHarness(t *testing.T) humatest.TestAPI {
 	t.Helper()
 	clk := fakeclock.New(time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC))
 	ids := &seqIDs{}
-	authn := auth.New(auth.Options{Configured: map[string]string{acmeKey: "acme", globexKey: "globex"}}, memstore.NewAPIKeyStore(), clk, ids)
+	stores := teststore.New(t)
+	authn := auth.New(auth.Options{Configured: map[string]string{acmeKey: "acme", globexKey: "globex"}}, stores.APIKeys, clk, ids)
 	api := httpapi.New(http.NewServeMux(), httpapi.Options{MaxBodyBytes: 1 << 20}, authn)
 	an := textanalysis.New(textanalysis.Options{})
-	store, lexicalStore := memstore.NewMemoryStore(), memstore.NewLexicalIndex()
-	ix := indexing.NewLexicalIndexer(an, lexicalStore, lexicalStore, store, nil, clk, indexing.LexicalOptions{})
-	httpapi.RegisterMemories(api, memories.New(indexing.NewIndexingMemoryStore(store, ix, nil), clk, ids, memory.Policy{DefaultTTLDays: 180}))
+	store, lexicalStore := stores.IndexLexically(an), stores.Lexical
+	httpapi.RegisterMemories(api, memories.New(store, clk, ids, memory.Policy{DefaultTTLDays: 180}))
 	httpapi.RegisterSearch(api, retrieval.New(retrieval.Deps{Analyzer: an, Lexical: lexical.New(lexicalStore, lexical.Options{}), Memories: store, Clock: clk}, retrieval.Options{}))
 	return humatest.Wrap(t, api.Root)
 }

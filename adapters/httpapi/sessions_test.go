@@ -10,7 +10,7 @@ import (
 	"github.com/danielgtaylor/huma/v2/humatest"
 
 	"engram/adapters/httpapi"
-	"engram/adapters/memstore"
+	"engram/adapters/sqlstore"
 	"engram/adapters/ulids"
 	"engram/app/auth"
 	"engram/app/messages"
@@ -19,19 +19,21 @@ import (
 	"engram/domain/session"
 	"engram/ports"
 	"engram/test/fakeclock"
+	"engram/test/teststore"
 )
 
-func newSessionsAPI(t *testing.T) (humatest.TestAPI, *memstore.MessageStore) {
+func newSessionsAPI(t *testing.T) (humatest.TestAPI, *sqlstore.MessageStore) {
 	t.Helper()
 	clk := fakeclock.New(time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC))
 	ids := ulids.New()
-	msgStore := memstore.NewMessageStore(memstore.NewMemoryStore())
+	stores := teststore.New(t)
+	msgStore := stores.Messages
 	svc := sessions.New(sessions.Deps{
-		Store:         memstore.NewSessionStore(clk, session.Limits{}),
+		Store:         stores.Sessions(clk, session.Limits{}),
 		Conversations: messages.New(msgStore, clk, ids, messages.Options{Debounce: 12 * time.Second}),
 		Clock:         clk, IDs: ids,
 	}, sessions.Options{})
-	authn := auth.New(auth.Options{Open: true}, memstore.NewAPIKeyStore(), clk, ids)
+	authn := auth.New(auth.Options{Open: true}, stores.APIKeys, clk, ids)
 	api := httpapi.New(http.NewServeMux(), httpapi.Options{MaxBodyBytes: 1 << 20}, authn)
 	httpapi.RegisterSessions(api, svc)
 	return humatest.Wrap(t, api.Root), msgStore

@@ -11,6 +11,7 @@ import (
 	"engram/domain/memory"
 	"engram/ports"
 	"engram/test/fakeclock"
+	"engram/test/teststore"
 )
 
 // FuzzToolArguments sends any arguments to memory_save and memory_append through
@@ -29,7 +30,7 @@ func FuzzToolArguments(f *testing.F) {
 	f.Add("memory_save", `{"key":"k","type":"fact","content":"x","content":"y"}`)
 	f.Add("memory_save", `{"KEY":"k","Type":"fact","content":"x"}`)
 	clk := fakeclock.New(time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC))
-	tb, mem, _, _ := newToolbox(f, clk, &seqIDs{})
+	tb, mem, _, _ := newToolbox(f, teststore.New(f), clk, &seqIDs{})
 	f.Fuzz(func(t *testing.T, name, arguments string) {
 		_, err := tb.Call(t.Context(), tools.Call{Tenant: "acme", Name: name, Arguments: []byte(arguments), User: "u"})
 		var (

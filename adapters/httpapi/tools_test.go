@@ -15,29 +15,30 @@ import (
 
 	"engram/adapters/httpapi"
 	lexicalsearch "engram/adapters/lexical"
-	"engram/adapters/memstore"
+	"engram/adapters/sqlstore"
 	"engram/adapters/textanalysis"
 	"engram/adapters/ulids"
 	"engram/app/auth"
 	"engram/app/contextbuild"
-	"engram/app/indexing"
 	"engram/app/memories"
 	"engram/app/retrieval"
 	"engram/app/tools"
 	"engram/domain/memory"
 	"engram/domain/promptctx"
 	"engram/test/fakeclock"
+	"engram/test/teststore"
 )
 
-// newToolsHarness serves the memory, search and tool operations over in-memory
+// newToolsHarness serves the memory, search and tool operations over the SQLite
 // stores, with API keys for acme and globex.
 func newToolsHarness(t *testing.T) (humatest.TestAPI, *httpapi.Toolbox) {
 	t.Helper()
 	clk := fakeclock.New(time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC))
 	ids := &seqIDs{}
-	authn := auth.New(auth.Options{Configured: map[string]string{acmeKey: "acme", globexKey: "globex"}}, memstore.NewAPIKeyStore(), clk, ids)
+	stores := teststore.New(t)
+	authn := auth.New(auth.Options{Configured: map[string]string{acmeKey: "acme", globexKey: "globex"}}, stores.APIKeys, clk, ids)
 	api := httpapi.New(http.NewServeMux(), httpapi.Options{MaxBodyBytes: 1 << 20}, authn)
-	tb, mem, search, inject := newToolbox(t, clk, ids)
+	tb, mem, search, inject := newToolbox(t, stores, clk, ids)
 	httpapi.RegisterMemories(api, mem)
 	httpapi.RegisterSearch(api, search)
 	httpapi.RegisterContext(api, inject)
@@ -46,28 +47,26 @@ func newToolsHarness(t *testing.T) (humatest.TestAPI, *httpapi.Toolbox) {
 }
 
 // newContextService is the context call over the harness's search, without
-// sessions or profiles, its traces in memory.
-func newContextService(clk *fakeclock.Clock, search *retrieval.Service) *contextbuild.Service {
-	traces := memstore.NewTraceStore()
+// sessions or profiles, its traces in traces.
+func newContextService(traces *sqlstore.TraceStore, clk *fakeclock.Clock, search *retrieval.Service) *contextbuild.Service {
 	return contextbuild.New(contextbuild.Deps{Retriever: bootstrap.ContextRetriever{Search: search}, Analyzer: textanalysis.New(textanalysis.Options{}),
 		Traces: traceStoreWriter{traces}, Reader: traces, Clock: clk, IDs: ulids.New()}, contextbuild.Options{MinScore: 0.12})
 }
 
 // traceStoreWriter writes each trace at once.
-type traceStoreWriter struct{ store *memstore.TraceStore }
+type traceStoreWriter struct{ store *sqlstore.TraceStore }
 
 func (w traceStoreWriter) Record(ctx context.Context, t promptctx.Trace) error {
 	return w.store.SaveTraces(ctx, []promptctx.Trace{t})
 }
 
-func newToolbox(t testing.TB, clk *fakeclock.Clock, ids *seqIDs) (*httpapi.Toolbox, *memories.Service, *retrieval.Service, *contextbuild.Service) {
+func newToolbox(t testing.TB, stores *teststore.Stores, clk *fakeclock.Clock, ids *seqIDs) (*httpapi.Toolbox, *memories.Service, *retrieval.Service, *contextbuild.Service) {
 	t.Helper()
 	an := textanalysis.New(textanalysis.Options{})
-	store, lexical := memstore.NewMemoryStore(), memstore.NewLexicalIndex()
-	ix := indexing.NewLexicalIndexer(an, lexical, lexical, store, nil, clk, indexing.LexicalOptions{})
-	mem := memories.New(indexing.NewIndexingMemoryStore(store, ix, nil), clk, ids, memory.Policy{DefaultTTLDays: 180})
+	store, lexical := stores.IndexLexically(an), stores.Lexical
+	mem := memories.New(store, clk, ids, memory.Policy{DefaultTTLDays: 180})
 	search := retrieval.New(retrieval.Deps{Analyzer: an, Lexical: lexicalsearch.New(lexical, lexicalsearch.Options{}), Memories: store, Clock: clk}, retrieval.Options{})
-	inject := newContextService(clk, search)
+	inject := newContextService(stores.Traces, clk, search)
 	tb, err := httpapi.NewToolbox(httpapi.MemorySaveTool(mem), httpapi.MemoryAppendTool(mem), httpapi.MemoryDeleteTool(mem),
 		httpapi.MemoryListTool(mem), httpapi.MemorySearchTool(search), httpapi.MemoryContextTool(inject))
 	if err != nil {
@@ -423,7 +422,7 @@ func TestCallTool_tenantsAndUsersAreApart(t *testing.T) {
 func TestNewToolbox_refusesDuplicatesAndUnknownArguments(t *testing.T) {
 	t.Parallel()
 	clk := fakeclock.New(time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC))
-	mem := memories.New(memstore.NewMemoryStore(), clk, &seqIDs{}, memory.Policy{})
+	mem := memories.New(teststore.New(t).Memories, clk, &seqIDs{}, memory.Policy{})
 	if _, err := httpapi.NewToolbox(httpapi.MemorySaveTool(mem), httpapi.MemorySaveTool(mem)); err == nil || !strings.Contains(err.Error(), "memory_save") {
 		t.Errorf("two memory_save tools: %v", err)
 	}

@@ -9,10 +9,10 @@ import (
 	"testing"
 	"time"
 
-	"engram/adapters/memstore"
 	"engram/domain/memory"
 	"engram/domain/ranking"
 	"engram/ports"
+	"engram/test/teststore"
 )
 
 func hitIDs(hits []ports.LexicalHit) []string {
@@ -189,7 +189,7 @@ func TestKindIndex_withoutNeighboursEqualsRankingIndex(t *testing.T) {
 func TestSearcher_followsTheStoreAndKeepsToItsBudget(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	store := memstore.NewLexicalIndex()
+	store := teststore.New(t).Lexical
 	alice := memory.Scope{Tenant: "t1", User: "alice"}
 	bob := memory.Scope{Tenant: "t1", User: "bob"}
 	put := func(sc memory.Scope, id string, terms ...string) {
@@ -251,7 +251,7 @@ func TestSearcher_forgetsAUserWhoseGenerationWentBack(t *testing.T) {
 	doc := func(id string, terms ...string) ports.LexicalDoc {
 		return ports.LexicalDoc{Tenant: alice.Tenant, User: alice.User, Kind: memory.KindMemory, ID: id, Terms: terms}
 	}
-	before := memstore.NewLexicalIndex()
+	before := teststore.New(t).Lexical
 	for _, d := range []ports.LexicalDoc{doc("a", "secret", "diari"), doc("b", "secret", "note"), doc("c", "tea")} {
 		if err := before.Put(ctx, []ports.LexicalDoc{d}); err != nil {
 			t.Fatal(err)
@@ -270,7 +270,7 @@ func TestSearcher_forgetsAUserWhoseGenerationWentBack(t *testing.T) {
 	if got := find("secret"); len(got) != 2 {
 		t.Fatalf("before the purge: %v", got)
 	}
-	after := memstore.NewLexicalIndex() // purged, then one new document: generation 1
+	after := teststore.New(t).Lexical // purged, then one new document: generation 1
 	if err := after.Put(ctx, []ports.LexicalDoc{doc("d", "tea", "green")}); err != nil {
 		t.Fatal(err)
 	}
@@ -290,7 +290,7 @@ func TestSearcher_forgetsAUserWhoseGenerationWentBack(t *testing.T) {
 func TestSearcher_forgetsAnErasedUserAndReloadsWhenWrittenAgain(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	store := memstore.NewLexicalIndex()
+	store := teststore.New(t).Lexical
 	s := New(store, Options{})
 	alice := memory.Scope{Tenant: "t1", User: "alice"}
 	put := func(id string, terms ...string) {

@@ -16,21 +16,21 @@ import (
 
 	"engram/adapters/httpapi"
 	"engram/adapters/mcpserver"
-	"engram/adapters/memstore"
 	"engram/adapters/ulids"
 	"engram/app/memories"
 	"engram/app/tools"
 	"engram/domain/memory"
 	"engram/test/fakeclock"
 	"engram/test/headers"
+	"engram/test/teststore"
 )
 
-// newServer is the MCP server over the real toolbox and in-memory stores (search
+// newServer is the MCP server over the real toolbox and the SQLite stores (search
 // is left out: it is the toolbox's business, tested in httpapi).
 func newServer(t *testing.T) *mcpserver.Server {
 	t.Helper()
 	clk := fakeclock.New(time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC))
-	mem := memories.New(memstore.NewMemoryStore(), clk, ulids.New(), memory.Policy{DefaultTTLDays: 180})
+	mem := memories.New(teststore.New(t).Memories, clk, ulids.New(), memory.Policy{DefaultTTLDays: 180})
 	tb, err := httpapi.NewToolbox(httpapi.MemorySaveTool(mem), httpapi.MemoryAppendTool(mem), httpapi.MemoryDeleteTool(mem), httpapi.MemoryListTool(mem))
 	if err != nil {
 		t.Fatal(err)

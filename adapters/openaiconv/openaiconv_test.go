@@ -11,10 +11,10 @@ import (
 	"testing"
 	"time"
 
-	"engram/adapters/sqlstore"
 	appconv "engram/app/agentconv"
 	"engram/domain/agentconv"
 	"engram/domain/memory"
+	"engram/test/teststore"
 )
 
 func TestRender(t *testing.T) {
@@ -107,16 +107,7 @@ func (clock) Now() time.Time { return time.Date(2026, 12, 2, 9, 0, 0, 0, time.UT
 
 func newServer(t *testing.T) *httptest.Server {
 	t.Helper()
-	ctx := context.Background()
-	db, err := sqlstore.Open(ctx, sqlstore.Options{DataDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = db.Close() })
-	if err := db.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
-	svc := appconv.New(appconv.Deps{Store: sqlstore.NewAgentConversationStore(db), Sessions: noSessions{}, IDs: &sequentialIDs{}, Clock: clock{}})
+	svc := appconv.New(appconv.Deps{Store: teststore.New(t).AgentConversations, Sessions: noSessions{}, IDs: &sequentialIDs{}, Clock: clock{}})
 	h := New(svc, Options{Tenant: func(context.Context) string { return "acme" }, RequestID: func(context.Context) string { return "req-1" },
 		MaxBodyBytes: 4096})
 	mux := http.NewServeMux()

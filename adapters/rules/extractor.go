@@ -352,9 +352,24 @@ type clauseAt struct {
 // matchPatterns applies the first pattern that fits rest. Identity patterns ("我叫…")
 // never apply to a synthetic clause.
 func matchPatterns(rest, restLow string, at clauseAt) ([]draft, int, carryMode) {
+	p, ds, consumed := firstFit(rest, restLow, at)
+	if p == nil {
+		return nil, 0, carryNone
+	}
+	if !candidate.IsCJK(firstRune(restLow)) && windowFollows(restLow, consumed) {
+		// "I'm vegetarian this week", "I live in Berlin for now": the window
+		// qualifies the statement, which is then not a long-term memory.
+		return nil, consumed, carryNone
+	}
+	return ds, consumed, p.carryAfter()
+}
+
+// firstFit finds the first pattern of rest's script that matches at its start and
+// fits (its key rule keeps the object): the pattern, its drafts and how much of
+// rest they consumed; nil when none fits.
+func firstFit(rest, restLow string, at clauseAt) (*pattern, []draft, int) {
 	r0 := firstRune(restLow)
-	zh := candidate.IsCJK(r0)
-	ps := patternsFor(zh)
+	ps := patternsFor(candidate.IsCJK(r0))
 	for pi := range ps {
 		p := &ps[pi]
 		if !p.canStart(r0) || !p.allowedAt(at) {
@@ -364,19 +379,11 @@ func matchPatterns(rest, restLow string, at clauseAt) ([]draft, int, carryMode) 
 		if loc == nil {
 			continue
 		}
-		m := newMatch(rest, loc)
-		ds, consumed, ok := p.apply(m, rest, loc, at.question)
-		if !ok {
-			continue
+		if ds, consumed, ok := p.apply(newMatch(rest, loc), rest, loc, at.question); ok {
+			return p, ds, consumed
 		}
-		if !zh && windowFollows(restLow, consumed) {
-			// "I'm vegetarian this week", "I live in Berlin for now": the window
-			// qualifies the statement, which is then not a long-term memory.
-			return nil, consumed, carryNone
-		}
-		return ds, consumed, p.carryAfter()
 	}
-	return nil, 0, carryNone
+	return nil, nil, 0
 }
 
 // canStart is the cheap test first: a pattern whose first rune cannot be r0 cannot

@@ -75,6 +75,10 @@ type pattern struct {
 	conditional bool
 	// first holds the runes a match can start with (nil: any), set at load.
 	first map[rune]bool
+	// examples are clauses the pattern must be the first to fit; counter are
+	// clauses its expression matches where it must not fit (its key rule or builder
+	// refuses the object). The package's tests check both.
+	examples, counter []string
 }
 
 // match is what a pattern found in one clause.
@@ -112,6 +116,8 @@ func (m *match) group(i int) string {
 //	flags       see patternFlags
 //	re          the expression, matched at the start of a lower-cased clause;
 //	            {fragment} splices a fragment (the file's own, or builtinFragments)
+//	examples    clauses the pattern is the first to fit
+//	counter     clauses its expression matches where it must not fit
 
 //go:embed patterns/en.yaml patterns/zh.yaml
 var patternFiles embed.FS
@@ -158,6 +164,8 @@ type patternSpec struct {
 	Trim       string   `yaml:"trim"`
 	Flags      []string `yaml:"flags"`
 	Re         string   `yaml:"re"`
+	Examples   []string `yaml:"examples"`
+	Counter    []string `yaml:"counter"`
 }
 
 func loadPatterns(lang string) ([]pattern, error) {
@@ -201,7 +209,8 @@ var builtinFragments = map[string]map[string]string{
 
 // compile turns a spec into a pattern, each name looked up in its table.
 func (spec patternSpec) compile(fragments map[string]string) (pattern, error) {
-	p := pattern{name: spec.Name, conf: spec.Confidence, imp: spec.Importance, group: spec.Group}
+	p := pattern{name: spec.Name, conf: spec.Confidence, imp: spec.Importance, group: spec.Group,
+		examples: spec.Examples, counter: spec.Counter}
 	steps := []func(*pattern) error{
 		spec.compileKind, spec.compileType, spec.compileKey, spec.compileContent, spec.compileTrim, spec.compileFlags,
 		func(p *pattern) error { return spec.compileRe(p, fragments) },

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"engram/adapters/rules/stance"
 	"engram/domain/candidate"
 )
 
@@ -89,5 +90,43 @@ func TestPatternSpec_compileFillsTemplatesAndFragments(t *testing.T) {
 	}
 	if key, ok := p.key(m); !ok || key != "allergy.friend" {
 		t.Errorf("key %q %v, want allergy.friend", key, ok)
+	}
+}
+
+// firstFitOf is the name of the first pattern that fits text as a clause (after its
+// openers, in a greeted sentence so greeting-only patterns are tried too).
+func firstFitOf(text string) (name string, matches func(*pattern) bool) {
+	s := stance.Default().Clean(candidate.Fold(strings.TrimSpace(text)))
+	low := candidate.LowerASCII(s)
+	i, _ := skipOpeners(low, 0)
+	if p, _, _ := firstFit(s[i:], low[i:], clauseAt{greeted: true}); p != nil {
+		name = p.name
+	}
+	return name, func(p *pattern) bool { return p.re.MatchString(low[i:]) }
+}
+
+func TestPatterns_examplesFitTheirPatternFirstAndCounterExamplesDoNot(t *testing.T) {
+	t.Parallel()
+	for _, ps := range [][]pattern{patternsEN, patternsZH} {
+		for i := range ps {
+			p := &ps[i]
+			if len(p.examples) == 0 {
+				t.Errorf("pattern %q has no examples", p.name)
+			}
+			for _, ex := range p.examples {
+				if got, _ := firstFitOf(ex); got != p.name {
+					t.Errorf("pattern %q: example %q is fitted by %q", p.name, ex, got)
+				}
+			}
+			for _, ce := range p.counter {
+				got, matches := firstFitOf(ce)
+				if !matches(p) {
+					t.Errorf("pattern %q: counter-example %q does not match the expression, so it proves nothing", p.name, ce)
+				}
+				if got == p.name {
+					t.Errorf("pattern %q: counter-example %q fits it", p.name, ce)
+				}
+			}
+		}
 	}
 }

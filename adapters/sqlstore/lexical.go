@@ -241,8 +241,8 @@ type lexicalHook struct {
 // IndexLexically makes every change Update commits also write the memory's
 // document in lexical_docs, in the same transaction: document returns it and
 // whether the memory belongs in the index (false: its document is removed). Call
-// it once, before the store is used. Without it, a decorator must keep the index
-// (app/indexing.IndexingMemoryStore), at the price of a second transaction.
+// it once, before the store is used. Without it, only the indexer's repair pass
+// writes the documents, later.
 func (s *MemoryStore) IndexLexically(document func(memory.Memory) (ports.LexicalDoc, bool)) {
 	s.lexical = &lexicalHook{db: s.db, document: document}
 }

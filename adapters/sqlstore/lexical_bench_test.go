@@ -16,26 +16,20 @@ import (
 )
 
 // BenchmarkMemorySave_lexicalIndex is memory_save on SQLite with 8 writers: with
-// no lexical index, with the app's decorator (a second transaction after each
-// save) and with the document written in the save's own transaction.
+// no lexical index and with the document written in the save's own transaction.
 //
 //	go test ./adapters/sqlstore -run '^$' -bench MemorySave_lexicalIndex -benchtime 5000x
 func BenchmarkMemorySave_lexicalIndex(b *testing.B) {
-	for _, index := range []string{"none", "decorator", "in-transaction"} {
+	for _, index := range []string{"none", "in-transaction"} {
 		b.Run("index="+index, func(b *testing.B) {
 			db := openSQLiteForTest(b)
 			clk := fixedClock{now: time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)}
 			an := textanalysis.New(textanalysis.Options{})
 			sqlMemories := NewMemoryStore(db)
-			var store ports.MemoryStore = sqlMemories
-			switch index {
-			case "decorator":
-				ix := indexing.NewLexicalIndexer(an, NewLexicalDocs(db), nil, sqlMemories, nil, clk, indexing.LexicalOptions{})
-				store = indexing.NewIndexingMemoryStore(store, ix, nil)
-			case "in-transaction":
+			if index == "in-transaction" {
 				sqlMemories.IndexLexically(func(m memory.Memory) (ports.LexicalDoc, bool) { return indexing.MemoryDocument(an, m) })
 			}
-			svc := memories.New(store, clk, ulids.New(), memory.Policy{})
+			svc := memories.New(sqlMemories, clk, ulids.New(), memory.Policy{})
 			var n atomic.Int64
 			b.SetParallelism(4) // 8 writers on 2 cores
 			b.ResetTimer()

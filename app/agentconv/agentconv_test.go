@@ -10,11 +10,11 @@ import (
 	"testing"
 	"time"
 
-	"engram/adapters/sqlstore"
 	appconv "engram/app/agentconv"
 	"engram/domain/agentconv"
 	"engram/domain/memory"
 	"engram/ports"
+	"engram/test/teststore"
 )
 
 var alice = memory.Scope{Tenant: "acme", User: "alice"}
@@ -80,18 +80,8 @@ func (fixedClock) Now() time.Time { return time.Date(2026, 12, 2, 9, 0, 0, 0, ti
 
 func newService(t *testing.T) (*appconv.Service, *sessionLog) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	db, err := sqlstore.Open(ctx, sqlstore.Options{DataDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = db.Close() })
-	if err := db.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
 	log := &sessionLog{}
-	return appconv.New(appconv.Deps{Store: sqlstore.NewAgentConversationStore(db), Sessions: log, IDs: &counterIDs{}, Clock: fixedClock{}}), log
+	return appconv.New(appconv.Deps{Store: teststore.New(t).AgentConversations, Sessions: log, IDs: &counterIDs{}, Clock: fixedClock{}}), log
 }
 
 func user(text string) appconv.NewItem {

@@ -101,7 +101,6 @@ func (o LexicalOptions) withDefaults() LexicalOptions {
 //   - memories on the write path, so a memory saved through the API is found by
 //     the next search: the SQL store writes the document in the change's own
 //     transaction (MemoryDocument, adapters/sqlstore MemoryStore.IndexLexically);
-//     other stores are wrapped in IndexingMemoryStore, which writes it right after;
 //   - memories again by a repair pass over recent changes, which fixes a document
 //     that a write outside those paths (or a lost process) left behind;
 //   - messages off the ingest path, by a pass that walks conversation_messages in

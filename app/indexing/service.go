@@ -7,7 +7,7 @@
 //     Reindexer);
 //   - the lexical index: memories on the write path and by a repair pass,
 //     messages by a pass over the stored messages (LexicalIndexer,
-//     IndexingMemoryStore, MemoryDocument).
+//     MemoryDocument).
 //
 // Memories are embedded alone from memory.IndexText. A message is embedded alone
 // (conversation.Message.IndexText, the text its lexical document is made of too),

@@ -19,7 +19,7 @@ import (
 	"engram/domain/ranking"
 	"engram/ports"
 	"engram/test/fakeclock"
-	"engram/test/testenv"
+	"engram/test/teststore"
 )
 
 // sqlWorld is the indexer over the SQL stores, as the indexer role runs it.
@@ -33,17 +33,8 @@ type sqlWorld struct {
 	clock    *fakeclock.Clock
 }
 
-func openSQLWorld(t *testing.T, opts sqlstore.Options) *sqlWorld {
+func openSQLWorld(t *testing.T, db *sqlstore.DB) *sqlWorld {
 	t.Helper()
-	ctx := context.Background()
-	db, err := sqlstore.Open(ctx, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = db.Close() })
-	if err := db.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
 	w := &sqlWorld{db: db, sync: sqlstore.NewVectorQueue(db), mems: sqlstore.NewMemoryStore(db),
 		msgs: sqlstore.NewMessageStore(db), embedder: newEmbedder(t, "test-model-v1"), clock: fakeclock.New(start)}
 	w.svc = memories.New(w.mems, w.clock, ulids.New(), memory.Policy{})
@@ -89,7 +80,7 @@ func (w *sqlWorld) fill(t *testing.T, users, memoriesPerUser, conversations, mes
 // in turn.
 func TestIndexers_Postgres_shareTheWorkWithoutDoingItTwice(t *testing.T) {
 	t.Parallel()
-	w := openSQLWorld(t, sqlstore.Options{DatabaseURL: testenv.NewPostgresDatabase(t)})
+	w := openSQLWorld(t, teststore.OpenPostgres(t))
 	const users, perUser, convs, perConv = 6, 20, 12, 9
 	w.fill(t, users, perUser, convs, perConv)
 	index, err := pgvector.Open(context.Background(), w.db.Bun(), pgvector.Options{Model: w.embedder.Model(), Dimension: testDim})
@@ -208,7 +199,7 @@ func checkMessageVectors(t *testing.T, w *sqlWorld, index ports.VectorIndex, use
 // The embedded default: SQLite, localvec persisted in SQL, one indexer.
 func TestIndexer_SQLite_localVectorsEndToEnd(t *testing.T) {
 	t.Parallel()
-	w := openSQLWorld(t, sqlstore.Options{DataDir: t.TempDir()})
+	w := openSQLWorld(t, teststore.Open(t))
 	const users, perUser, convs, perConv = 3, 10, 4, 7
 	w.fill(t, users, perUser, convs, perConv)
 	store := sqlstore.NewLocalVectorStore(w.db, w.embedder.Model(), testDim)

@@ -19,7 +19,7 @@ type SessionActivity interface {
 }
 
 // RunSessionActivity is the contract of ports.UserActivity on a session store
-// (memstore, SQLite, PostgreSQL, Redis, and the Redis→SQL failover). open returns
+// (SQLite, PostgreSQL, Redis, and the Redis→SQL failover). open returns
 // an empty store bounded by limits whose clock is the system clock.
 //
 // What a session store counts is what GET /v1/users/{user}/sessions lists: the

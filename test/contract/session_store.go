@@ -26,7 +26,7 @@ type SessionBackend interface {
 	ports.SessionImporter
 }
 
-// RunSessionStore is the contract of every session store (memstore, SQLite,
+// RunSessionStore is the contract of every session store (SQLite,
 // PostgreSQL, Redis). open returns an empty store bounded by limits whose clock is
 // the system clock (Redis expires keys by its own); each case opens its own and
 // uses its own tenant, so stores on a shared server do not see each other.
@@ -605,7 +605,7 @@ type SessionSource interface {
 }
 
 // RunSessionExporter is the contract of the stores sessions are moved out of
-// (memstore and SQL).
+// (SQL).
 func RunSessionExporter(t *testing.T, open func(t *testing.T, limits session.Limits) SessionSource) {
 	t.Helper()
 	limits := session.Limits{MaxHistory: 40, MessageTTL: time.Hour, SummaryTTL: time.Hour}
@@ -795,7 +795,7 @@ func sessRefs(metas []session.Meta) []session.Ref {
 	return out
 }
 
-// SessionSweeper is a store whose expiry is emulated (memstore and SQL): what
+// SessionSweeper is a store whose expiry is emulated (SQL): what
 // passed its time is invisible at once and removed by the sweep.
 type SessionSweeper interface {
 	SessionBackend

@@ -2,7 +2,6 @@ package ingest
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -18,27 +17,13 @@ import (
 	"engram/adapters/ulids"
 	"engram/app/auth"
 	"engram/app/messages"
+	"engram/test/teststore"
 )
-
-// openSQLite is the embedded default's store in a temporary directory.
-func openSQLite(b testing.TB) *sqlstore.DB {
-	b.Helper()
-	ctx := context.Background()
-	db, err := sqlstore.Open(ctx, sqlstore.Options{DataDir: b.TempDir()})
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { _ = db.Close() })
-	if err := db.Migrate(ctx); err != nil {
-		b.Fatal(err)
-	}
-	return db
-}
 
 // ingestServer is the HTTP API with the messages routes over SQLite, as `engram
 // serve` wires it, on a loopback listener.
 func ingestServer(b *testing.B) string {
-	db := openSQLite(b)
+	db := teststore.Open(b)
 	svc := messages.New(sqlstore.NewMessageStore(db), clock.System{}, ulids.New(), messages.Options{Debounce: 12 * time.Second})
 	api := httpapi.New(http.NewServeMux(), httpapi.Options{MaxBodyBytes: 1 << 20}, auth.New(auth.Options{Open: true}, nil, nil, nil))
 	httpapi.RegisterMessages(api, svc)

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"engram/adapters/llm"
-	"engram/adapters/memstore"
 	"engram/adapters/rules"
 	"engram/adapters/ulids"
 	"engram/app/extraction"
@@ -19,6 +18,7 @@ import (
 	"engram/test/fakellm"
 	"engram/test/memorybank"
 	"engram/test/scriptedllm"
+	"engram/test/teststore"
 )
 
 // bankRun is one pass of the pipeline over the traffic.
@@ -33,8 +33,8 @@ type bankRun struct {
 // day's conversation (an import, or a chat within the debounce).
 func replay(b *testing.B, days []memorybank.Day, ext ports.Extractor, ref, fallback ports.Refiner, perTurn bool, calls func() int) bankRun {
 	b.Helper()
-	mem := memstore.NewMemoryStore()
-	msgs := memstore.NewMessageStore(mem)
+	stores := teststore.New(b)
+	mem, msgs := stores.Memories, stores.Messages
 	clk := &stepClock{now: time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)}
 	ids := ulids.New()
 	p := extraction.New(extraction.Deps{Extractor: ext, Refiner: ref, FallbackRefiner: fallback,

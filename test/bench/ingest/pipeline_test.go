@@ -15,6 +15,7 @@ import (
 	"engram/domain/conversation"
 	"engram/domain/memory"
 	"engram/ports"
+	"engram/test/teststore"
 )
 
 // fixedExtractor stands in for the model at no cost: it proposes one candidate per
@@ -46,7 +47,7 @@ var hobbies = []string{"piano", "chess", "tennis", "jazz", "hiking", "sushi", "p
 func BenchmarkPipelinePerMessage(b *testing.B) {
 	for _, extractor := range []string{"fixed", "rules"} {
 		b.Run("extractor="+extractor, func(b *testing.B) {
-			db := openSQLite(b)
+			db := teststore.Open(b)
 			mem, msgs := sqlstore.NewMemoryStore(db), sqlstore.NewMessageStore(db)
 			clk := &stepClock{now: time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)}
 			ids := ulids.New()

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"os"
 	"sync"
@@ -12,7 +11,6 @@ import (
 	"engram/adapters/lexicon"
 	"engram/adapters/localembed"
 	"engram/adapters/localvec"
-	"engram/adapters/memstore"
 	"engram/adapters/sqlstore"
 	"engram/adapters/textanalysis"
 	"engram/adapters/ulids"
@@ -30,8 +28,8 @@ import (
 // the session's date as its time, the turn's text plus its image caption as the
 // content), indexed by the indexer role's use cases (app/indexing for vectors,
 // app/indexing's lexical pass), and every question is asked through the search
-// use case with scope messages. Stores are the in-memory adapters, or SQLite
-// (-app-store sqlite), which answers identically.
+// use case with scope messages. Stores are SQLite files in a temporary
+// directory, as `engram serve` uses them by default.
 func init() {
 	methods["app"] = method{"the product through the app: messages posted, indexed by the indexer use cases, searched in mode auto", newAppRetriever(retrieval.ModeAuto)}
 	methods["app-lexical"] = method{"the product through the app, mode lexical (the fallback when vectors are down)", newAppRetriever(retrieval.ModeLexical)}
@@ -42,10 +40,6 @@ func init() {
 type benchClock struct{ now time.Time }
 
 func (c benchClock) Now() time.Time { return c.now }
-
-// appStore picks the stores of the app methods: the in-memory adapters, or SQLite
-// files in a temporary directory (what `engram serve` uses by default).
-var appStore = flag.String("app-store", "memory", "stores of the app methods: memory or sqlite")
 
 type appRetriever struct {
 	config  appConfig
@@ -93,41 +87,33 @@ type appStores struct {
 }
 
 func openAppStores(ctx context.Context, dim int) (appStores, error) {
-	if *appStore == "sqlite" {
-		dir, err := os.MkdirTemp("", "engram-locomo-")
-		if err != nil {
-			return appStores{}, err
-		}
-		db, err := sqlstore.Open(ctx, sqlstore.Options{DataDir: dir})
-		if err != nil {
-			return appStores{}, err
-		}
-		if err := db.Migrate(ctx); err != nil {
-			return appStores{}, err
-		}
-		vectors, err := localvec.OpenDurable(ctx, sqlstore.NewLocalVectorStore(db, "locomo", dim), localvec.Options{Dimension: dim})
-		if err != nil {
-			return appStores{}, err
-		}
-		var once sync.Once
-		closeDB := func() { once.Do(func() { _ = db.Close(); _ = os.RemoveAll(dir) }) }
-		appCleanupMu.Lock()
-		appCleanups = append(appCleanups, closeDB)
-		appCleanupMu.Unlock()
-		return appStores{
-			memories: sqlstore.NewMemoryStore(db), messages: sqlstore.NewMessageStore(db), lexical: sqlstore.NewLexicalDocs(db), cursors: sqlstore.NewLexicalCursors(db),
-			sync: sqlstore.NewVectorQueue(db), vectors: vectors, close: closeDB,
-		}, nil
-	}
-	vectors, err := localvec.New(localvec.Options{Dimension: dim})
+	dir, err := os.MkdirTemp("", "engram-locomo-")
 	if err != nil {
 		return appStores{}, err
 	}
-	mems := memstore.NewMemoryStore()
-	msgs := memstore.NewMessageStore(mems)
-	lexical := memstore.NewLexicalIndex()
-	return appStores{memories: mems, messages: msgs, lexical: lexical, cursors: lexical,
-		sync: memstore.NewVectorSyncStore(mems, msgs), vectors: vectors, close: func() {}}, nil
+	db, err := sqlstore.Open(ctx, sqlstore.Options{DataDir: dir})
+	if err != nil {
+		_ = os.RemoveAll(dir)
+		return appStores{}, err
+	}
+	var once sync.Once
+	closeDB := func() { once.Do(func() { _ = db.Close(); _ = os.RemoveAll(dir) }) }
+	if err := db.Migrate(ctx); err != nil {
+		closeDB()
+		return appStores{}, err
+	}
+	vectors, err := localvec.OpenDurable(ctx, sqlstore.NewLocalVectorStore(db, "locomo", dim), localvec.Options{Dimension: dim})
+	if err != nil {
+		closeDB()
+		return appStores{}, err
+	}
+	appCleanupMu.Lock()
+	appCleanups = append(appCleanups, closeDB)
+	appCleanupMu.Unlock()
+	return appStores{
+		memories: sqlstore.NewMemoryStore(db), messages: sqlstore.NewMessageStore(db), lexical: sqlstore.NewLexicalDocs(db), cursors: sqlstore.NewLexicalCursors(db),
+		sync: sqlstore.NewVectorQueue(db), vectors: vectors, close: closeDB,
+	}, nil
 }
 
 func newAppRetriever(mode retrieval.Mode) func() Retriever {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"engram/adapters/lexicon"
+	"engram/adapters/sqlstore"
 	"engram/app/retrieval"
 )
 
@@ -37,6 +38,25 @@ func main() {
 
 var minScoreFlag *float64
 
+// openDB opens a migrated SQLite file in a new temporary directory; done closes
+// it and removes the directory.
+func openDB(ctx context.Context) (db *sqlstore.DB, done func(), err error) {
+	dir, err := os.MkdirTemp("", "engram-paraphrase-")
+	if err != nil {
+		return nil, nil, err
+	}
+	if db, err = sqlstore.Open(ctx, sqlstore.Options{DataDir: dir}); err != nil {
+		_ = os.RemoveAll(dir)
+		return nil, nil, err
+	}
+	done = func() { _ = db.Close(); _ = os.RemoveAll(dir) }
+	if err := db.Migrate(ctx); err != nil {
+		done()
+		return nil, nil, err
+	}
+	return db, done, nil
+}
+
 func run(data, split string, misses bool, w lexicon.Weights) error {
 	ctx := context.Background()
 	set, err := Load(data)
@@ -58,7 +78,12 @@ func run(data, split string, misses bool, w lexicon.Weights) error {
 		configs[i].cfg.MinScore = minScoreFlag
 	}
 	for _, c := range configs {
-		rig, err := NewRig(ctx, set, c.cfg)
+		db, closeDB, err := openDB(ctx)
+		if err != nil {
+			return err
+		}
+		defer closeDB()
+		rig, err := NewRig(ctx, db, set, c.cfg)
 		if err != nil {
 			return err
 		}

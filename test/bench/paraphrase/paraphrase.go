@@ -18,7 +18,7 @@ import (
 	"engram/adapters/lexicon"
 	"engram/adapters/localembed"
 	"engram/adapters/localvec"
-	"engram/adapters/memstore"
+	"engram/adapters/sqlstore"
 	"engram/adapters/textanalysis"
 	"engram/adapters/ulids"
 	"engram/app/indexing"
@@ -106,18 +106,16 @@ type fixedClock struct{ now time.Time }
 
 func (c fixedClock) Now() time.Time { return c.now }
 
-// NewRig saves the memories through the memories use case and runs the indexer
-// role's passes to completion.
-func NewRig(ctx context.Context, set Set, c Config) (*Rig, error) {
+// NewRig saves the memories through the memories use case into db (migrated,
+// empty) and runs the indexer role's passes to completion.
+func NewRig(ctx context.Context, db *sqlstore.DB, set Set, c Config) (*Rig, error) {
 	clock := fixedClock{now: time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)}
 	analyzer := textanalysis.New(textanalysis.Options{})
 	embedder, err := localembed.New(localembed.Options{Analyzer: analyzer})
 	if err != nil {
 		return nil, err
 	}
-	mems := memstore.NewMemoryStore()
-	msgs := memstore.NewMessageStore(mems)
-	lexical := memstore.NewLexicalIndex()
+	mems, msgs, lexical := sqlstore.NewMemoryStore(db), sqlstore.NewMessageStore(db), sqlstore.NewLexicalDocs(db)
 	vectors, err := localvec.New(localvec.Options{Dimension: embedder.Dimension()})
 	if err != nil {
 		return nil, err
@@ -132,11 +130,11 @@ func NewRig(ctx context.Context, set Set, c Config) (*Rig, error) {
 		}
 		r.ids[res.Memory.ID()] = m.ID
 	}
-	lexIndexer := indexing.NewLexicalIndexer(analyzer, lexical, lexical, mems, msgs, clock, indexing.LexicalOptions{MessageLag: -1})
+	lexIndexer := indexing.NewLexicalIndexer(analyzer, lexical, sqlstore.NewLexicalCursors(db), mems, msgs, clock, indexing.LexicalOptions{MessageLag: -1})
 	if _, err := lexIndexer.RepairMemories(ctx); err != nil {
 		return nil, fmt.Errorf("lexical index: %w", err)
 	}
-	vecIndexer := indexing.New(memstore.NewVectorSyncStore(mems, msgs), embedder, vectors, clock, indexing.Options{BatchSize: 256, Lease: time.Hour}, nil)
+	vecIndexer := indexing.New(sqlstore.NewVectorQueue(db), embedder, vectors, clock, indexing.Options{BatchSize: 256, Lease: time.Hour}, nil)
 	for {
 		rep, err := vecIndexer.SyncMemories(ctx)
 		if err != nil {

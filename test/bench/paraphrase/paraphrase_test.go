@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"engram/adapters/textanalysis"
+	"engram/test/teststore"
 )
 
 const setFile = "testdata/paraphrases.tsv"
@@ -85,7 +86,7 @@ func TestParaphrases_testHalfRecallHolds(t *testing.T) {
 	}
 	ctx := context.Background()
 	cfg := Config{Expand: true}
-	rig, err := NewRig(ctx, set, cfg)
+	rig, err := NewRig(ctx, teststore.Open(t), set, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"engram/adapters/httpapi"
 	"engram/adapters/mem0api"
 	"engram/adapters/metrics"
+	"engram/app/adds"
 	"engram/app/memories"
 	"engram/app/messages"
 	"engram/app/users"
@@ -31,6 +32,7 @@ type mem0Params struct {
 	Search   metrics.Searcher
 	Users    *users.Service
 	Eraser   metrics.Eraser
+	Adds     *adds.Service
 	IDs      ports.IDs
 	Clock    ports.Clock
 }
@@ -38,7 +40,7 @@ type mem0Params struct {
 func mem0Routes(p mem0Params) Route {
 	return func(api *httpapi.API) {
 		h := mem0api.New(mem0api.Deps{Memories: p.Memories, Finder: p.Finder, Search: p.Search, Messages: p.Messages, Users: p.Users,
-			Eraser: p.Eraser, IDs: p.IDs, Clock: p.Clock},
+			Eraser: p.Eraser, Adds: p.Adds, IDs: p.IDs, Clock: p.Clock},
 			mem0api.Options{Tenant: httpapi.Tenant, Reaches: httpapi.Reaches, RequestID: httpapi.RequestID,
 				MaxBodyBytes: p.Config.HTTP.MaxBodyBytes, Logger: p.Log})
 		routes := h.Routes()

@@ -6,8 +6,10 @@ import (
 	"strings"
 	"time"
 
+	"engram/app/adds"
 	"engram/app/memories"
 	"engram/app/messages"
+	"engram/domain/addevent"
 	"engram/domain/conversation"
 	"engram/domain/memory"
 )
@@ -128,9 +130,10 @@ func (h *Handler) addFrom(c call, body mem0AddBody) (mem0AddJSON, error) {
 	return h.awaitExtraction(c.ctx(), scope, out.EventID)
 }
 
-// storeAsGiven writes each user and assistant message as a memory (infer:false).
+// storeAsGiven writes each user and assistant message as a memory (infer:false),
+// and records the add as done with what it wrote.
 func (h *Handler) storeAsGiven(ctx context.Context, scope memory.Scope, msgs []conversation.Input, ttl *int, attrs memory.AttributesInput) (mem0AddJSON, error) {
-	out := mem0AddJSON{Status: "SUCCEEDED", Results: []mem0ResultJSON{}}
+	results := []addevent.Result{}
 	for i, m := range msgs {
 		if strings.EqualFold(m.Role, string(conversation.RoleSystem)) || strings.TrimSpace(m.Content) == "" {
 			continue
@@ -143,10 +146,13 @@ func (h *Handler) storeAsGiven(ctx context.Context, scope memory.Scope, msgs []c
 		if err != nil {
 			return mem0AddJSON{}, err
 		}
-		out.Results = append(out.Results, mem0ResultJSON{ID: saved.Memory.ID(), Event: "ADD",
-			Data: mem0ResultDataJSON{Memory: saved.Memory.Content()}})
+		results = append(results, addevent.Result{MemoryID: saved.Memory.ID(), Change: addevent.ChangeAdd, Memory: saved.Memory.State()})
 	}
-	return out, nil
+	rec, err := h.deps.Adds.Done(ctx, adds.Done{Scope: scope, Results: results})
+	if err != nil {
+		return mem0AddJSON{}, err
+	}
+	return mem0AddJSON{Status: string(rec.Status), EventID: rec.ID, Results: toResultsJSON(rec.Results)}, nil
 }
 
 // postForExtraction posts the messages as one batch of the run's conversation
@@ -157,13 +163,19 @@ func (h *Handler) postForExtraction(ctx context.Context, scope memory.Scope, run
 	if conv == "" {
 		conv = "mem0-" + batch
 	}
+	ids := make([]string, len(msgs))
 	for i := range msgs {
-		msgs[i].ConversationID, msgs[i].MessageID = conv, messageID(batch, i)
+		ids[i] = messageID(batch, i)
+		msgs[i].ConversationID, msgs[i].MessageID = conv, ids[i]
 	}
 	if _, err := h.deps.Messages.PostBatch(ctx, messages.PostBatch{Scope: scope, Messages: msgs, Immediate: true}); err != nil {
 		return mem0AddJSON{}, err
 	}
-	return mem0AddJSON{Status: "PENDING", EventID: eventID(scope.User, batch, len(msgs)),
+	rec, err := h.deps.Adds.Begin(ctx, adds.Begin{Scope: scope, ConversationID: conv, MessageIDs: ids})
+	if err != nil {
+		return mem0AddJSON{}, err
+	}
+	return mem0AddJSON{Status: string(rec.Status), EventID: rec.ID,
 		Message: "Memory processing has been queued for background execution"}, nil
 }
 
@@ -174,9 +186,12 @@ func (h *Handler) awaitExtraction(ctx context.Context, scope memory.Scope, id st
 	tick := time.NewTicker(50 * time.Millisecond)
 	defer tick.Stop()
 	for {
-		ev, err := h.event(ctx, scope, id)
-		if err != nil || ev.Status != "PENDING" || time.Now().After(deadline) {
-			return mem0AddJSON{Status: ev.Status, EventID: id, Results: ev.Results}, err
+		rec, err := h.deps.Adds.Get(ctx, adds.Get{Tenant: scope.Tenant, ID: id})
+		if err != nil {
+			return mem0AddJSON{}, err
+		}
+		if rec.Done() || time.Now().After(deadline) {
+			return mem0AddJSON{Status: string(rec.Status), EventID: id, Results: toResultsJSON(rec.Results)}, nil
 		}
 		select {
 		case <-ctx.Done():

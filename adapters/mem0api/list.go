@@ -131,20 +131,22 @@ func (h *Handler) pageOf(c call, all []memory.Memory) (mem0PageJSON, error) {
 	for _, m := range all[from:to] {
 		out.Results = append(out.Results, toMemoryJSON(m))
 	}
-	link := func(p int) *string {
-		q := c.r.URL.Query()
-		q.Set("page", itoa(p))
-		q.Set("page_size", itoa(size))
-		s := c.r.URL.Path + "?" + q.Encode()
-		return &s
-	}
 	if to < len(all) {
-		out.Next = link(page + 1)
+		out.Next = pageLink(c, page+1, size)
 	}
 	if page > 1 {
-		out.Previous = link(page - 1)
+		out.Previous = pageLink(c, page-1, size)
 	}
 	return out, nil
+}
+
+// pageLink is the URL of another page of the same listing.
+func pageLink(c call, page, size int) *string {
+	q := c.r.URL.Query()
+	q.Set("page", itoa(page))
+	q.Set("page_size", itoa(size))
+	s := c.r.URL.Path + "?" + q.Encode()
+	return &s
 }
 
 // mem0ListBody is a listing's body.

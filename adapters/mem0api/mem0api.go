@@ -54,7 +54,6 @@ type Searcher interface {
 // Messages is conversation ingestion: an inferring add posts its messages.
 type Messages interface {
 	PostBatch(ctx context.Context, cmd messages.PostBatch) ([]messages.Posted, error)
-	Get(ctx context.Context, q messages.Get) (messages.View, error)
 }
 
 // Users lists the tenant's users.
@@ -75,6 +74,7 @@ type Deps struct {
 	Messages Messages
 	Users    Users
 	Eraser   Eraser
+	Adds     Adds
 	IDs      ports.IDs
 	Clock    ports.Clock
 }

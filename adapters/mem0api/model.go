@@ -2,11 +2,9 @@ package mem0api
 
 import (
 	"crypto/md5"
-	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"strconv"
-	"strings"
 	"time"
 
 	"engram/domain/memfilter"
@@ -18,24 +16,6 @@ import (
 
 // A memory's mem0 id is engram's memory id: unique across the server and kept
 // for the memory's whole life, so /v1/memories/{id}/ needs no user.
-
-// eventID names an inferring add: the user, the batch id its messages' ids
-// start with, and how many there are.
-func eventID(user, batch string, n int) string {
-	return base64.RawURLEncoding.EncodeToString([]byte(user + "\x00" + batch + "\x00" + strconv.Itoa(n)))
-}
-
-func parseEventID(id string) (user, batch string, n int, err error) {
-	raw, decodeErr := base64.RawURLEncoding.DecodeString(id)
-	parts := strings.Split(string(raw), "\x00")
-	if decodeErr == nil && len(parts) == 3 {
-		n, convErr := strconv.Atoi(parts[2])
-		if convErr == nil && n > 0 && parts[0] != "" {
-			return parts[0], parts[1], n, nil
-		}
-	}
-	return "", "", 0, notFound("event " + strconv.Quote(clip(id)) + " not found: it is not an id this server issued")
-}
 
 // messageID is the id of the i-th message of an add's batch.
 func messageID(batch string, i int) string { return batch + "-" + strconv.Itoa(i) }
@@ -173,10 +153,6 @@ type mem0ResultJSON struct {
 
 type mem0ResultDataJSON struct {
 	Memory string `json:"memory" doc:"The memory's text."`
-}
-
-func toResultJSON(e memory.Event) mem0ResultJSON {
-	return mem0ResultJSON{ID: e.MemoryID, Event: historyEvent(e.Op), Data: mem0ResultDataJSON{Memory: e.After.Content}}
 }
 
 func itoa(i int) string { return strconv.Itoa(i) }

@@ -94,6 +94,9 @@ func (h *Handler) Routes() []Route {
 		{ID: "mem0_event", Method: http.MethodGet, Path: "/v1/event/{event_id}/", Summary: "An add's event",
 			Description: "PENDING while the add's messages wait for extraction, then SUCCEEDED (or FAILED) with the memory changes it made.",
 			Response:    mem0EventJSON{}, Handler: h.serve(h.getEvent)},
+		{ID: "mem0_events", Method: http.MethodGet, Path: "/v1/events/", Summary: "Adds' events",
+			Description: "The adds of the user_id named (of every user the key reaches without one), newest first, a page at a time, each as GET /v1/event/{event_id}/ answers it.",
+			Query:       append([]string{"user_id"}, paged...), Response: mem0EventPageJSON{}, Handler: h.serve(h.listEvents)},
 	}
 	for i := range routes {
 		routes[i].Path = Prefix + routes[i].Path

@@ -131,7 +131,7 @@ func observedByOperation(t *testing.T, srv *Server) {
 	metrics, _ := io.ReadAll(resp.Body)
 	for _, op := range []string{"mem0_ping", "mem0_add", "mem0_add_v1", "mem0_list", "mem0_list_v1", "mem0_list_v2", "mem0_search",
 		"mem0_search_v2", "mem0_get", "mem0_update", "mem0_history", "mem0_delete", "mem0_delete_all", "mem0_entities",
-		"mem0_entity_delete", "mem0_entity_delete_v1", "mem0_batch_update", "mem0_batch_delete", "mem0_event", "mem0_unsupported"} {
+		"mem0_entity_delete", "mem0_entity_delete_v1", "mem0_batch_update", "mem0_batch_delete", "mem0_event", "mem0_events", "mem0_unsupported"} {
 		if !strings.Contains(string(metrics), `operation="`+op+`"`) {
 			t.Errorf("/metrics counts no request of %s", op)
 		}

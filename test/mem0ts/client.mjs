@@ -60,10 +60,14 @@ async function search(query, filters, extra = {}) {
   return client.search(query, { filters, api_version: "v2", ...snake(extra) });
 }
 
-async function event(id) {
-  const r = await fetch(`${host}/v1/event/${id}/`, { headers: { Authorization: `Token ${apiKey}` } });
+// Neither client generation has a method for the add events, so they are read
+// as mem0's own dashboard does, with the same key.
+async function getJSON(path) {
+  const r = await fetch(`${host}${path}`, { headers: { Authorization: `Token ${apiKey}` } });
   return r.json();
 }
+
+const event = (id) => getJSON(`/v1/event/${id}/`);
 
 async function until(what, cond, ms = 60000) {
   const end = Date.now() + ms;
@@ -107,6 +111,23 @@ async function story() {
   const diet = done?.results?.find((r) => r.data?.memory?.toLowerCase().includes("vegetarian"));
   check(diet?.event === "ADD", "the event's results hold the extracted memory", done);
   out.dietId = diet?.id;
+
+  // Every add is an event: the user's are listed newest first, each as GET
+  // /v1/event/{id}/ answers it, a page at a time.
+  const events = await getJSON(`/v1/events/?user_id=${encodeURIComponent(alice)}`);
+  check(events.count === 2 && events.results?.length === 2 && events.next === null, "alice's events are her two adds", events);
+  const [newest, oldest] = events.results ?? [];
+  check(newest?.id === eventId && newest.status === "SUCCEEDED" && newest.event_type === "ADD" && newest.user_id === alice &&
+    newest.results?.some((r) => r.id === out.dietId), "the newest event is the inferring add with what it extracted", newest);
+  check(oldest?.status === "SUCCEEDED" && oldest.results?.length === 1 && oldest.results[0].id === out.hikingId &&
+    oldest.results[0].event === "ADD", "the oldest event is the infer:false add with the memory it wrote", oldest);
+  const first = await getJSON(`/v1/events/?user_id=${encodeURIComponent(alice)}&page=1&page_size=1`);
+  check(first.results?.length === 1 && first.results[0].id === eventId && first.next && first.previous === null,
+    "a page of one event links to the next", first);
+  const byID = await event(oldest?.id);
+  check(byID.id === oldest?.id && byID.results?.[0]?.id === out.hikingId, "an infer:false add's event is read by its id", byID);
+  const unknown = await getJSON("/v1/event/not-an-event/");
+  check(typeof unknown.detail === "string" && unknown.detail.includes("not found"), "an unknown event is not found", unknown);
 
   // async_mode false waits for the extraction and answers its results.
   const waited = await add([{ role: "user", content: "I live in Porto." }], `${prefix}-erin`, { asyncMode: false });

@@ -46,6 +46,7 @@ func appOptions(cfg config.Config) fx.Option {
 		contextModule,            // bootstrap/context.go
 		agentConversationsModule, // bootstrap/agentconv.go
 		mem0Module,               // bootstrap/mem0.go
+		addsModule,               // bootstrap/adds.go
 	}
 	if cfg.HasRole(config.RoleAPI) || cfg.HasRole(config.RoleScheduler) || cfg.HasRole(config.RoleWorker) {
 		// The worker reads sessions too: profile refreshes and the erasure's purge.

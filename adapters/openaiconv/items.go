@@ -69,54 +69,85 @@ var textPartTypes = map[string]bool{"input_text": true, "output_text": true, "te
 
 // parseItem reads what engram needs of an item (type, role, text, the client's
 // id) and keeps its bytes. A message may come in the API's short form: no type,
-// and content as a string.
+// and content as a string. The first rule the item breaks is reported.
 func parseItem(param string, raw json.RawMessage) (appconv.NewItem, *failure) {
-	if !utf8.Valid(raw) {
-		f := badRequest(param, param+" must be valid UTF-8")
-		return appconv.NewItem{}, &f
-	}
-	fields, err := fieldsOf(raw)
-	if err != nil {
-		f := badRequest(param, param+" must be a JSON object (an item: a message, a function_call, a function_call_output…)")
-		return appconv.NewItem{}, &f
+	fields, f := itemFields(param, raw)
+	if f != nil {
+		return appconv.NewItem{}, f
 	}
 	item := appconv.NewItem{Raw: raw}
-	itemType, hasType := stringField(fields, "type")
 	role, hasRole := stringField(fields, "role")
-	switch {
-	case hasType && (itemType == "" || utf8.RuneCountInString(itemType) > 64 || memory.ValidatePrintable("type", itemType) != nil):
-		f := badRequest(param+".type", param+".type must be 1 to 64 printable characters")
-		return item, &f
-	case !hasType && !hasRole:
-		f := badRequest(param+".type", param+" needs a type (message, function_call, function_call_output, reasoning…) or, for a message, a role")
-		return item, &f
-	case !hasType:
-		itemType = "message"
+	if item.Type, f = itemType(param, fields, hasRole); f != nil {
+		return item, f
 	}
-	item.Type = itemType
-	if id, ok := lookup(fields, "id"); ok && string(id) != "null" {
-		if err := json.Unmarshal(id, &item.ID); err != nil || item.ID == "" {
-			f := badRequest(param+".id", param+".id must be a non-empty string when set; leave it out and engram gives the item one")
-			return item, &f
-		}
+	if item.ID, f = itemID(param, fields); f != nil {
+		return item, f
 	}
-	if itemType != "message" {
+	if item.Type != "message" {
 		return item, nil
 	}
-	r, ok := messageRoles[role]
-	if !ok {
-		f := badRequest(param+".role", param+".role must be user, assistant, system or developer, got "+strconv.Quote(role))
-		return item, &f
+	if item.Role, f = messageRole(param, role); f != nil {
+		return item, f
 	}
-	item.Role = r
 	text, ok := messageText(fields)
 	if !ok {
-		f := badRequest(param+".content", param+".content must be a string or an array of content parts")
-		return item, &f
+		return item, refuse(param+".content", param+".content must be a string or an array of content parts")
 	}
 	// The text is what the session records, and no store keeps a NUL.
 	item.Text = strings.ReplaceAll(text, "\x00", "")
 	return item, nil
+}
+
+func refuse(param, message string) *failure {
+	f := badRequest(param, message)
+	return &f
+}
+
+// itemFields reads the members of an item, which must be a JSON object in UTF-8.
+func itemFields(param string, raw json.RawMessage) ([]field, *failure) {
+	if !utf8.Valid(raw) {
+		return nil, refuse(param, param+" must be valid UTF-8")
+	}
+	fields, err := fieldsOf(raw)
+	if err != nil {
+		return nil, refuse(param, param+" must be a JSON object (an item: a message, a function_call, a function_call_output…)")
+	}
+	return fields, nil
+}
+
+// itemType is the item's type; an item without one is a message if it has a role.
+func itemType(param string, fields []field, hasRole bool) (string, *failure) {
+	t, hasType := stringField(fields, "type")
+	switch {
+	case hasType && (t == "" || utf8.RuneCountInString(t) > 64 || memory.ValidatePrintable("type", t) != nil):
+		return "", refuse(param+".type", param+".type must be 1 to 64 printable characters")
+	case !hasType && !hasRole:
+		return "", refuse(param+".type", param+" needs a type (message, function_call, function_call_output, reasoning…) or, for a message, a role")
+	case !hasType:
+		return "message", nil
+	}
+	return t, nil
+}
+
+// itemID is the client's id of the item, "" when it leaves engram to give one.
+func itemID(param string, fields []field) (string, *failure) {
+	raw, ok := lookup(fields, "id")
+	if !ok || string(raw) == "null" {
+		return "", nil
+	}
+	var id string
+	if err := json.Unmarshal(raw, &id); err != nil || id == "" {
+		return "", refuse(param+".id", param+".id must be a non-empty string when set; leave it out and engram gives the item one")
+	}
+	return id, nil
+}
+
+func messageRole(param, role string) (agentconv.Role, *failure) {
+	r, ok := messageRoles[role]
+	if !ok {
+		return "", refuse(param+".role", param+".role must be user, assistant, system or developer, got "+strconv.Quote(role))
+	}
+	return r, nil
 }
 
 // messageText is the text of a message's content: the string, or its text parts

@@ -51,23 +51,9 @@ func (s *Service) ListUsers(ctx context.Context, q ListUsers) (UserPage, error) 
 	if len(page) == 0 {
 		return UserPage{}, nil
 	}
-	summaries := make(map[string]*UserSummary, len(page))
-	for _, u := range page {
-		summaries[u] = &UserSummary{User: u, Counts: map[string]int64{KindMemories: 0, KindMessages: 0, KindSessions: 0}}
-	}
-	for _, src := range s.sources {
-		act, err := src.Activity.Activity(ctx, q.Tenant, page)
-		if err != nil {
-			return UserPage{}, fmt.Errorf("activity of %s: %w", src.Kind, err)
-		}
-		for u, a := range act {
-			if sum := summaries[u]; sum != nil {
-				sum.Counts[src.Kind] += a.Count
-				if a.LastActiveAt.After(sum.LastActiveAt) {
-					sum.LastActiveAt = a.LastActiveAt
-				}
-			}
-		}
+	summaries, err := s.summaries(ctx, q.Tenant, page)
+	if err != nil {
+		return UserPage{}, err
 	}
 	// Asked after the reads, so a read that began before an erasure was requested
 	// cannot return after it.
@@ -75,19 +61,53 @@ func (s *Service) ListUsers(ctx context.Context, q ListUsers) (UserPage, error) 
 	if err != nil {
 		return UserPage{}, fmt.Errorf("users being erased: %w", err)
 	}
-	out := UserPage{Items: make([]UserSummary, 0, len(page))}
-	for _, u := range page {
-		if q.Only != "" && !summaries[u].holdsAnything() {
-			continue
-		}
-		if erasing[u] == "" {
-			out.Items = append(out.Items, *summaries[u])
-		}
-	}
+	out := UserPage{Items: shownUsers(page, summaries, erasing, q.Only != "")}
 	if more {
 		out.NextCursor = encodeUserCursor(page[len(page)-1])
 	}
 	return out, nil
+}
+
+// summaries sums what every kind of store holds of each user of the page, and
+// when it last changed; every registered kind is counted, 0 when none.
+func (s *Service) summaries(ctx context.Context, tenant string, page []string) (map[string]*UserSummary, error) {
+	summaries := make(map[string]*UserSummary, len(page))
+	for _, u := range page {
+		summaries[u] = &UserSummary{User: u, Counts: map[string]int64{KindMemories: 0, KindMessages: 0, KindSessions: 0}}
+	}
+	for _, src := range s.sources {
+		act, err := src.Activity.Activity(ctx, tenant, page)
+		if err != nil {
+			return nil, fmt.Errorf("activity of %s: %w", src.Kind, err)
+		}
+		for u, a := range act {
+			if sum := summaries[u]; sum != nil {
+				sum.add(src.Kind, a.Count, a.LastActiveAt)
+			}
+		}
+	}
+	return summaries, nil
+}
+
+func (u *UserSummary) add(kind string, count int64, lastActive time.Time) {
+	u.Counts[kind] += count
+	if lastActive.After(u.LastActiveAt) {
+		u.LastActiveAt = lastActive
+	}
+}
+
+// shownUsers is the page as the caller sees it, in order: without the users being
+// erased, and, for a listing kept to one user, without that user when nothing of
+// them is stored (the page was made from the name, not from the stores).
+func shownUsers(page []string, summaries map[string]*UserSummary, erasing map[string]string, only bool) []UserSummary {
+	out := make([]UserSummary, 0, len(page))
+	for _, u := range page {
+		if only && !summaries[u].holdsAnything() || erasing[u] != "" {
+			continue
+		}
+		out = append(out, *summaries[u])
+	}
+	return out
 }
 
 // holdsAnything reports whether any store holds something of the user.

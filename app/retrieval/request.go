@@ -39,6 +39,9 @@ type Search struct {
 	Types []string
 	// ConversationID keeps messages of this conversation (messages only).
 	ConversationID string
+	// AgentID, AppID and RunID keep the memories whose id of that kind is the one
+	// given (memories only): a memory of another agent, or of none, is left out.
+	AgentID, AppID, RunID string
 	// Since (inclusive) and Until (exclusive) bound when a message was said or a
 	// memory last changed; zero: unbounded.
 	Since, Until time.Time

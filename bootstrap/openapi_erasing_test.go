@@ -73,6 +73,7 @@ var erasingProbes = map[string]erasingProbe{
 	"org_user_get":       {},
 	"org_users":          {},
 	"trace_latest":       {},
+	"trace_list":         {},
 	"trace_get":          {},
 	"users_list":         {},
 	"user_erase":         {},

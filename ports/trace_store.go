@@ -24,6 +24,11 @@ type TraceStore interface {
 	// sort by time). ErrNotFound when the user has none.
 	LatestTrace(ctx context.Context, scope memory.Scope) (promptctx.Trace, error)
 
+	// ListTraces returns the user's traces newest first (by id), at most limit
+	// of them, only those with an id below before when before is not empty (the
+	// last id of the previous page). Nothing of another user or tenant.
+	ListTraces(ctx context.Context, scope memory.Scope, before string, limit int) ([]promptctx.Trace, error)
+
 	// DeleteTracesBefore removes up to limit traces made before cutoff, the
 	// oldest first, and says how many it removed.
 	DeleteTracesBefore(ctx context.Context, cutoff time.Time, limit int) (int64, error)

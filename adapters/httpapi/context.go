@@ -175,6 +175,7 @@ type ContextBuilder interface {
 	Build(ctx context.Context, r contextbuild.Request) (contextbuild.Result, error)
 	Trace(ctx context.Context, tenant, id string) (promptctx.Trace, error)
 	LatestTrace(ctx context.Context, scope memory.Scope) (promptctx.Trace, error)
+	ListTraces(ctx context.Context, scope memory.Scope, before string, limit int) ([]promptctx.Trace, error)
 }
 
 // RegisterContext adds the context call and its traces.
@@ -241,6 +242,8 @@ func RegisterContext(api *API, svc ContextBuilder) {
 		}
 		return &traceOutput{Body: fromTrace(t)}, nil
 	})
+
+	registerTraceList(api, svc, tags)
 }
 
 // request is the use case's input: memory_context over HTTP and as a tool.

@@ -18,6 +18,7 @@ type ContextService interface {
 	Build(ctx context.Context, r contextbuild.Request) (contextbuild.Result, error)
 	Trace(ctx context.Context, tenant, id string) (promptctx.Trace, error)
 	LatestTrace(ctx context.Context, scope memory.Scope) (promptctx.Trace, error)
+	ListTraces(ctx context.Context, scope memory.Scope, before string, limit int) ([]promptctx.Trace, error)
 }
 
 // ContextCalls measures the context call around the use case: latency by stage,
@@ -117,6 +118,11 @@ func (c *ContextCalls) Build(ctx context.Context, r contextbuild.Request) (conte
 // Trace passes through.
 func (c *ContextCalls) Trace(ctx context.Context, tenant, id string) (promptctx.Trace, error) {
 	return c.next.Trace(ctx, tenant, id)
+}
+
+// ListTraces passes through.
+func (c *ContextCalls) ListTraces(ctx context.Context, scope memory.Scope, before string, limit int) ([]promptctx.Trace, error) {
+	return c.next.ListTraces(ctx, scope, before, limit)
 }
 
 // LatestTrace passes through.

@@ -27,6 +27,9 @@ func (s *stubContext) Trace(context.Context, string, string) (promptctx.Trace, e
 func (s *stubContext) LatestTrace(context.Context, memory.Scope) (promptctx.Trace, error) {
 	return promptctx.Trace{}, nil
 }
+func (s *stubContext) ListTraces(context.Context, memory.Scope, string, int) ([]promptctx.Trace, error) {
+	return nil, nil
+}
 
 func TestContextCalls_stagesCharsItemsDropsOutcomes(t *testing.T) {
 	t.Parallel()

@@ -112,6 +112,29 @@ func (s *TraceStore) LatestTrace(ctx context.Context, scope memory.Scope) (promp
 	return row.toTrace()
 }
 
+// ListTraces returns a page of the user's traces, greatest id first.
+func (s *TraceStore) ListTraces(ctx context.Context, scope memory.Scope, before string, limit int) ([]promptctx.Trace, error) {
+	var rows []traceRow
+	q := s.db.bun.NewSelect().Model(&rows).
+		Where("ct.tenant_id = ?", scope.Tenant).Where("ct.user_id = ?", scope.User).
+		OrderExpr("ct.id DESC").Limit(int64(max(limit, 0)))
+	if before != "" {
+		q = q.Where("ct.id < ?", before)
+	}
+	if err := q.Scan(ctx); err != nil {
+		return nil, wrapErr("list traces", err)
+	}
+	out := make([]promptctx.Trace, 0, len(rows))
+	for i := range rows {
+		t, err := rows[i].toTrace()
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, t)
+	}
+	return out, nil
+}
+
 // DeleteTracesBefore removes up to limit traces made before cutoff, oldest first.
 func (s *TraceStore) DeleteTracesBefore(ctx context.Context, cutoff time.Time, limit int) (int64, error) {
 	var n int64

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -242,6 +244,32 @@ func (r *TraceRecorder) LatestTrace(ctx context.Context, scope memory.Scope) (pr
 		return t, nil
 	}
 	return stored, nil
+}
+
+// ListTraces reads a page of the user's traces, written or not: those still
+// held join the stored ones in id order.
+func (r *TraceRecorder) ListTraces(ctx context.Context, scope memory.Scope, before string, limit int) ([]promptctx.Trace, error) {
+	r.mu.Lock()
+	var held []promptctx.Trace
+	for _, t := range r.pending {
+		if t.Scope == scope && (before == "" || t.ID < before) {
+			held = append(held, t)
+		}
+	}
+	r.mu.Unlock()
+	stored, err := r.store.ListTraces(ctx, scope, before, limit)
+	if err != nil {
+		return nil, err
+	}
+	// A trace may be both held and stored while its batch is being released.
+	all := stored
+	for _, t := range held {
+		if !slices.ContainsFunc(stored, func(s promptctx.Trace) bool { return s.ID == t.ID }) {
+			all = append(all, t)
+		}
+	}
+	slices.SortFunc(all, func(a, b promptctx.Trace) int { return strings.Compare(b.ID, a.ID) })
+	return all[:min(len(all), max(limit, 0))], nil
 }
 
 // PurgeUser forgets the user's traces not yet written, then purges the stored

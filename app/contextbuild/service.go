@@ -97,6 +97,7 @@ type TraceWriter interface {
 type TraceReader interface {
 	Trace(ctx context.Context, tenant, id string) (promptctx.Trace, error)
 	LatestTrace(ctx context.Context, scope memory.Scope) (promptctx.Trace, error)
+	ListTraces(ctx context.Context, scope memory.Scope, before string, limit int) ([]promptctx.Trace, error)
 }
 
 // Deps are what the context call works through. Profiles, Standing and

@@ -33,6 +33,28 @@ func (s *Service) LatestTrace(ctx context.Context, scope memory.Scope) (promptct
 	return s.visible(ctx, t, notFound)
 }
 
+// ListTraces reads a page of the user's traces, newest first (GET
+// /v1/users/{user}/traces): none past their retention, none of a user being
+// erased.
+func (s *Service) ListTraces(ctx context.Context, scope memory.Scope, before string, limit int) ([]promptctx.Trace, error) {
+	erasing, err := s.erasing(ctx, scope)
+	if err != nil || erasing {
+		return []promptctx.Trace{}, err
+	}
+	page, err := s.deps.Reader.ListTraces(ctx, scope, before, limit)
+	if err != nil {
+		return nil, err
+	}
+	// Newest first: the first trace past its retention ends the page.
+	oldest := s.deps.Clock.Now().Add(-s.opts.Retention)
+	for i, t := range page {
+		if t.At.Before(oldest) {
+			return page[:i], nil
+		}
+	}
+	return page, nil
+}
+
 // visible returns t unless it is past its retention or its user is being erased.
 func (s *Service) visible(ctx context.Context, t promptctx.Trace, notFound error) (promptctx.Trace, error) {
 	if t.At.Before(s.deps.Clock.Now().Add(-s.opts.Retention)) {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -96,6 +97,42 @@ func RunTraceStore(t *testing.T, open func(t *testing.T) TraceStores) {
 		}
 		if _, err := s.Traces.LatestTrace(ctx, memory.Scope{Tenant: "acme", User: "nobody"}); !errors.Is(err, ports.ErrNotFound) {
 			t.Errorf("a user without traces: %v", err)
+		}
+	})
+
+	t.Run("the listing pages the user's traces newest first, never another user's", func(t *testing.T) {
+		t.Parallel()
+		s, ctx := open(t), memTestContext(t)
+		var mine []promptctx.Trace
+		for i := range 5 {
+			mine = append(mine, trace(scope, at.Add(time.Duration(i)*time.Minute)))
+		}
+		others := []promptctx.Trace{trace(memory.Scope{Tenant: "acme", User: "ops"}, at.Add(30*time.Second)),
+			trace(memory.Scope{Tenant: "globex", User: "dev"}, at.Add(90*time.Second))}
+		must(t, s.Traces.SaveTraces(ctx, append(slices.Clone(mine), others...)))
+		ids := func(ts []promptctx.Trace) []string {
+			out := []string{}
+			for _, tr := range ts {
+				out = append(out, tr.ID)
+			}
+			return out
+		}
+		first, err := s.Traces.ListTraces(ctx, scope, "", 2)
+		if want := []string{mine[4].ID, mine[3].ID}; err != nil || !slices.Equal(ids(first), want) {
+			t.Fatalf("first page %v %v, want %v", ids(first), err, want)
+		}
+		if first[0].Query != mine[4].Query || len(first[0].RawHits) != 2 {
+			t.Errorf("a listed trace lost its content: %+v", first[0])
+		}
+		rest, err := s.Traces.ListTraces(ctx, scope, first[1].ID, 10)
+		if want := []string{mine[2].ID, mine[1].ID, mine[0].ID}; err != nil || !slices.Equal(ids(rest), want) {
+			t.Errorf("after the cursor %v %v, want %v", ids(rest), err, want)
+		}
+		if end, err := s.Traces.ListTraces(ctx, scope, mine[0].ID, 10); err != nil || len(end) != 0 {
+			t.Errorf("past the oldest: %v %v", ids(end), err)
+		}
+		if none, err := s.Traces.ListTraces(ctx, memory.Scope{Tenant: "acme", User: "nobody"}, "", 10); err != nil || len(none) != 0 {
+			t.Errorf("a user without traces: %v %v", ids(none), err)
 		}
 	})
 

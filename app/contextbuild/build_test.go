@@ -3,6 +3,7 @@ package contextbuild_test
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -372,5 +373,38 @@ func TestBuild_budgetAndLimits(t *testing.T) {
 	}
 	if res := e.build(contextbuild.Request{Query: "你好", SessionID: "s1", Include: []string{"memories"}}); res.Profile != "" || len(res.Recent) != 0 {
 		t.Errorf("include memories only: %+v", res)
+	}
+}
+
+// The listing shows the user's traces newest first, written or still held by
+// the recorder, each once; a page stops at the limit; none past retention.
+func TestTraces_listJoinsHeldAndStoredThenRetention(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, contextbuild.Options{Retention: 7 * 24 * time.Hour})
+	ctx := context.Background()
+	ids := func(ts []promptctx.Trace) []string {
+		out := []string{}
+		for _, tr := range ts {
+			out = append(out, tr.ID)
+		}
+		return out
+	}
+	first := e.build(contextbuild.Request{Query: "一"})
+	e.runRecorder()
+	wait.Until(t, 10*time.Second, "the first trace written", func() bool { return e.recorder.Pending() == 0 })
+	second := e.build(contextbuild.Request{Query: "二"}) // held or written by now: listed once either way
+	got, err := e.svc.ListTraces(ctx, alice, "", 10)
+	if want := []string{second.TraceID, first.TraceID}; err != nil || !slices.Equal(ids(got), want) {
+		t.Errorf("list %v %v, want %v", ids(got), err, want)
+	}
+	if got, _ := e.svc.ListTraces(ctx, alice, "", 1); !slices.Equal(ids(got), []string{second.TraceID}) {
+		t.Errorf("a page of one: %v", ids(got))
+	}
+	if got, _ := e.svc.ListTraces(ctx, alice, second.TraceID, 10); !slices.Equal(ids(got), []string{first.TraceID}) {
+		t.Errorf("before the newest: %v", ids(got))
+	}
+	e.clock.Advance(7*24*time.Hour + time.Second)
+	if got, err := e.svc.ListTraces(ctx, alice, "", 10); err != nil || len(got) != 0 {
+		t.Errorf("past their retention: %v %v", ids(got), err)
 	}
 }

@@ -262,6 +262,16 @@ func runConsole(t *testing.T, srv *Server, name string) {
 		t.Errorf("the budget bar draws %d sections, want recent and memories", segments)
 	}
 	b.shot(name, "traces", 1280, "#latest .trace > h3")
+	listed := `#list tr[data-trace="` + ctxOut.TraceID + `"] a`
+	b.run("the list of traces", chromedp.WaitVisible(listed))
+	if got := b.text(`#list tbody`); !strings.Contains(got, "what does alice eat") {
+		t.Errorf("the list of the user's traces lacks the question: %q", got)
+	}
+	var href string
+	b.run("the listed trace's link", chromedp.Evaluate(`document.querySelector('`+listed+`').getAttribute('href')`, &href))
+	if !strings.HasSuffix(href, "/console/traces/"+ctxOut.TraceID) {
+		t.Errorf("the listed trace links to %q", href)
+	}
 	b.run("run a context call", chromedp.SendKeys(`#ctx-q`, "green tea\r"), chromedp.WaitVisible(`#run pre.block`))
 	if got := b.text(`#run pre.block`); !strings.Contains(got, "green tea") {
 		t.Errorf("the block of the console's context call: %q", got)

@@ -32,6 +32,7 @@ export async function userTracesPage(main, user) {
   replace(main,
     h('p', { class: 'crumbs' }, h('a', { href: page() }, 'Users'), ' / ', h('a', { href: page('users', user) }, user), ' / '),
     h('h1', {}, `Traces of ${user}`),
+    section('Context calls', 'list', traceList(user)),
     section('Latest context call', 'latest', latest),
     section('Run a context call', 'run', h('p', { class: 'muted' }, 'Asks for the block an agent would get now, and shows its trace.'), form, result),
     section('Open a trace', 'open', open));
@@ -42,6 +43,38 @@ export async function userTracesPage(main, user) {
     if (err instanceof ApiError && err.status === 404) replace(latest, h('p', {}, 'No context call has been traced for this user (or its traces are past their retention).'));
     else throw err;
   }
+}
+
+// traceList is the user's traces newest first, a page at a time: each row is
+// the question, when it was asked and what was injected, linked to its trace.
+function traceList(user) {
+  const status = h('p', { class: 'muted', 'aria-live': 'polite' });
+  const body = h('tbody');
+  const older = h('button', { type: 'button', class: 'secondary', hidden: true }, 'Older →');
+  let before = '';
+  const more = async () => {
+    try {
+      const res = await get(u(user, 'traces'), { query: { limit: 20, before } });
+      for (const t of res.traces) {
+        body.append(h('tr', { 'data-trace': t.id },
+          h('td', {}, when(t.at)),
+          h('td', {}, h('a', { href: page('traces', t.id) }, t.query || '(empty question)')),
+          h('td', { class: 'n' }, num(t.injected_chars))));
+      }
+      before = res.next_before || '';
+      older.hidden = !before;
+      replace(status, body.children.length === 0 ? 'No context call has been traced for this user (or its traces are past their retention).' :
+        `${body.children.length} trace${body.children.length === 1 ? '' : 's'}, newest first${before ? '; older ones follow' : ''}`);
+    } catch (err) {
+      replace(status, problemView(err));
+    }
+  };
+  older.addEventListener('click', more);
+  more();
+  return h('div', {}, status,
+    h('div', { class: 'table-wrap' }, h('table', { class: 'traces' },
+      h('thead', {}, h('tr', {}, ['Asked', 'Question', 'Injected chars'].map(t => h('th', { scope: 'col' }, t)))), body)),
+    h('nav', { class: 'pager', 'aria-label': 'Pages of traces' }, older));
 }
 
 // storedTrace reads a trace just made: the writer stores it a moment after the

@@ -113,8 +113,8 @@ func parseReport(answer string, facts []profile.Fact, maxChars int) (ports.Repor
 			continue
 		}
 		id = strings.ToUpper(strings.TrimSpace(id))
-		if _, err := strconv.Atoi(id); err == nil {
-			id = "F" + id
+		if n, err := strconv.Atoi(id); err == nil {
+			id = profile.FactID(n)
 		}
 		if slices.Contains(known, id) && !slices.Contains(used, id) {
 			used = append(used, id)

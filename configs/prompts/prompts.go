@@ -26,6 +26,8 @@ import (
 	"slices"
 	"strings"
 	"text/template"
+
+	"engram/domain/profile"
 )
 
 //go:embed *.tmpl
@@ -101,7 +103,7 @@ type SummarizeData struct {
 
 // ReportFact is one numbered fact an evaluation report may rest on.
 type ReportFact struct {
-	ID     string // "F1", …
+	ID     string // the fact's number as the report cites it (domain/profile.FactID)
 	Source string // profile, task_stats, workflows, memory
 	Text   string
 }
@@ -300,7 +302,7 @@ func sample(n Name) any {
 	case Summarize:
 		return SummarizeData{Previous: "sample", Messages: lines, MaxChars: 600}
 	case Report:
-		return ReportData{Today: "2026-01-01", Subject: "sample", Facts: []ReportFact{{ID: "F1", Source: "profile", Text: "sample"}}, MaxChars: 1200}
+		return ReportData{Today: "2026-01-01", Subject: "sample", Facts: []ReportFact{{ID: profile.FactID(1), Source: "profile", Text: "sample"}}, MaxChars: 1200}
 	}
 	return nil
 }

@@ -21,9 +21,13 @@ const (
 	FactMemory    FactSource = "memory"
 )
 
+// FactID is the id of the n-th fact (from 1): the letter F and n, the form the
+// report writer cites.
+func FactID(n int) string { return "F" + strconv.Itoa(n) }
+
 // Fact is one input of an evaluation report, numbered so the writer can cite it.
 type Fact struct {
-	ID     string // "F1", "F2", …
+	ID     string // "F" and the fact's position, from 1 (FactID)
 	Source FactSource
 	Key    string // the memory key, or the profile field
 	Text   string
@@ -78,7 +82,7 @@ func ReportFacts(s State, memories []MemoryFact, maxMemories int) []Fact {
 	en := IsEnglish(EffectiveLanguage(s.Declared.Language))
 	var facts []Fact
 	add := func(src FactSource, key, text string) {
-		facts = append(facts, Fact{ID: "F" + strconv.Itoa(len(facts)+1), Source: src, Key: key, Text: text})
+		facts = append(facts, Fact{ID: FactID(len(facts) + 1), Source: src, Key: key, Text: text})
 	}
 	profileFacts(s, en, add)
 	for _, m := range reportMemories(memories, maxMemories) {

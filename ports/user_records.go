@@ -44,8 +44,10 @@ const (
 	// The OpenAI Conversations API's conversations and their items.
 	RecordAgentConversations = "agent_conversations"
 	RecordAgentItems         = "agent_conversation_items"
+	// The record of each add of the mem0-compatible API.
+	RecordAdds = "adds"
 )
 
 // RecordSections lists every section of UserRecords.
 var RecordSections = []string{RecordMemories, RecordMemoryHistory, RecordMessages, RecordProfile, RecordOrg,
-	RecordNameKeys, RecordActivity, RecordReports, RecordTraces, RecordAudit, RecordAgentConversations, RecordAgentItems}
+	RecordNameKeys, RecordActivity, RecordReports, RecordTraces, RecordAudit, RecordAgentConversations, RecordAgentItems, RecordAdds}

@@ -40,6 +40,8 @@ type UserExport struct {
 	// The OpenAI Conversations API's history.
 	AgentConversations []ports.Record `json:"agent_conversations" required:"false" doc:"Conversations of the OpenAI Conversations API (/openai/users/{user}/v1), by id."`
 	AgentItems         []ports.Record `json:"agent_conversation_items" required:"false" doc:"Their items, each as its client sent it (raw), by conversation and order (seq)."`
+	// The mem0-compatible API's record of each add.
+	Adds []ports.Record `json:"adds" required:"false" doc:"Adds of the mem0-compatible API (/mem0): the messages each posted, its status and the memory changes it made, by id."`
 }
 
 // ExportedSession is one short-term session, whole.
@@ -152,7 +154,7 @@ func toExport(d users.Document) UserExport {
 		Messages: list(r[ports.RecordMessages]), Profile: list(r[ports.RecordProfile]), Org: list(r[ports.RecordOrg]),
 		NameKeys: list(r[ports.RecordNameKeys]), Activity: list(r[ports.RecordActivity]), Reports: list(r[ports.RecordReports]),
 		Traces: list(r[ports.RecordTraces]), Audit: list(r[ports.RecordAudit]),
-		AgentConversations: list(r[ports.RecordAgentConversations]), AgentItems: list(r[ports.RecordAgentItems]),
+		AgentConversations: list(r[ports.RecordAgentConversations]), AgentItems: list(r[ports.RecordAgentItems]), Adds: list(r[ports.RecordAdds]),
 		Sessions: make([]ExportedSession, 0, len(d.Sessions)),
 	}
 	for _, st := range d.Sessions {
@@ -173,7 +175,7 @@ func fromExport(e UserExport) users.Document {
 		ports.RecordMemories: e.Memories, ports.RecordMemoryHistory: e.MemoryHistory, ports.RecordMessages: e.Messages,
 		ports.RecordProfile: e.Profile, ports.RecordOrg: e.Org, ports.RecordNameKeys: e.NameKeys, ports.RecordActivity: e.Activity,
 		ports.RecordReports: e.Reports, ports.RecordTraces: e.Traces, ports.RecordAudit: e.Audit,
-		ports.RecordAgentConversations: e.AgentConversations, ports.RecordAgentItems: e.AgentItems,
+		ports.RecordAgentConversations: e.AgentConversations, ports.RecordAgentItems: e.AgentItems, ports.RecordAdds: e.Adds,
 	}}
 	for _, s := range e.Sessions {
 		d.Sessions = append(d.Sessions, fromExportedSession(s))

@@ -91,6 +91,7 @@ var recordTables = []recordTable{
 			AND (profile_audit.actor = ? OR profile_audit.target_user = ?)`},
 	{section: ports.RecordAgentConversations, table: "agent_conversations", owner: byUser, order: "id", owned: []string{"user_id"}, json: []string{"metadata"}},
 	{section: ports.RecordAgentItems, table: "agent_conversation_items", owner: byUser, order: "conversation_id, seq", owned: []string{"user_id"}},
+	{section: ports.RecordAdds, table: "add_events", owner: byUser, order: "id", owned: []string{"user_id"}, json: []string{"message_ids", "results"}},
 }
 
 // columnKind is how a column's values are converted.

@@ -4,10 +4,12 @@ import (
 	"encoding/json"
 	"errors"
 	"reflect"
+	"slices"
 	"testing"
 	"time"
 
 	"engram/adapters/clock"
+	"engram/domain/addevent"
 	"engram/domain/agentconv"
 	"engram/domain/invalid"
 	"engram/domain/memory"
@@ -57,6 +59,13 @@ func seedUser(t *testing.T, db *DB, scope memory.Scope) {
 	}); err != nil {
 		t.Fatal(err)
 	}
+	add, err := addevent.New("01JZADD0000000000000000000", scope, "c1", []string{"m1", "m2"}, at)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := NewAddEventStore(db).Create(ctx, add); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // A user moved between two databases, of either dialect, exports as the same
@@ -71,7 +80,7 @@ func testUserRecordsMove(t *testing.T, from, to func(testing.TB) *DB) {
 		t.Fatal(err)
 	}
 	if len(doc[ports.RecordMemories]) != 1 || len(doc[ports.RecordMemoryHistory]) != 2 || len(doc[ports.RecordActivity]) != 1 || len(doc[ports.RecordAudit]) != 1 ||
-		len(doc[ports.RecordAgentConversations]) != 1 || len(doc[ports.RecordAgentItems]) != 2 {
+		len(doc[ports.RecordAgentConversations]) != 1 || len(doc[ports.RecordAgentItems]) != 2 || len(doc[ports.RecordAdds]) != 1 {
 		t.Fatalf("export: %v", doc)
 	}
 	m := doc[ports.RecordMemories][0]
@@ -92,8 +101,12 @@ func testUserRecordsMove(t *testing.T, from, to func(testing.TB) *DB) {
 		t.Fatal(err)
 	}
 	if written[ports.RecordMemories] != 1 || written[ports.RecordMemoryHistory] != 2 || written[ports.RecordAudit] != 1 ||
-		written[ports.RecordAgentConversations] != 1 || written[ports.RecordAgentItems] != 2 {
+		written[ports.RecordAgentConversations] != 1 || written[ports.RecordAgentItems] != 2 || written[ports.RecordAdds] != 1 {
 		t.Errorf("import wrote %v", written)
+	}
+	if got, err := NewAddEventStore(dst).Get(ctx, scope.Tenant, "01JZADD0000000000000000000"); err != nil ||
+		!slices.Equal(got.MessageIDs, []string{"m1", "m2"}) || got.ConversationID != "c1" {
+		t.Errorf("the imported add: %+v, %v", got, err)
 	}
 	if it, err := NewAgentConversationStore(dst).Item(ctx, scope, "conv_01jzdiet", "fc_1"); err != nil ||
 		string(it.Raw) != `{"type":"function_call","arguments":"{\"q\":\"<é>\"}"}` {

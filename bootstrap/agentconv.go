@@ -7,8 +7,8 @@ import (
 	"go.uber.org/fx"
 
 	"engram/adapters/httpapi"
+	"engram/adapters/httpapi/openaiconv"
 	"engram/adapters/metrics"
-	"engram/adapters/openaiconv"
 	"engram/adapters/sqlstore"
 	appconv "engram/app/agentconv"
 	apperasure "engram/app/erasure"
@@ -21,7 +21,7 @@ import (
 	"engram/ports"
 )
 
-// agentConversationsModule is the OpenAI Conversations API (adapters/openaiconv):
+// agentConversationsModule is the OpenAI Conversations API (adapters/httpapi/openaiconv):
 // its store, the use cases and routes (built only where the API role asks for
 // routes, so with sessions), and the store's share of a user's erasure.
 var agentConversationsModule = fx.Module("agent-conversations",

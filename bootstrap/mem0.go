@@ -6,7 +6,7 @@ import (
 	"go.uber.org/fx"
 
 	"engram/adapters/httpapi"
-	"engram/adapters/mem0api"
+	"engram/adapters/httpapi/mem0api"
 	"engram/adapters/metrics"
 	"engram/app/adds"
 	"engram/app/memories"
@@ -16,7 +16,7 @@ import (
 	"engram/ports"
 )
 
-// mem0Module is the mem0-compatible API (adapters/mem0api) at /mem0: routes
+// mem0Module is the mem0-compatible API (adapters/httpapi/mem0api) at /mem0: routes
 // over the memory, message, search, user and erasure use cases.
 var mem0Module = fx.Module("mem0",
 	fx.Provide(AsRoute(mem0Routes)),
